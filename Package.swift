@@ -1,0 +1,39 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layers run one way: BinaryPlist -> KeyedArchive -> ArchiveStore -> command-line targets.
+let package = Package(
+    name: "KeyedArchiveStore",
+    products: [
+        .library(name: "BinaryPlist", targets: ["BinaryPlist"]),
+        .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
+        .library(name: "ArchiveStore", targets: ["ArchiveStore"]),
+        .executable(name: "formcache", targets: ["formcache"]),
+        .executable(name: "keyedarchive", targets: ["keyedarchive"]),
+        .executable(name: "keyed-bench", targets: ["keyed-bench"]),
+        .executable(name: "shapes-example", targets: ["shapes-example"]),
+    ],
+    targets: [
+        // The property-list codec: imports nothing.
+        .target(name: "BinaryPlist"),
+        // NSKeyedArchiver / NSKeyedUnarchiver and the Codable bridge: at most FoundationEssentials.
+        .target(name: "KeyedArchive", dependencies: ["BinaryPlist"]),
+        // Repository over archive files, FormCache.
+        .target(name: "ArchiveStore", dependencies: ["KeyedArchive"]),
+        // Argument parsing and help layout shared by the command-line tools.
+        .target(name: "CommandLineSupport"),
+        .target(name: "FormCacheCLI", dependencies: ["ArchiveStore", "CommandLineSupport"]),
+        .executableTarget(name: "formcache", dependencies: ["FormCacheCLI"]),
+        .target(name: "InspectorCLI", dependencies: ["BinaryPlist", "KeyedArchive", "CommandLineSupport"]),
+        .executableTarget(name: "keyedarchive", dependencies: ["InspectorCLI"]),
+        .executableTarget(name: "keyed-bench", dependencies: ["BinaryPlist", "KeyedArchive"], path: "Benchmarks/keyed-bench"),
+        .executableTarget(name: "shapes-example", dependencies: ["KeyedArchive"], path: "Examples/shapes-example"),
+
+        .testTarget(name: "BinaryPlistTests", dependencies: ["BinaryPlist"]),
+        .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive"]),
+        .testTarget(name: "ArchiveStoreTests", dependencies: ["ArchiveStore"]),
+        .testTarget(name: "FormCacheCLITests", dependencies: ["FormCacheCLI", "ArchiveStore"]),
+        .testTarget(name: "InspectorCLITests", dependencies: ["InspectorCLI", "BinaryPlist", "KeyedArchive"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

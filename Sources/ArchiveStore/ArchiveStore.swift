@@ -1,0 +1,1 @@
+// ArchiveStore: work in progress.

@@ -1,0 +1,36 @@
+/// The 32-byte trailer that ends every binary plist.
+///
+/// Layout: 5 unused bytes, sort version, offset-table entry width, object-reference width, object count
+/// (8 bytes), top object index (8 bytes), offset-table position (8 bytes), all big-endian.
+///
+/// Mirrors `CFBinaryPlistTrailer` in CoreFoundation's `CFBinaryPList.c`.
+public struct BinaryPlistTrailer: Sendable, Hashable {
+    public var sortVersion: UInt8
+    /// Width in bytes (1...8) of each entry of the offset table.
+    public var offsetWidth: Int
+    /// Width in bytes (1...8) of each object reference inside arrays, sets and dictionaries.
+    public var referenceWidth: Int
+    public var objectCount: Int
+    public var topObject: Int
+    public var offsetTableOffset: Int
+
+    public static let byteCount = 32
+}
+
+/// Big-endian reads from a raw buffer; callers have checked the bounds.
+@inline(__always)
+func readBigEndian(_ base: UnsafeRawBufferPointer, _ at: Int, _ width: Int) -> UInt64 {
+    var v: UInt64 = 0
+    for i in 0..<width {
+        v = (v << 8) | UInt64(base[at + i])
+    }
+    return v
+}
+
+/// Width in bytes (1...8) needed so that `1 << (8 * width)` exceeds `value`, CoreFoundation's rule.
+@inline(__always)
+func byteWidth(toExceed value: Int) -> Int {
+    var w = 1
+    while w < 8 && (UInt64(1) << UInt64(8 * w)) <= UInt64(value) { w += 1 }
+    return w
+}

@@ -1,0 +1,27 @@
+/// A property-list date: seconds since 2001-01-01T00:00:00Z, the reference date of `CFDate` / `NSDate`.
+///
+/// Equality is by bit pattern, so a NaN date equals itself and `-0.0` differs from `0.0`; this keeps
+/// round trips exact. Binary plists store it as marker `0x33` and an 8-byte big-endian double.
+///
+/// Mirrors `CFDate` (`CFAbsoluteTime`).
+public struct PlistDate: Hashable, Sendable, CustomStringConvertible {
+    /// Seconds since 2001-01-01T00:00:00Z.
+    public var secondsSinceReferenceDate: Double
+
+    public init(secondsSinceReferenceDate: Double) {
+        self.secondsSinceReferenceDate = secondsSinceReferenceDate
+    }
+
+    /// Seconds between 1970-01-01 and 2001-01-01.
+    public static let unixEpochOffset: Double = 978_307_200
+
+    public static func == (lhs: PlistDate, rhs: PlistDate) -> Bool {
+        lhs.secondsSinceReferenceDate.bitPattern == rhs.secondsSinceReferenceDate.bitPattern
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(secondsSinceReferenceDate.bitPattern)
+    }
+
+    public var description: String { ISO8601.format(self) ?? "date(\(secondsSinceReferenceDate))" }
+}

@@ -1,0 +1,35 @@
+/// Limits that keep untrusted input from exhausting memory, time or the stack.
+///
+/// ```swift
+/// var limits = PlistLimits.default
+/// limits.maxDepth = 64
+/// let value = try PropertyList.decode(bytes, limits: limits)
+/// ```
+///
+/// Defaults: depth 512, 16,777,216 materialized values, 1 GiB of input, lenient strings.
+public struct PlistLimits: Sendable, Hashable {
+    /// Deepest nesting of arrays, sets and dictionaries accepted (the top object is depth 1). Default 512.
+    public var maxDepth: Int = 512
+    /// Most values materialized in one decode, counting every reference separately, so that a small file
+    /// whose collections share each other cannot expand exponentially. Default 16,777,216.
+    public var maxElements: Int = 1 << 24
+    /// Largest input accepted, in bytes. Default 1 GiB.
+    public var maxInputBytes: Int = 1 << 30
+    /// How strings that are not valid in their encoding are read.
+    public var stringPolicy: StringPolicy = .lenient
+
+    /// How invalid string bytes are read.
+    public enum StringPolicy: Sendable, Hashable {
+        /// Documented lenient reading, as Apple's readers accept such files: an ASCII string (`0x5n`) with
+        /// bytes above 0x7F is read as UTF-8 when it is valid UTF-8, else as ISO Latin-1; a lone UTF-16
+        /// surrogate becomes U+FFFD.
+        case lenient
+        /// Any such string is an ``PlistError/Code/invalidString`` error.
+        case strict
+    }
+
+    public init() {}
+
+    /// The documented defaults.
+    public static let `default` = PlistLimits()
+}

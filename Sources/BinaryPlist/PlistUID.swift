@@ -1,0 +1,15 @@
+/// A property-list UID: a reference to an entry of a keyed archive's `$objects` array.
+///
+/// Binary plists store it as marker `0x8n` with `n + 1` big-endian bytes; XML plists as
+/// `<dict><key>CF$UID</key><integer>n</integer></dict>`.
+///
+/// Mirrors `CFKeyedArchiverUID` (`__NSCFKeyedArchiverUID`).
+public struct PlistUID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public var value: UInt64
+
+    public init(_ value: UInt64) { self.value = value }
+
+    public static func < (lhs: PlistUID, rhs: PlistUID) -> Bool { lhs.value < rhs.value }
+
+    public var description: String { "UID(\(value))" }
+}

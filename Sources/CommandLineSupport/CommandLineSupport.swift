@@ -1,0 +1,1 @@
+// CommandLineSupport: work in progress.

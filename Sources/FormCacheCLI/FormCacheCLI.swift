@@ -1,0 +1,1 @@
+// FormCacheCLI: work in progress.

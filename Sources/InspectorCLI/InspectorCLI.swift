@@ -1,0 +1,1 @@
+// InspectorCLI: work in progress.

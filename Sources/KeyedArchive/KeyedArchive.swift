@@ -1,0 +1,1 @@
+// KeyedArchive: work in progress.
