@@ -284,7 +284,7 @@ struct BinaryPlistMaterializer {
             for i in 0..<keys.count {
                 let key = try value(keys[i], depth: depth + 1)
                 if key.isCollection {
-                    throw PlistError(.invalidKey, "dictionary key is a \(key.kindName)",
+                    throw PlistError(.invalidKey, "dictionary key is \(key.kindNameWithArticle)",
                                      byteOffset: start, objectIndex: index)
                 }
                 entries.append(.init(key: key, value: try value(values[i], depth: depth + 1)))
