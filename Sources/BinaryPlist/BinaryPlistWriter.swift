@@ -23,60 +23,102 @@ public struct BinaryPlistWriter {
     }
 }
 
-/// Flattened object table: the object list with references, and the scalar-uniquing map.
+/// Flattened object table: one record per object, references in one shared pool, scalars uniqued per kind.
 private struct Flattener {
-    enum Node {
-        case scalar(PlistValue)
-        case array([Int])
-        case set([Int])
-        case dictionary(keys: [Int], values: [Int])
-    }
+    /// 0 for a scalar, else the collection marker's high nibble (0xA0, 0xC0, 0xD0).
+    var kinds: [UInt8] = []
+    /// Scalar: index into `scalars`; collection: first slot in `pool`.
+    var payload: [Int] = []
+    /// Collection: element (or key/value pair) count.
+    var counts: [Int] = []
+    var pool: [Int] = []
+    var scalars: [PlistValue] = []
+
+    var strings: [String: Int] = [:]
+    var integers: [PlistInteger: Int] = [:]
+    var reals: [UInt64: Int] = [:]
+    var dates: [UInt64: Int] = [:]
+    var datas: [[UInt8]: Int] = [:]
+    var uids: [UInt64: Int] = [:]
+    var constants: [Int?] = [nil, nil, nil]  // null, false, true
 
     let maxDepth: Int
-    var nodes: [Node] = []
-    var unique: [PlistValue: Int] = [:]
 
     init(maxDepth: Int) { self.maxDepth = maxDepth }
 
+    private mutating func newObject(_ kind: UInt8, _ payload: Int, _ count: Int) -> Int {
+        kinds.append(kind)
+        self.payload.append(payload)
+        counts.append(count)
+        return kinds.count - 1
+    }
+
+    private mutating func newScalar(_ value: PlistValue) -> Int {
+        scalars.append(value)
+        return newObject(0, scalars.count - 1, 0)
+    }
+
+    /// Adds `value` and its children depth-first (a dictionary's keys, then its values); returns its index.
+    /// Recursion is bounded by `maxDepth`.
     mutating func add(_ value: PlistValue, depth: Int) throws -> Int {
         switch value {
-        case .array(let items):
+        case .array(let items), .set(let items):
             try checkDepth(depth)
-            let me = reserve()
-            var refs: [Int] = []
-            refs.reserveCapacity(items.count)
-            for item in items { refs.append(try add(item, depth: depth + 1)) }
-            nodes[me] = .array(refs)
-            return me
-        case .set(let items):
-            try checkDepth(depth)
-            let me = reserve()
-            var refs: [Int] = []
-            refs.reserveCapacity(items.count)
-            for item in items { refs.append(try add(item, depth: depth + 1)) }
-            nodes[me] = .set(refs)
+            let me = newObject(value.isSet ? 0xC0 : 0xA0, pool.count, items.count)
+            let slot = pool.count
+            pool.append(contentsOf: repeatElement(0, count: items.count))
+            for (i, item) in items.enumerated() { pool[slot + i] = try add(item, depth: depth + 1) }
             return me
         case .dictionary(let dict):
             try checkDepth(depth)
-            let me = reserve()
-            var keys: [Int] = []
-            var values: [Int] = []
-            keys.reserveCapacity(dict.count)
-            values.reserveCapacity(dict.count)
-            for e in dict.entries {
+            let n = dict.count
+            let me = newObject(0xD0, pool.count, n)
+            let slot = pool.count
+            pool.append(contentsOf: repeatElement(0, count: 2 * n))
+            for (i, e) in dict.entries.enumerated() {
                 if e.key.isCollection {
                     throw PlistError(.invalidKey, "\(e.key.kindNameWithArticle) cannot be a dictionary key")
                 }
-                keys.append(try add(e.key, depth: depth + 1))
+                pool[slot + i] = try add(e.key, depth: depth + 1)
             }
-            for e in dict.entries { values.append(try add(e.value, depth: depth + 1)) }
-            nodes[me] = .dictionary(keys: keys, values: values)
+            for (i, e) in dict.entries.enumerated() { pool[slot + n + i] = try add(e.value, depth: depth + 1) }
             return me
-        default:
-            if let existing = unique[value] { return existing }
-            let me = nodes.count
-            nodes.append(.scalar(value))
-            unique[value] = me
+        case .string(let s):
+            if let existing = strings[s] { return existing }
+            let me = newScalar(value)
+            strings[s] = me
+            return me
+        case .integer(let i):
+            if let existing = integers[i] { return existing }
+            let me = newScalar(value)
+            integers[i] = me
+            return me
+        case .real(let r):
+            if let existing = reals[r.bitPattern] { return existing }
+            let me = newScalar(value)
+            reals[r.bitPattern] = me
+            return me
+        case .date(let d):
+            let bits = d.secondsSinceReferenceDate.bitPattern
+            if let existing = dates[bits] { return existing }
+            let me = newScalar(value)
+            dates[bits] = me
+            return me
+        case .data(let d):
+            if let existing = datas[d] { return existing }
+            let me = newScalar(value)
+            datas[d] = me
+            return me
+        case .uid(let u):
+            if let existing = uids[u.value] { return existing }
+            let me = newScalar(value)
+            uids[u.value] = me
+            return me
+        case .null, .bool:
+            let slot = value.boolValue.map { $0 ? 2 : 1 } ?? 0
+            if let existing = constants[slot] { return existing }
+            let me = newScalar(value)
+            constants[slot] = me
             return me
         }
     }
@@ -87,41 +129,35 @@ private struct Flattener {
         }
     }
 
-    private mutating func reserve() -> Int {
-        nodes.append(.array([]))
-        return nodes.count - 1
-    }
-
     func serialize() -> [UInt8] {
-        let refWidth = byteWidth(toExceed: nodes.count)
+        let objectCount = kinds.count
+        let refWidth = byteWidth(toExceed: objectCount)
         var out = BinaryPlistBuffer()
-        out.bytes.reserveCapacity(nodes.count * 12 + 64)
+        out.bytes.reserveCapacity(pool.count * refWidth + scalars.count * 16 + objectCount * 4 + 64)
         out.bytes.append(contentsOf: Array("bplist00".utf8))
         var offsets: [Int] = []
-        offsets.reserveCapacity(nodes.count)
-        for node in nodes {
+        offsets.reserveCapacity(objectCount)
+        for i in 0..<objectCount {
             offsets.append(out.bytes.count)
-            switch node {
-            case .scalar(let v): out.writeScalar(v)
-            case .array(let refs):
-                out.writeMarker(0xA0, count: refs.count)
-                out.writeReferences(refs, width: refWidth)
-            case .set(let refs):
-                out.writeMarker(0xC0, count: refs.count)
-                out.writeReferences(refs, width: refWidth)
-            case .dictionary(let keys, let values):
-                out.writeMarker(0xD0, count: keys.count)
-                out.writeReferences(keys, width: refWidth)
-                out.writeReferences(values, width: refWidth)
+            let kind = kinds[i]
+            if kind == 0 {
+                out.writeScalar(scalars[payload[i]])
+                continue
             }
+            let n = counts[i]
+            out.writeMarker(kind, count: n)
+            let start = payload[i]
+            let refs = kind == 0xD0 ? 2 * n : n
+            for r in pool[start..<(start + refs)] { out.writeBigEndian(UInt64(r), width: refWidth) }
         }
         let tableOffset = out.bytes.count
         let offsetWidth = byteWidth(toExceed: tableOffset)
+        out.bytes.reserveCapacity(tableOffset + objectCount * offsetWidth + 32)
         for o in offsets { out.writeBigEndian(UInt64(o), width: offsetWidth) }
         out.bytes.append(contentsOf: [0, 0, 0, 0, 0, 0])  // 5 unused + sort version
         out.bytes.append(UInt8(offsetWidth))
         out.bytes.append(UInt8(refWidth))
-        out.writeBigEndian(UInt64(nodes.count), width: 8)
+        out.writeBigEndian(UInt64(objectCount), width: 8)
         out.writeBigEndian(0, width: 8)  // the top object is always object 0
         out.writeBigEndian(UInt64(tableOffset), width: 8)
         return out.bytes
@@ -134,11 +170,11 @@ struct BinaryPlistBuffer {
 
     @inline(__always)
     mutating func writeBigEndian(_ v: UInt64, width: Int) {
-        var shift = (width - 1) * 8
-        while shift >= 0 {
-            bytes.append(UInt8(truncatingIfNeeded: v >> UInt64(shift)))
-            shift -= 8
+        if width == 1 {
+            bytes.append(UInt8(truncatingIfNeeded: v))
+            return
         }
+        withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0[(8 - width)...]) }
     }
 
     mutating func writeMarker(_ kind: UInt8, count: Int) {
