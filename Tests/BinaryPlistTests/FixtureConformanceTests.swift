@@ -156,12 +156,16 @@ enum ExpectedOutcome: Sendable, CustomStringConvertible {
 }
 
 /// Compares our value with plistlib's reading: equal, except that plistlib keeps dates only to the
-/// microsecond (it converts them to `datetime`), so dates may differ by up to half a microsecond.
+/// microsecond (it converts them to `datetime`), so dates may differ by up to half a microsecond; and in XML
+/// plists plistlib leaves `<dict><key>CF$UID</key><integer>n</integer></dict>` a dictionary, where
+/// CoreFoundation, and we, read a UID.
 enum PlistlibEquivalence {
     static func matches(_ ours: PlistValue, _ reference: PlistValue) -> Bool {
         switch (ours, reference) {
         case (.date(let a), .date(let b)):
             return a == b || abs(a.secondsSinceReferenceDate - b.secondsSinceReferenceDate) <= 0.5e-6 * 1.000_001
+        case (.uid(let uid), .dictionary(let d)):
+            return d.count == 1 && d["CF$UID"] == .integer(PlistInteger(uid.value))
         case (.array(let a), .array(let b)), (.set(let a), .set(let b)):
             return a.count == b.count && zip(a, b).allSatisfy { matches($0, $1) }
         case (.dictionary(let a), .dictionary(let b)):
