@@ -30,8 +30,8 @@ struct PlistJSONParser {
         skipWhitespace()
         guard position < bytes.count else { throw error("unexpected end of input, expected a value") }
         elements += 1
-        if elements > limits.maxElements {
-            throw error("more than \(limits.maxElements) values", code: .elementLimitExceeded)
+        if elements > limits.elementBudget(forInputOf: bytes.count) {
+            throw error("more than \(limits.elementBudget(forInputOf: bytes.count)) values", code: .elementLimitExceeded)
         }
         switch bytes[position] {
         case UInt8(ascii: "{"): return try parseWrapper(depth: depth)

@@ -193,8 +193,8 @@ private struct XMLPlistParser {
 
     mutating func countElement(at offset: Int) throws {
         elements += 1
-        if elements > limits.maxElements {
-            throw fail(.elementLimitExceeded, "more than \(limits.maxElements) values", at: offset)
+        if elements > limits.elementBudget(forInputOf: bytes.count) {
+            throw fail(.elementLimitExceeded, "more than \(limits.elementBudget(forInputOf: bytes.count)) values", at: offset)
         }
     }
 
