@@ -18,7 +18,8 @@ enum ISO8601 {
     static func format(_ date: PlistDate) -> String? {
         let t = date.secondsSinceReferenceDate
         guard t.isFinite, t.magnitude <= maxMagnitude else { return nil }
-        let whole = Int64(t.rounded(.down))
+        var whole = Int64(t)  // toward zero; then down (no libm: this target links nothing)
+        if Double(whole) > t { whole -= 1 }
         let (dayOffset, secondOfDay) = floorDivide(whole, 86_400)
         let (year, month, day) = civil(fromDays: dayOffset + referenceDay)
 
