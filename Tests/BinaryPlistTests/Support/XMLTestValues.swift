@@ -44,20 +44,26 @@ enum XMLTestValues {
         "\u{1}\u{8}", "\u{7F}", "\u{FFFD}", "ｚ", "Z", "z",
     ]
 
-    static func string(_ r: inout XMLTestRandom) -> String {
-        (0..<r.below(4)).map { _ in stringPieces[r.below(stringPieces.count)] }.joined()
+    /// Foundation's reader drops a U+FEFF that starts a string (CFStringCreateWithBytes takes it for a
+    /// byte-order mark); ours keeps it. Values meant for Foundation leave it out.
+    static func string(_ r: inout XMLTestRandom, _ profile: XMLTestValueProfile) -> String {
+        let pieces = profile.full ? stringPieces : stringPieces.filter { $0 != "\u{FEFF}" }
+        return (0..<r.below(4)).map { _ in pieces[r.below(pieces.count)] }.joined()
     }
 
     static func real(_ r: inout XMLTestRandom, _ profile: XMLTestValueProfile) -> Double {
         if profile.sameRealTextAsCoreFoundation {
             switch r.below(5) {
-            case 0: return [.nan, .infinity, -.infinity, 1e20, -2.5e-8][r.below(5)]
+            case 0: return [.nan, .infinity, -.infinity, 1e20, -0.375][r.below(5)]
             case 1: return Double(Int64(r.below(2_000_000)) - 1_000_000) / 4 + 0.25
             default: return Double(Int64(bitPattern: r.next() >> 14) | 1)  // whole, |x| < 2^50
             }
         }
         switch r.below(6) {
-        case 0: return [.nan, .infinity, -.infinity, -0.0, 0.0, .pi, 0.1, 1e-300, .leastNonzeroMagnitude, .greatestFiniteMagnitude][r.below(10)]
+        case 0:
+            // swift-corelibs-foundation writes -0.0 as "0.0": only our own round trips keep the sign.
+            let specials: [Double] = [.nan, .infinity, -.infinity, 0.0, .pi, 0.1, 1e-300, .leastNonzeroMagnitude, .greatestFiniteMagnitude, -0.0]
+            return specials[r.below(profile.full ? 10 : 9)]
         case 1: return Double(Int64(bitPattern: r.next()) >> 20)
         default:
             let d = Double(bitPattern: r.next())
@@ -93,13 +99,13 @@ enum XMLTestValues {
         case 2: return .real(real(&r, profile))
         case 3: return .date(date(&r, profile))
         case 4: return .data((0..<[0, 1, 2, 3, 45, 57, 58, 200][r.below(8)]).map { _ in UInt8(truncatingIfNeeded: r.next()) })
-        case 5, 6: return .string(string(&r))
+        case 5, 6: return .string(string(&r, profile))
         case 7 where profile.full: return .uid(PlistUID(r.chance(50) ? UInt64(r.below(1000)) : r.next()))
         case scalarKinds:
             return .array((0..<r.below(5)).map { _ in value(&r, profile, depth: depth + 1) })
         default:
             var d = PlistDictionary()
-            for _ in 0..<r.below(6) { d[string(&r)] = value(&r, profile, depth: depth + 1) }
+            for _ in 0..<r.below(6) { d[string(&r, profile)] = value(&r, profile, depth: depth + 1) }
             return .dictionary(d)
         }
     }
