@@ -109,7 +109,7 @@ struct XMLPlistWriterLayoutTests {
         let cases: [(Double, String)] = [
             (3.14, "3.14"), (2, "2"), (-0.0, "-0"), (0, "0"), (1e20, "1e+20"), (0.1, "0.1"), (-2.5e-8, "-2.5e-08"),
             (.nan, "nan"), (.infinity, "+infinity"), (-.infinity, "-infinity"), (123_456_789, "123456789"),
-            (5e-324, "5e-324"), (.greatestFiniteMagnitude, "1.7976931348623157e+308"),
+            (.leastNonzeroMagnitude, "5e-324"), (.greatestFiniteMagnitude, "1.7976931348623157e+308"),
         ]
         for (real, text) in cases {
             #expect(try xml(.real(real)) == header + "<real>\(text)</real>\n</plist>\n", "\(real)")
