@@ -18,7 +18,8 @@ enum ISO8601 {
     static func format(_ date: PlistDate) -> String? {
         let t = date.secondsSinceReferenceDate
         guard t.isFinite, t.magnitude <= maxMagnitude else { return nil }
-        let whole = Int64(t.rounded(.down))
+        var whole = Int64(t)  // toward zero; then down (no libm: this target links nothing)
+        if Double(whole) > t { whole -= 1 }
         let (dayOffset, secondOfDay) = floorDivide(whole, 86_400)
         let (year, month, day) = civil(fromDays: dayOffset + referenceDay)
 
@@ -94,8 +95,9 @@ enum ISO8601 {
         else { return nil }
         let days = days(fromCivil: year, month, day) - referenceDay
         let (daySeconds, overflow) = days.multipliedReportingOverflow(by: 86_400)
-        guard !overflow, Double(daySeconds).magnitude <= maxMagnitude else { return nil }
-        let seconds = daySeconds + hour * 3600 + minute * 60 + second
+        guard !overflow else { return nil }
+        let seconds = daySeconds + hour * 3600 + minute * 60 + second  // |daySeconds| < 2^63 - 2^62
+        guard Double(seconds).magnitude <= maxMagnitude else { return nil }
         return PlistDate(secondsSinceReferenceDate: Double(seconds) + fraction)
     }
 

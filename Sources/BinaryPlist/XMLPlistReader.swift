@@ -22,8 +22,8 @@
 /// - `<data>`: base64, whitespace ignored.
 /// - A dictionary whose only key is `CF$UID` with an integer from 0 to 2^64−1 reads as ``PlistValue/uid(_:)``,
 ///   as CoreFoundation reads it; any other dictionary stays a dictionary.
-/// - A key that appears twice in one dictionary: the last value wins, at the position of the first (as
-///   `CFDictionarySetValue` keeps the last).
+/// - A key that appears twice in one dictionary (same code units): the last value wins, at the position of
+///   the first (as `CFDictionarySetValue` keeps the last).
 /// - Input must be UTF-8 (a byte-order mark is fine); an XML declaration naming another encoding, or a UTF-16
 ///   byte-order mark, is an ``PlistError/Code/invalidXML`` error. Invalid UTF-8 inside strings follows
 ///   ``PlistLimits/stringPolicy``: lenient reading replaces it with U+FFFD, strict throws
@@ -208,12 +208,12 @@ private struct XMLPlistParser {
             case .plist:
                 throw invalid("<plist> inside a value", at: tag.offset)
             case .dict, .array:
+                guard stack.count < limits.maxDepth else {
+                    throw fail(.depthLimitExceeded, "nesting deeper than the limit of \(limits.maxDepth)", at: tag.offset)
+                }
                 if tag.selfClosing {
                     produced = tag.element == .dict ? .dictionary(PlistDictionary()) : .array([])
                 } else {
-                    guard stack.count < limits.maxDepth else {
-                        throw fail(.depthLimitExceeded, "nesting deeper than the limit of \(limits.maxDepth)", at: tag.offset)
-                    }
                     stack.append(Frame(isDictionary: tag.element == .dict, offset: tag.offset))
                 }
             case .key:
@@ -294,13 +294,24 @@ private struct XMLPlistParser {
         {
             return .uid(PlistUID(uid))
         }
+        var unique = entries
         var seen = Set<String>(minimumCapacity: entries.count)
-        if entries.allSatisfy({ seen.insert($0.key).inserted }) {
-            return .dictionary(PlistDictionary(entries: entries.map { .init(key: .string($0.key), value: $0.value) }))
+        if !entries.allSatisfy({ seen.insert($0.key).inserted }) {
+            // Keys equal as Swift strings may still differ in code units (canonical equivalents), and CF
+            // compares code units: merge only exact duplicates.
+            unique = []
+            var position: [[UInt8]: Int] = [:]
+            for entry in entries {
+                let bytes = Array(entry.key.utf8)
+                if let i = position[bytes] {
+                    unique[i].value = entry.value
+                } else {
+                    position[bytes] = unique.count
+                    unique.append(entry)
+                }
+            }
         }
-        var dictionary = PlistDictionary()
-        for (key, value) in entries { dictionary[key] = value }
-        return .dictionary(dictionary)
+        return .dictionary(PlistDictionary(entries: unique.map { .init(key: .string($0.key), value: $0.value) }))
     }
 
     // MARK: Scalars

@@ -151,8 +151,9 @@ private struct XMLPlistOutput {
                 entries.append((key, entry.value))
             }
             // Stable, so that duplicate keys keep their order and the output stays deterministic.
+            // Code units, not `String.<`: canonically equivalent keys ("é", "e\u{301}") stay distinct.
             entries = entries.enumerated().sorted {
-                $0.element.key == $1.element.key
+                $0.element.key.utf16.elementsEqual($1.element.key.utf16)
                     ? $0.offset < $1.offset : $0.element.key.utf16.lexicographicallyPrecedes($1.element.key.utf16)
             }.map(\.element)
             append("<dict>\n")
