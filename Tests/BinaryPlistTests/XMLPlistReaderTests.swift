@@ -366,7 +366,7 @@ struct XMLPlistReaderHostileTests {
     }
 
     @Test func seededMutationsOfFixturesNeverTrap() throws {
-        var random = XMLTestRandom(seed: 0x584D_4C21)
+        var random = SeededGenerator(seed: 0x584D_4C21)
         var decoded = 0
         var refused = 0
         for fixture in XMLTestFixtures.xmlPlists {

@@ -147,7 +147,7 @@ struct XMLPlistWriterLayoutTests {
     }
 
     @Test func sameValueAlwaysWritesTheSameBytes() throws {
-        var random = XMLTestRandom(seed: 7)
+        var random = SeededGenerator(seed: 7)
         for _ in 0..<50 {
             let value = XMLTestValues.value(&random, .ours)
             let shuffled = Self.reversingDictionaries(value)
@@ -201,7 +201,7 @@ struct XMLPlistWriterRefusalTests {
 @Suite("XML plist writer: round trips")
 struct XMLPlistRoundTripTests {
     @Test func generatedValuesReadBackEqual() throws {
-        var random = XMLTestRandom(seed: 2024)
+        var random = SeededGenerator(seed: 2024)
         for n in 0..<600 {
             let value = XMLTestValues.value(&random, .ours)
             let bytes = try XMLPlistWriter().encode(value)
@@ -247,7 +247,7 @@ struct XMLPlistFoundationTests {
     }
 
     @Test func generatedValuesMatchFoundationByteForByte() throws {
-        var random = XMLTestRandom(seed: 99)
+        var random = SeededGenerator(seed: 99)
         for _ in 0..<200 {
             let value = XMLTestValues.value(&random, .foundationBytes)
             let ours = try xml(value)
@@ -278,7 +278,7 @@ struct XMLPlistFoundationTests {
     }
 
     @Test func foundationReadsWhatWeWrite() throws {
-        var random = XMLTestRandom(seed: 31337)
+        var random = SeededGenerator(seed: 31337)
         for n in 0..<300 {
             let value = XMLTestValues.value(&random, .foundation)
             let bytes = try XMLPlistWriter().encode(value)
@@ -288,7 +288,7 @@ struct XMLPlistFoundationTests {
     }
 
     @Test func weReadWhatFoundationWrites() throws {
-        var random = XMLTestRandom(seed: 4242)
+        var random = SeededGenerator(seed: 4242)
         for n in 0..<300 {
             let value = XMLTestValues.value(&random, .foundation)
             let data = try PropertyListSerialization.data(

@@ -3,25 +3,6 @@
 import BinaryPlist
 import Foundation
 
-/// SplitMix64: small, seeded, the same on every platform.
-struct XMLTestRandom {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-
-    mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-}
-
 /// What kinds of values a generator may produce.
 struct XMLTestValueProfile {
     /// Integers beyond 64 bits, UIDs, reals of any bit pattern, dates far from now.
@@ -46,12 +27,12 @@ enum XMLTestValues {
 
     /// Foundation's reader drops a U+FEFF that starts a string (CFStringCreateWithBytes takes it for a
     /// byte-order mark); ours keeps it. Values meant for Foundation leave it out.
-    static func string(_ r: inout XMLTestRandom, _ profile: XMLTestValueProfile) -> String {
+    static func string(_ r: inout SeededGenerator, _ profile: XMLTestValueProfile) -> String {
         let pieces = profile.full ? stringPieces : stringPieces.filter { $0 != "\u{FEFF}" }
         return (0..<r.below(4)).map { _ in pieces[r.below(pieces.count)] }.joined()
     }
 
-    static func real(_ r: inout XMLTestRandom, _ profile: XMLTestValueProfile) -> Double {
+    static func real(_ r: inout SeededGenerator, _ profile: XMLTestValueProfile) -> Double {
         if profile.sameRealTextAsCoreFoundation {
             switch r.below(5) {
             case 0: return [.nan, .infinity, -.infinity, 1e20, -0.375][r.below(5)]
@@ -71,7 +52,7 @@ enum XMLTestValues {
         }
     }
 
-    static func integer(_ r: inout XMLTestRandom, _ profile: XMLTestValueProfile) -> PlistInteger {
+    static func integer(_ r: inout SeededGenerator, _ profile: XMLTestValueProfile) -> PlistInteger {
         switch r.below(profile.full ? 5 : 4) {
         case 0: return PlistInteger(Int64(r.below(200)) - 100)
         case 1: return PlistInteger(Int64(bitPattern: r.next()))
@@ -81,7 +62,7 @@ enum XMLTestValues {
         }
     }
 
-    static func date(_ r: inout XMLTestRandom, _ profile: XMLTestValueProfile) -> PlistDate {
+    static func date(_ r: inout SeededGenerator, _ profile: XMLTestValueProfile) -> PlistDate {
         // Whole seconds: XML keeps no fraction. Foundation: years 1601...9999 only.
         let seconds: Int64 =
             profile.full
@@ -90,7 +71,7 @@ enum XMLTestValues {
         return PlistDate(secondsSinceReferenceDate: Double(seconds))
     }
 
-    static func value(_ r: inout XMLTestRandom, _ profile: XMLTestValueProfile, depth: Int = 1) -> PlistValue {
+    static func value(_ r: inout SeededGenerator, _ profile: XMLTestValueProfile, depth: Int = 1) -> PlistValue {
         let scalarKinds = profile.full ? 8 : 7
         let kind = depth >= profile.maxDepth ? r.below(scalarKinds) : r.below(scalarKinds + 3)
         switch kind {
