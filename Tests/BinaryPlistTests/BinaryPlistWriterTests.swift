@@ -108,7 +108,7 @@ struct BinaryPlistWriterTests {
     }
 
     @Test func everyFixtureReencodesToAnEqualValue() throws {
-        for file in FixtureFiles.dataFiles(under: "bplist") + FixtureFiles.dataFiles(under: "keyed") {
+        for file in FixtureFiles.dataFiles {
             let bytes = try FixtureFiles.bytes(file)
             guard PropertyList.detectFormat(bytes) == .binary, let value = try? PropertyList.decode(bytes) else { continue }
             let again = try encode(value)

@@ -4,39 +4,6 @@
 import BinaryPlist
 import Foundation
 
-enum XMLTestFixtures {
-    /// The repository's `Fixtures/` folder, found from this file's path.
-    static let root: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // Support
-        .deletingLastPathComponent()  // BinaryPlistTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // repository
-        .appendingPathComponent("Fixtures")
-
-    /// Every fixture whose first bytes are an XML plist (relative paths, sorted).
-    static let xmlPlists: [String] = {
-        let base = root.path + "/"
-        guard let walker = FileManager.default.enumerator(atPath: root.path) else { return [] }
-        var found: [String] = []
-        for case let relative as String in walker {
-            if relative.hasSuffix(".json") || relative.hasSuffix(".txt") || relative.hasSuffix(".md") { continue }
-            guard let head = FileManager.default.contents(atPath: base + relative)?.prefix(512) else { continue }
-            let text = String(decoding: head, as: UTF8.self)
-            if text.contains("<plist") || text.hasPrefix("<?xml") { found.append(relative) }
-        }
-        return found.sorted()
-    }()
-
-    /// XML fixtures that have a `.plist.json` rendering.
-    static let xmlPlistsWithJSON: [String] = xmlPlists.filter {
-        FileManager.default.fileExists(atPath: root.appendingPathComponent($0 + ".plist.json").path)
-    }
-
-    static func bytes(_ relative: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: root.appendingPathComponent(relative)))
-    }
-}
-
 /// A JSON value as JSONDecoder sees it, keeping integers and booleans apart.
 enum XMLTestJSON: Decodable {
     case null
@@ -149,7 +116,7 @@ enum XMLTestJSON: Decodable {
 
     /// The `.plist.json` sibling of a fixture, as a plist value.
     static func expectedValue(forFixture relative: String, cfUIDDictionaries: Bool = true) throws -> PlistValue {
-        let data = try Data(contentsOf: XMLTestFixtures.root.appendingPathComponent(relative + ".plist.json"))
+        let data = try Data(contentsOf: FixtureFiles.root.appendingPathComponent(relative + ".plist.json"))
         return try JSONDecoder().decode(XMLTestJSON.self, from: data).plistValue(cfUIDDictionaries: cfUIDDictionaries)
     }
 }
