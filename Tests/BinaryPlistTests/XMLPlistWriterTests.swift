@@ -26,7 +26,7 @@ private func encodeError(_ value: PlistValue, limits: PlistLimits = .default) ->
 /// Foundation's XML for the same value.
 private func foundationXML(_ value: PlistValue) throws -> String {
     let data = try PropertyListSerialization.data(
-        fromPropertyList: try XMLTestValues.foundationObject(value), format: .xml, options: 0)
+        fromPropertyList: try FoundationBridge.object(value), format: .xml, options: 0)
     return String(decoding: data, as: UTF8.self)
 }
 
@@ -265,7 +265,7 @@ struct XMLPlistFoundationTests {
         #expect(theirs.contains("<real>0.10000000000000001</real>"))
         #expect(try XMLPlistReader().decode(Array(theirs.utf8)) == .real(0.1))
         let read = try PropertyListSerialization.propertyList(from: Data(ours.utf8), options: [], format: nil)
-        #expect(try XMLTestValues.plistValue(read) == .real(0.1))
+        #expect(try FoundationBridge.plistValue(read) == .real(0.1))
     }
 
     /// Known reader differences of swift-corelibs-foundation, not followed here: it drops a U+FEFF that
@@ -274,7 +274,7 @@ struct XMLPlistFoundationTests {
         let bytes = try XMLPlistWriter().encode(["\u{FEFF}key": .real(-0.0)])
         #expect(try XMLPlistReader().decode(bytes) == ["\u{FEFF}key": .real(-0.0)])
         let object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
-        #expect(try XMLTestValues.plistValue(object) == ["key": .real(-0.0)])
+        #expect(try FoundationBridge.plistValue(object) == ["key": .real(-0.0)])
     }
 
     @Test func foundationReadsWhatWeWrite() throws {
@@ -283,7 +283,7 @@ struct XMLPlistFoundationTests {
             let value = XMLTestValues.value(&random, .foundation)
             let bytes = try XMLPlistWriter().encode(value)
             let object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
-            #expect(try XMLTestValues.plistValue(object) == value, "value \(n): \(value)")
+            #expect(try FoundationBridge.plistValue(object) == value, "value \(n): \(value)")
         }
     }
 
@@ -292,7 +292,7 @@ struct XMLPlistFoundationTests {
         for n in 0..<300 {
             let value = XMLTestValues.value(&random, .foundation)
             let data = try PropertyListSerialization.data(
-                fromPropertyList: try XMLTestValues.foundationObject(value), format: .xml, options: 0)
+                fromPropertyList: try FoundationBridge.object(value), format: .xml, options: 0)
             #expect(try XMLPlistReader().decode([UInt8](data)) == value, "value \(n): \(String(decoding: data, as: UTF8.self))")
         }
     }
