@@ -6,7 +6,7 @@ import Testing
 @Suite("Differential: PropertyListSerialization")
 struct DifferentialTests {
     @Test func foundationReadsWhatWeWrite() throws {
-        var random = RandomPlist(seed: 2024, foundationCompatible: true)
+        var random = RandomPlist(seed: 2024, profile: .foundation)
         for i in 0..<300 {
             let value = random.value()
             let bytes = try PropertyList.encode(value, format: .binary)
@@ -16,7 +16,7 @@ struct DifferentialTests {
     }
 
     @Test func weReadWhatFoundationWrites() throws {
-        var random = RandomPlist(seed: 99, foundationCompatible: true)
+        var random = RandomPlist(seed: 99, profile: .foundation)
         for i in 0..<300 {
             let value = random.value()
             let object = try FoundationBridge.object(value)

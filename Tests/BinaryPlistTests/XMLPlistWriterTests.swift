@@ -147,9 +147,9 @@ struct XMLPlistWriterLayoutTests {
     }
 
     @Test func sameValueAlwaysWritesTheSameBytes() throws {
-        var random = SeededGenerator(seed: 7)
+        var random = RandomPlist(seed: 7, profile: .xml)
         for _ in 0..<50 {
-            let value = XMLTestValues.value(&random, .ours)
+            let value = random.value()
             let shuffled = Self.reversingDictionaries(value)
             #expect(try XMLPlistWriter().encode(value) == XMLPlistWriter().encode(shuffled))
         }
@@ -201,9 +201,9 @@ struct XMLPlistWriterRefusalTests {
 @Suite("XML plist writer: round trips")
 struct XMLPlistRoundTripTests {
     @Test func generatedValuesReadBackEqual() throws {
-        var random = SeededGenerator(seed: 2024)
+        var random = RandomPlist(seed: 2024, profile: .xml)
         for n in 0..<600 {
-            let value = XMLTestValues.value(&random, .ours)
+            let value = random.value()
             let bytes = try XMLPlistWriter().encode(value)
             #expect(try XMLPlistReader().decode(bytes) == value, "value \(n)")
             #expect(try PropertyList.decode(bytes) == value)
@@ -247,9 +247,9 @@ struct XMLPlistFoundationTests {
     }
 
     @Test func generatedValuesMatchFoundationByteForByte() throws {
-        var random = SeededGenerator(seed: 99)
+        var random = RandomPlist(seed: 99, profile: .foundationXMLBytes)
         for _ in 0..<200 {
-            let value = XMLTestValues.value(&random, .foundationBytes)
+            let value = random.value()
             let ours = try xml(value)
             let theirs = try foundationXML(value)
             #expect(ours == theirs, "\(ours.utf8.count) vs \(theirs.utf8.count) bytes:\n\(ours)\n\(theirs)")
@@ -278,9 +278,9 @@ struct XMLPlistFoundationTests {
     }
 
     @Test func foundationReadsWhatWeWrite() throws {
-        var random = SeededGenerator(seed: 31337)
+        var random = RandomPlist(seed: 31337, profile: .foundation)
         for n in 0..<300 {
-            let value = XMLTestValues.value(&random, .foundation)
+            let value = random.value()
             let bytes = try XMLPlistWriter().encode(value)
             let object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
             #expect(try FoundationBridge.plistValue(object) == value, "value \(n): \(value)")
@@ -288,9 +288,9 @@ struct XMLPlistFoundationTests {
     }
 
     @Test func weReadWhatFoundationWrites() throws {
-        var random = SeededGenerator(seed: 4242)
+        var random = RandomPlist(seed: 4242, profile: .foundation)
         for n in 0..<300 {
-            let value = XMLTestValues.value(&random, .foundation)
+            let value = random.value()
             let data = try PropertyListSerialization.data(
                 fromPropertyList: try FoundationBridge.object(value), format: .xml, options: 0)
             #expect(try XMLPlistReader().decode([UInt8](data)) == value, "value \(n): \(String(decoding: data, as: UTF8.self))")
