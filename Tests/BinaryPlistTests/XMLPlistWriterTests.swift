@@ -278,23 +278,11 @@ struct XMLPlistFoundationTests {
     }
 
     @Test func foundationReadsWhatWeWrite() throws {
-        var random = RandomPlist(seed: 31337, profile: .foundation)
-        for n in 0..<300 {
-            let value = random.value()
-            let bytes = try XMLPlistWriter().encode(value)
-            let object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
-            #expect(try FoundationBridge.plistValue(object) == value, "value \(n): \(value)")
-        }
+        try FoundationBridge.expectFoundationReadsWhatWeWrite(.xml, seed: 31337)
     }
 
     @Test func weReadWhatFoundationWrites() throws {
-        var random = RandomPlist(seed: 4242, profile: .foundation)
-        for n in 0..<300 {
-            let value = random.value()
-            let data = try PropertyListSerialization.data(
-                fromPropertyList: try FoundationBridge.object(value), format: .xml, options: 0)
-            #expect(try XMLPlistReader().decode([UInt8](data)) == value, "value \(n): \(String(decoding: data, as: UTF8.self))")
-        }
+        try FoundationBridge.expectWeReadWhatFoundationWrites(.xml, seed: 4242)
     }
 
     @Test func foundationReadsOurUIDsAsKeyedArchiverUIDs() throws {

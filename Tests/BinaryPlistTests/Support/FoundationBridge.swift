@@ -1,5 +1,6 @@
 import BinaryPlist
 import Foundation
+import Testing
 
 /// Converts between our values and the toolchain's Foundation property-list objects (what
 /// `PropertyListSerialization` reads and writes), for the differential tests.
@@ -61,5 +62,37 @@ enum FoundationBridge {
             throw NotBridgeable(what: "UID")
         }
         throw NotBridgeable(what: "\(type(of: object))")
+    }
+
+    // MARK: Differential checks, one per direction, for either format
+
+    /// `count` random values that Foundation can hold, written by us in `format`: `PropertyListSerialization`
+    /// must read each back as the same value.
+    static func expectFoundationReadsWhatWeWrite(
+        _ format: PlistFormat, seed: UInt64, count: Int = 300, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        var random = RandomPlist(seed: seed, profile: .foundation)
+        for n in 0..<count {
+            let value = random.value()
+            let bytes = try PropertyList.encode(value, format: format)
+            let object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
+            #expect(try plistValue(object) == value, "value \(n): \(value)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// `count` random values that Foundation can hold, written by `PropertyListSerialization` in `format`: we
+    /// must read each back as the same value.
+    static func expectWeReadWhatFoundationWrites(
+        _ format: PlistFormat, seed: UInt64, count: Int = 300, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        var random = RandomPlist(seed: seed, profile: .foundation)
+        let foundationFormat: PropertyListSerialization.PropertyListFormat = format == .xml ? .xml : .binary
+        for n in 0..<count {
+            let value = random.value()
+            let data = try PropertyListSerialization.data(fromPropertyList: try object(value), format: foundationFormat, options: 0)
+            let (back, readFormat) = try PropertyList.decodeWithFormat([UInt8](data))
+            #expect(readFormat == format, sourceLocation: sourceLocation)
+            #expect(back == value, "value \(n): wrote \(value), read \(back)", sourceLocation: sourceLocation)
+        }
     }
 }
