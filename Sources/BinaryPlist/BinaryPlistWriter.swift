@@ -65,7 +65,7 @@ private struct Flattener {
             values.reserveCapacity(dict.count)
             for e in dict.entries {
                 if e.key.isCollection {
-                    throw PlistError(.invalidKey, "a \(e.key.kindName) cannot be a dictionary key")
+                    throw PlistError(.invalidKey, "\(e.key.kindNameWithArticle) cannot be a dictionary key")
                 }
                 keys.append(try add(e.key, depth: depth + 1))
             }
