@@ -15,6 +15,7 @@ import FoundationEssentials
 /// | NSNull, `$null` | `null` |
 /// | any other class | `{"class": "$classname", "fields": {key: value}}`, raw keys in file order, `$class` left out |
 /// | a reference back to an object still being printed | `{"ref": "$classname"}` |
+/// | an archive whose `$top` is not just `root` | `{"$top": {key: value, ...}}` |
 ///
 /// Inline scalars of fields are plist-JSON. Shared references print in full at each use (with a budget of
 /// rendered objects against exponential blowup). Writing back (``encode(_:format:)``): standard classes as
@@ -35,11 +36,21 @@ public enum ArchiveJSON {
         try render(ArchiveGraph(bytes: archive), pretty: pretty)
     }
 
-    /// Renders the graph's `root` object as archive-JSON (`null` when there is no root).
-    public static func render(_ graph: ArchiveGraph, pretty: Bool = false, maxObjects: Int = 1 << 20) throws -> String {
-        var renderer = ArchiveJSONRenderer(graph: graph, budget: maxObjects)
-        guard let root = graph.top["root"] else { return "null" }
-        return try renderer.value(root, depth: 0).render(pretty: pretty)
+    /// Renders the graph's `root` object as archive-JSON. An archive whose `$top` is not exactly `root`
+    /// (unkeyed `$0`, `$1`..., a nib's `IB.objectdata`) renders as `{"$top": {key: value, ...}}`.
+    ///
+    /// - Parameter maxObjects: most objects printed, counting a shared object at each use; default
+    ///   `max(100_000, 16 × the archive's object count)`. Past it: ``KeyedArchiveError/Code/elementLimitExceeded``.
+    public static func render(_ graph: ArchiveGraph, pretty: Bool = false, maxObjects: Int? = nil) throws -> String {
+        var renderer = ArchiveJSONRenderer(graph: graph, budget: maxObjects ?? max(100_000, 16 * graph.objects.count))
+        if graph.top.count == 1, let root = graph.top["root"] {
+            return try renderer.value(root, depth: 0).render(pretty: pretty)
+        }
+        var entries: [(String, JSONNode)] = []
+        for e in graph.top.entries {
+            entries.append((e.key.stringValue ?? "", try renderer.value(e.value, depth: 0)))
+        }
+        return JSONNode.wrapped("$top", .object(entries)).render(pretty: pretty)
     }
 
     /// Writes the archive that archive-JSON text describes.
@@ -47,8 +58,19 @@ public enum ArchiveJSON {
         var parser = JSONNodeParser(Array(json.utf8), maxDepth: 512)
         let node = try parser.parseDocument()
         var builder = ArchiveJSONBuilder()
-        let root = try builder.object(node, inCollection: false, depth: 0)
-        return try KeyedArchiver.archivedData(withRootObject: root, format: format)
+        let archiver = KeyedArchiver(outputFormat: format)
+        if let topEntries = node.topEntries {
+            for (key, value) in topEntries {
+                switch try builder.field(value, depth: 1) {
+                case .value(let v): archiver.encodeRawPlistValue(v, forRawKey: key)
+                case .object(let o): archiver.encodeRawObject(o, forRawKey: key)
+                case .objects(let list): archiver.encodeRawObjectArray(list, forRawKey: key)
+                }
+            }
+        } else {
+            archiver.encodeValue(try builder.object(node, inCollection: false, depth: 0), forKey: "root")
+        }
+        return try archiver.finishEncoding()
     }
 }
 
@@ -215,19 +237,22 @@ struct ArchiveJSONBuilder {
                 guard let u = URL(string: s) else { throw fail("invalid URL \"\(s)\"") }
                 return u
             case ("set", .array(let items)):
-                return Set(try items.map { try hashable(object($0, inCollection: true, depth: depth + 1)) })
+                return OrderedMembers(members: try items.map { try object($0, inCollection: true, depth: depth + 1) ?? ArchivedNull() })
             case ("orderedset", .array(let items)):
                 return ArchivedOrderedSet(try items.map { try hashable(object($0, inCollection: true, depth: depth + 1)) })
             case ("dict", .object(let pairs)):
-                var d: [AnyHashable: Any] = [:]
-                for (k, v) in pairs { d[k] = try object(v, inCollection: true, depth: depth + 1) ?? ArchivedNull() }
+                var d = OrderedPairs()
+                for (k, v) in pairs {
+                    d.keys.append(k)
+                    d.values.append(try object(v, inCollection: true, depth: depth + 1) ?? ArchivedNull())
+                }
                 return d
             case ("dict", .array(let pairs)):
-                var d: [AnyHashable: Any] = [:]
+                var d = OrderedPairs()
                 for pair in pairs {
                     guard case .array(let kv) = pair, kv.count == 2 else { throw fail("dict pairs must be [key, value]") }
-                    d[try hashable(object(kv[0], inCollection: true, depth: depth + 1))] =
-                        try object(kv[1], inCollection: true, depth: depth + 1) ?? ArchivedNull()
+                    d.keys.append(try object(kv[0], inCollection: true, depth: depth + 1) ?? ArchivedNull())
+                    d.values.append(try object(kv[1], inCollection: true, depth: depth + 1) ?? ArchivedNull())
                 }
                 return d
             case ("ref", .string(let name)):

@@ -1,11 +1,9 @@
 import KeyedArchive
 import Testing
-
 @Suite struct ScratchTests {
-    @Test(arguments: KeyedFixtures.appleArchives) func decodes(_ path: String) throws {
-        let bytes = try KeyedFixtures.bytes(path)
-        _ = try KeyedUnarchiver.withUnarchiver(for: bytes, registry: ClassRegistry.standard.allowingUnknownClasses()) { u in
-            try u.allKeys().map { try u.decodeIfPresent(Any.self, forKey: $0) }
-        }
+    @Test func show() throws {
+        let json = try ArchiveJSON.render(KeyedFixtures.bytes("keyed/bpylist2/simple_archive.plist"))
+        let b = try ArchiveJSON.encode(json)
+        print("A", json); print("B", try ArchiveJSON.render(b)); print(try ArchiveDump.render(b))
     }
 }

@@ -50,3 +50,14 @@ func deterministicOrder(_ a: AnyHashable, _ b: AnyHashable) -> Bool {
         return String(describing: a.base) < String(describing: b.base)
     }
 }
+
+/// An `NSDictionary` whose entries are written in the given order (archive-JSON keeps the file's order).
+struct OrderedPairs {
+    var keys: [Any] = []
+    var values: [Any] = []
+}
+
+/// An `NSSet` whose members are written in the given order.
+struct OrderedMembers {
+    var members: [Any]
+}

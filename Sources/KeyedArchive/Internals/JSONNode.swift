@@ -1,7 +1,7 @@
 import BinaryPlist
 
 /// A JSON value with object keys in order, and its writer and parser (Python `json` separators).
-indirect enum JSONNode: Equatable {
+indirect enum JSONNode {
     case null
     case bool(Bool)
     /// A number, kept as its text.
@@ -10,16 +10,11 @@ indirect enum JSONNode: Equatable {
     case array([JSONNode])
     case object([(String, JSONNode)])
 
-    static func == (a: JSONNode, b: JSONNode) -> Bool {
-        switch (a, b) {
-        case (.null, .null): true
-        case (.bool(let x), .bool(let y)): x == y
-        case (.number(let x), .number(let y)): x == y
-        case (.string(let x), .string(let y)): x == y
-        case (.array(let x), .array(let y)): x == y
-        case (.object(let x), .object(let y)): x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
-        default: false
-        }
+    /// The entries of a `{"$top": {...}}` document.
+    var topEntries: [(String, JSONNode)]? {
+        guard case .object(let e) = self, e.count == 1, e[0].0 == "$top" else { return nil }
+        guard case .object(let entries) = e[0].1 else { return nil }
+        return entries
     }
 
     static func wrapped(_ key: String, _ value: JSONNode) -> JSONNode { .object([(key, value)]) }

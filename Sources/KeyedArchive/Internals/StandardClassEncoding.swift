@@ -72,6 +72,15 @@ extension KeyedArchiver {
             return withObjectFrame(classUID: { classObject(.set) }) {
                 addField(keyNode("NS.objects"), uidArray(members.map { $0.base }))
             }
+        case let pairs as OrderedPairs:
+            return withObjectFrame(classUID: { classObject(.dictionary) }) {
+                let keys = uidArray(pairs.keys)
+                let values = uidArray(pairs.values)
+                addField(keyNode("NS.keys"), keys)
+                addField(keyNode("NS.objects"), values)
+            }
+        case let set as OrderedMembers:
+            return withObjectFrame(classUID: { classObject(.set) }) { addField(keyNode("NS.objects"), uidArray(set.members)) }
         case let bytes as [UInt8]:
             return bareObject(builder.data(bytes))
         default:
