@@ -56,15 +56,19 @@ public struct ArchiveGraph: Sendable, Hashable {
         return d
     }
 
-    /// The `$classes` chain (falling back to `[$classname]`) of the object at `uid`, or `nil` for a bare
-    /// value, `$null` or a malformed object.
+    /// The `$classes` chain (`[$classname]` when `$classes` is absent) of the object at `uid`, or `nil` for
+    /// a bare value, `$null` or a malformed object (`$classname` not a string, `$classes` not an array of
+    /// strings).
     public func classChain(of uid: Int) -> [String]? {
         guard let d = instance(uid), let c = d["$class"]?.uidValue, c.value < UInt64(objects.count),
               let classDictionary = objects[Int(c.value)].dictionaryValue,
               let name = classDictionary["$classname"]?.stringValue
         else { return nil }
-        let chain = classDictionary["$classes"]?.arrayValue?.compactMap(\.stringValue)
-        return chain?.isEmpty == false ? chain : [name]
+        guard let classes = classDictionary["$classes"] else { return [name] }
+        guard let list = classes.arrayValue else { return nil }
+        let chain = list.compactMap(\.stringValue)
+        guard chain.count == list.count else { return nil }
+        return chain.isEmpty ? [name] : chain
     }
 
     /// The fields of the object at `uid` in file order, `$class` excluded (raw, escaped keys).

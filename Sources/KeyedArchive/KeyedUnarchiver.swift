@@ -91,11 +91,15 @@ public final class KeyedUnarchiver {
         }
     }
 
-    /// Decodes the root object as `T` (`nil` when the root is `$null`), instantiating any registered class.
+    /// Decodes the root object as `T` (`nil` when the root is `$null`; an error when there is no `root`
+    /// key), instantiating any registered class.
     /// Mirrors `NSKeyedUnarchiver.unarchivedObject(ofClass:from:)`.
     public static func unarchivedObject<T>(ofType type: T.Type, from bytes: [UInt8],
                                            registry: ClassRegistry = .standard) throws -> T? {
-        try withUnarchiver(for: bytes, registry: registry) { try $0.decodeIfPresent(T.self, forKey: "root") }
+        try withUnarchiver(for: bytes, registry: registry) { u in
+            try u.requireRoot()
+            return try u.decodeIfPresent(T.self, forKey: "root")
+        }
     }
 
     /// Secure decoding: decodes the root object, which must be one of `types`; only those types and the
@@ -104,6 +108,7 @@ public final class KeyedUnarchiver {
     public static func unarchivedObject(ofTypes types: [Any.Type], from bytes: [UInt8],
                                         registry: ClassRegistry = .standard) throws -> Any? {
         try withUnarchiver(for: bytes, registry: registry, allowedTypes: types) { u in
+            try u.requireRoot()
             guard let value = try u.decodeIfPresent(Any.self, forKey: "root") else { return nil }
             let valueType = Swift.type(of: value)
             guard types.contains(where: { isType(valueType, kindOf: $0) }) else {
@@ -112,6 +117,13 @@ public final class KeyedUnarchiver {
                                         keyPath: "root")
             }
             return value
+        }
+    }
+
+    /// A missing `root` key is an error for the one-call APIs (a `$null` root is `nil`).
+    func requireRoot() throws {
+        guard try containsValue(forKey: "root") else {
+            throw error(.valueNotFound, "$top has no \"root\" key", key: "root")
         }
     }
 
