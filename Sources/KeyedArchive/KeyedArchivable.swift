@@ -44,6 +44,18 @@ public protocol KeyedArchivable: SendableMetatype {
 
     /// Reads the value's keys.
     init(coder: KeyedUnarchiver) throws
+
+    /// The instance whose identity decides sharing: `self` for a class, `nil` for a value type. Provided by
+    /// the library; do not implement it.
+    var keyedArchiveIdentity: AnyObject? { get }
+}
+
+extension KeyedArchivable {
+    public var keyedArchiveIdentity: AnyObject? { nil }
+}
+
+extension KeyedArchivable where Self: AnyObject {
+    public var keyedArchiveIdentity: AnyObject? { self }
 }
 
 extension KeyedArchivable {

@@ -34,7 +34,13 @@ public final class KeyedArchiver {
     var frameStart = 0
     var unkeyedCount = 0
     var depth = 0
-    var identities: [ObjectIdentifier: Int32] = [:]
+    var identities = IntegerTable(capacity: 1024)
+    /// Per archived type: its class dictionary UID (-1 until the first instance is closed) and key cache slot.
+    var typeInfo: [ObjectIdentifier: (classUID: Int32, slot: Int)] = [:]
+    /// Per type slot, the keys written at each field position with their nodes: objects of one type write
+    /// the same keys in the same order, so a key is usually found by one string comparison.
+    var keyCaches: [[(key: String, node: Int32)]] = []
+    var currentSlot = -1
     var retained: [AnyObject] = []
     var conditionals: [ObjectIdentifier] = []
     var stringObjects: [String: Int32] = [:]
@@ -42,11 +48,11 @@ public final class KeyedArchiver {
     var realObjects: [UInt64: Int32] = [:]
     var boolObjects: [Int32] = [-1, -1]
     var nullObject: Int32 = -1
-    var classObjects: [ObjectIdentifier: Int32] = [:]
     var chainObjects: [[String]: Int32] = [:]
     var keyNodes: [String: Int32] = [:]
     var classNames: [ObjectIdentifier: String] = [:]
     var failure: KeyedArchiveError?
+    var classKeyNode: Int32 = -1
     var finished = false
 
     /// An archiver with an empty archive. Mirrors `NSKeyedArchiver(requiringSecureCoding:)`.
@@ -121,7 +127,7 @@ public final class KeyedArchiver {
     public func encodeConditionalObject(_ object: (any KeyedArchivable & AnyObject)?, forKey key: String) {
         guard let object else { return addField(userKey(key), builder.uid(0)) }
         let id = ObjectIdentifier(object)
-        if let uid = identities[id] { return addField(userKey(key), builder.uid(Int(uid))) }
+        if let uid = identities[Self.identityKey(id)] { return addField(userKey(key), builder.uid(Int(uid))) }
         retained.append(object)
         conditionals.append(id)
         addField(userKey(key), Int32(-conditionals.count))
@@ -147,7 +153,7 @@ public final class KeyedArchiver {
         finished = true
         if !conditionals.isEmpty {
             var resolved: [Int32] = []
-            for id in conditionals { resolved.append(builder.uid(Int(identities[id] ?? 0))) }
+            for id in conditionals { resolved.append(builder.uid(Int(identities[Self.identityKey(id)] ?? 0))) }
             builder.resolvePlaceholders { resolved[Int(-$0) - 1] }
         }
         let topNode = builder.dictionary(pairs: scratch[...])
@@ -208,8 +214,29 @@ public final class KeyedArchiver {
     /// A user key, escaped as Apple does: a leading `$` gets one more.
     @inline(__always)
     func userKey(_ key: String) -> Int32 {
-        if key.utf8.first == UInt8(ascii: "$") { return keyNode("$" + key) }
-        return keyNode(key)
+        let position = (scratch.count - frameStart) >> 1
+        if currentSlot >= 0, position < keyCaches[currentSlot].count {
+            let cached = keyCaches[currentSlot][position]
+            if cached.key == key { return cached.node }
+        }
+        let node = key.utf8.first == UInt8(ascii: "$") ? keyNode("$" + key) : keyNode(key)
+        if currentSlot >= 0 {
+            if position < keyCaches[currentSlot].count {
+                keyCaches[currentSlot][position] = (key, node)
+            } else if position == keyCaches[currentSlot].count {
+                keyCaches[currentSlot].append((key, node))
+            }
+        }
+        return node
+    }
+
+    static func identityKey(_ id: ObjectIdentifier) -> UInt64 { UInt64(UInt(bitPattern: id)) }
+
+    func uidArray(_ values: [Any]) -> Int32 {
+        var refs: [Int32] = []
+        refs.reserveCapacity(values.count)
+        for v in values { refs.append(builder.uid(Int(encodeObject(v)))) }
+        return builder.collection(.array, refs)
     }
 
     func uidArray(_ values: [Any?]) -> Int32 {
@@ -255,54 +282,70 @@ public final class KeyedArchiver {
     }
 
     @inline(__always)
-    func openFrame(_ uid: Int32) {
-        frameStack.append((frameStart, unkeyedCount))
+    func openFrame(_ uid: Int32, slot: Int = -1) {
+        frameStack.append((frameStart, unkeyedCount, currentSlot))
         frameStart = scratch.count
         unkeyedCount = 0
+        currentSlot = slot
         depth += 1
     }
 
-    var frameStack: [(start: Int, unkeyed: Int)] = []
+    var frameStack: [(start: Int, unkeyed: Int, slot: Int)] = []
 
     @inline(__always)
     func closeFrame(_ uid: Int32, classUID: Int32) {
-        addField(keyNode("$class"), builder.uid(Int(classUID)))
+        addField(classKey, builder.uid(Int(classUID)))
         objectNodes[Int(uid)] = builder.dictionary(pairs: scratch[frameStart...])
         scratch.removeSubrange(frameStart...)
         if let saved = frameStack.popLast() {
             frameStart = saved.start
             unkeyedCount = saved.unkeyed
+            currentSlot = saved.slot
         }
         depth -= 1
     }
 
-    private func encodeArchivable(_ object: some KeyedArchivable) -> Int32 {
-        let type = Swift.type(of: object)
-        if type is AnyClass {
-            let instance = object as AnyObject
-            let id = ObjectIdentifier(instance)
-            if let uid = identities[id] { return uid }
-            if depth >= maxDepth { return withObjectFrame(classUID: { 0 }, {}) }
-            let uid = newObject()
-            identities[id] = uid
-            retained.append(instance)
-            openFrame(uid)
-            object.encode(with: self)
-            closeFrame(uid, classUID: classObject(for: object))
-            return uid
-        }
-        return withObjectFrame(classUID: { classObject(for: object) }) { object.encode(with: self) }
+    var classKey: Int32 {
+        if classKeyNode < 0 { classKeyNode = keyNode("$class") }
+        return classKeyNode
     }
 
-    private func classObject(for object: some KeyedArchivable) -> Int32 {
-        if let generic = object as? ArchivedObject { return classObject(chain: generic.classChain) }
+    private func encodeArchivable(_ object: some KeyedArchivable) -> Int32 {
         let type = Swift.type(of: object)
-        let id = ObjectIdentifier(type)
-        if let uid = classObjects[id] { return uid }
-        var chain = [classNames[id] ?? type.archivedClassName]
-        chain.append(contentsOf: type.archivedSuperclassNames)
-        let uid = classObject(chain: chain)
-        classObjects[id] = uid
+        if depth >= maxDepth { return withObjectFrame(classUID: { 0 }, {}) }
+        let typeID = ObjectIdentifier(type)
+        let info: (classUID: Int32, slot: Int)
+        if let known = typeInfo[typeID] {
+            info = known
+        } else {
+            info = (-1, keyCaches.count)
+            keyCaches.append([])
+            typeInfo[typeID] = info
+        }
+        let uid: Int32
+        if let instance = object.keyedArchiveIdentity {
+            let key = Self.identityKey(ObjectIdentifier(instance))
+            if let existing = identities[key] { return existing }
+            uid = newObject()
+            identities.insert(key, uid)
+            retained.append(instance)
+        } else {
+            uid = newObject()
+        }
+        openFrame(uid, slot: info.slot)
+        object.encode(with: self)
+        let classUID: Int32
+        if let generic = object as? ArchivedObject {
+            classUID = classObject(chain: generic.classChain)
+        } else if info.classUID >= 0 {
+            classUID = info.classUID
+        } else {
+            var chain = [classNames[typeID] ?? type.archivedClassName]
+            chain.append(contentsOf: type.archivedSuperclassNames)
+            classUID = classObject(chain: chain)
+            typeInfo[typeID] = (classUID, info.slot)
+        }
+        closeFrame(uid, classUID: classUID)
         return uid
     }
 

@@ -47,6 +47,8 @@ public final class KeyedUnarchiver {
     var pending: [Int: [(AnyObject) -> Void]] = [:]
     var classCache: [Int: ResolvedClass] = [:]
     var deferredFailure: KeyedArchiveError?
+    /// Recently found keys and their plist string objects.
+    var keyObjects: [(key: String, object: Int)] = []
 
     struct Frame {
         var uid: Int
@@ -326,12 +328,30 @@ public final class KeyedUnarchiver {
     }
 
     /// Position of a raw key, scanning from just after the last key found (keys are usually read in order).
+    /// Key strings are uniqued in Apple's archives, so the plist object of a key seen before is looked for
+    /// first by number; the string comparison decides otherwise.
     func position(ofRawKey key: String) throws -> Int? {
         let n = frame.fields.count
         guard n > 0 else { return nil }
-        var key = key
         let fields = frame.fields
         let hint = frame.hint < n ? frame.hint : 0
+        var known = -1
+        for entry in keyObjects where entry.key == key {
+            known = entry.object
+            break
+        }
+        if known >= 0 {
+            var i = hint
+            for _ in 0..<n {
+                if try reader.keyReference(fields, i) == known {
+                    frame.hint = i + 1
+                    return i
+                }
+                i += 1
+                if i == n { i = 0 }
+            }
+        }
+        var key = key
         let found: Int? = try key.withUTF8 { utf8 in
             var i = hint
             for _ in 0..<n {
@@ -341,7 +361,10 @@ public final class KeyedUnarchiver {
             }
             return nil
         }
-        if let found { frame.hint = found + 1 }
+        if let found {
+            frame.hint = found + 1
+            if keyObjects.count < 64 { keyObjects.append((key, try reader.keyReference(fields, found))) }
+        }
         return found
     }
 

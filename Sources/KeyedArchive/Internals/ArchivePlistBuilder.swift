@@ -20,9 +20,9 @@ struct ArchivePlistBuilder {
     private var scalarBytes = BinaryPlistBuffer()
     private var pool: [Int32] = []
     private var strings: [String: Int32] = [:]
-    private var integers: [Int64: Int32] = [:]
+    private var integers = IntegerTable()
     private var unsigned: [UInt64: Int32] = [:]
-    private var reals: [UInt64: Int32] = [:]
+    private var reals = IntegerTable(capacity: 1024)
     private var booleans: [Int32] = [-1, -1]
     private var uids: [Int32] = []
 
@@ -46,9 +46,9 @@ struct ArchivePlistBuilder {
     }
 
     mutating func integer(_ v: Int64) -> Int32 {
-        if let n = integers[v] { return n }
+        if let n = integers[UInt64(bitPattern: v)] { return n }
         let n = appendScalar { $0.writeScalar(.integer(PlistInteger(v))) }
-        integers[v] = n
+        integers.insert(UInt64(bitPattern: v), n)
         return n
     }
 
@@ -66,7 +66,7 @@ struct ArchivePlistBuilder {
             buffer.bytes.append(0x23)
             buffer.writeBigEndian(v.bitPattern, width: 8)
         }
-        reals[v.bitPattern] = n
+        reals.insert(v.bitPattern, n)
         return n
     }
 

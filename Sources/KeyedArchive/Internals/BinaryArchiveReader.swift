@@ -49,27 +49,28 @@ struct BinaryArchiveReader {
         KeyedArchiveError(.invalidPlist, "plist object \(object): \(reason)")
     }
 
+    /// A big-endian unsigned number of `width` bytes at `p` (the caller checked the bounds).
+    @inline(__always)
+    func number(at p: Int, width: Int) -> Int {
+        switch width {
+        case 1: return Int(raw[p])
+        case 2: return Int(raw[p]) << 8 | Int(raw[p + 1])
+        case 3: return Int(raw[p]) << 16 | Int(raw[p + 1]) << 8 | Int(raw[p + 2])
+        case 4: return Int(raw[p]) << 24 | Int(raw[p + 1]) << 16 | Int(raw[p + 2]) << 8 | Int(raw[p + 3])
+        default: return Int(truncatingIfNeeded: readBigEndian(raw, p, width))
+        }
+    }
+
     @inline(__always)
     func offset(_ object: Int) -> Int {
-        var v = 0
-        var p = tableStart + object * offsetWidth
-        for _ in 0..<offsetWidth {
-            v = (v << 8) | Int(raw[p])
-            p += 1
-        }
-        return v
+        number(at: tableStart + object * offsetWidth, width: offsetWidth)
     }
 
     /// The reference stored at byte `position`, checked against the object count.
     @inline(__always)
     func reference(at position: Int) throws -> Int {
-        var v = 0
-        var p = position
-        for _ in 0..<refWidth {
-            v = (v << 8) | Int(raw[p])
-            p += 1
-        }
-        guard v < objectCount else {
+        let v = number(at: position, width: refWidth)
+        guard v >= 0 && v < objectCount else {
             throw KeyedArchiveError(.invalidPlist, "reference \(v) at byte \(position) is not below the object count \(objectCount)")
         }
         return v

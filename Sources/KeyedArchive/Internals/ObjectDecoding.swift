@@ -189,8 +189,7 @@ extension KeyedUnarchiver {
             inProgress.insert(uid)
             let value: any KeyedArchivable = try enter(uid, resolved.chain, fields, key: key) { try type.init(coder: self) }
             inProgress.remove(uid)
-            if type is AnyClass {
-                let instance = value as AnyObject
+            if let instance = value.keyedArchiveIdentity {
                 instances[uid] = instance
                 if let waiting = pending.removeValue(forKey: uid) { for assign in waiting { assign(instance) } }
             }
