@@ -406,9 +406,9 @@ public final class KeyedUnarchiver {
     }
 
     /// The plist object index of `$objects[uid]`.
-    func objectReference(_ uid: Int) throws -> Int {
+    func objectReference(_ uid: Int, key: String? = nil) throws -> Int {
         guard uid >= 0 && uid < objects.count else {
-            throw error(.invalidReference, "UID \(uid) is not below the \(objects.count) objects", uid: uid)
+            throw error(.invalidReference, "UID \(uid) is not below the \(objects.count) objects", key: key, uid: uid)
         }
         return try reader.elementReference(objects, uid)
     }

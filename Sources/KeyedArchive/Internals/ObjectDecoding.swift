@@ -158,7 +158,7 @@ extension KeyedUnarchiver {
         guard decodedCount <= maxObjects else {
             throw error(.elementLimitExceeded, "more than \(maxObjects) objects decoded", key: key, uid: uid)
         }
-        let ref = try objectReference(uid)
+        let ref = try objectReference(uid, key: key)
         if let instance = instances[uid] { return instance }
         if inProgress.contains(uid) {
             throw error(.cycle,
