@@ -2,7 +2,8 @@ import BinaryPlist
 
 /// A readable tree of a keyed archive, like `plutil -p` but with references resolved: each object shows its
 /// UID and class, each field its raw key. An object already printed shows as `-> [uid] Class` instead of
-/// being printed again, so shared references and cycles stay finite.
+/// being printed again, so shared references and cycles stay finite; objects nested deeper than 256 levels
+/// print as `…`.
 ///
 /// ```
 /// $top {
@@ -36,6 +37,7 @@ private struct DumpPrinter {
     let graph: ArchiveGraph
     var out = ""
     var printed: Set<Int> = []
+    static let maxLevel = 256
 
     mutating func line(_ level: Int, _ text: String) {
         out += String(repeating: "  ", count: level) + text + "\n"
@@ -72,6 +74,7 @@ private struct DumpPrinter {
 
     mutating func object(_ uid: Int, prefix: String, level: Int) {
         guard uid != 0 else { return line(level, prefix + "$null") }
+        guard level < DumpPrinter.maxLevel else { return line(level, prefix + "[\(uid)] … (nested deeper than \(DumpPrinter.maxLevel))") }
         guard uid > 0, uid < graph.objects.count else { return line(level, prefix + "[\(uid)] <invalid UID>") }
         let entry = graph.objects[uid]
         guard let chain = graph.classChain(of: uid) else {
