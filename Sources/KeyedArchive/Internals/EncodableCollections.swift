@@ -61,3 +61,20 @@ struct OrderedPairs {
 struct OrderedMembers {
     var members: [Any]
 }
+
+/// Lets the unarchiver convert a decoded `[Any]` to `[Element]` element by element (numbers converted exactly).
+protocol ArchiveDecodableArray {
+    static func converting(_ elements: [Any], _ convert: (Any, Any.Type) -> Any?) -> Any?
+}
+
+extension Array: ArchiveDecodableArray {
+    static func converting(_ elements: [Any], _ convert: (Any, Any.Type) -> Any?) -> Any? {
+        var result: [Element] = []
+        result.reserveCapacity(elements.count)
+        for e in elements {
+            guard let v = (e as? Element) ?? (convert(e, Element.self) as? Element) else { return nil }
+            result.append(v)
+        }
+        return result
+    }
+}

@@ -17,6 +17,10 @@ extension KeyedUnarchiver {
         }
         if let t = value as? T { return t }
         if let t = convertNumber(value, to: T.self) { return t }
+        if let arrayType = T.self as? ArchiveDecodableArray.Type, let list = value as? [Any],
+           let t = arrayType.converting(list, { v, type in self.convertNumber(v, toType: type) }) as? T {
+            return t
+        }
         throw error(.typeMismatch, "expected \(T.self), found \(Swift.type(of: value))", key: key,
                     uid: { if case .uid(let u) = v { u } else { nil } }())
     }
@@ -32,6 +36,11 @@ extension KeyedUnarchiver {
         case .date(let d): return Date(timeIntervalSinceReferenceDate: d.secondsSinceReferenceDate)
         default: return p
         }
+    }
+
+    func convertNumber(_ value: Any, toType type: Any.Type) -> Any? {
+        func open<T>(_: T.Type) -> Any? { convertNumber(value, to: T.self) }
+        return _openExistential(type, do: open)
     }
 
     /// Exact numeric conversions between the number types (as Foundation's `NSNumber` bridging allows).
