@@ -239,6 +239,13 @@ public final class KeyedArchiver {
         return builder.collection(.array, refs)
     }
 
+    func uidArray(_ array: ArchiveEncodableArray) -> Int32 {
+        var refs: [Int32] = []
+        refs.reserveCapacity(array.archiveCount)
+        array.forEachArchiveElement { refs.append(builder.uid(Int(encodeObject($0)))) }
+        return builder.collection(.array, refs)
+    }
+
     func uidArray(_ values: [Any?]) -> Int32 {
         var refs: [Int32] = []
         refs.reserveCapacity(values.count)
@@ -335,7 +342,7 @@ public final class KeyedArchiver {
         openFrame(uid, slot: info.slot)
         object.encode(with: self)
         let classUID: Int32
-        if let generic = object as? ArchivedObject {
+        if typeID == ObjectIdentifier(ArchivedObject.self), let generic = object as? ArchivedObject {
             classUID = classObject(chain: generic.classChain)
         } else if info.classUID >= 0 {
             classUID = info.classUID

@@ -157,6 +157,32 @@ struct ArchivePlistBuilder {
         for i in pool.indices where pool[i] < 0 { pool[i] = resolve(pool[i]) }
     }
 
+    @inline(__always)
+    private static func writeReferences(_ refs: ArraySlice<Int32>, width: Int, to bytes: inout [UInt8]) {
+        switch width {
+        case 1: for r in refs { bytes.append(UInt8(truncatingIfNeeded: r)) }
+        case 2:
+            for r in refs {
+                bytes.append(UInt8(truncatingIfNeeded: r >> 8))
+                bytes.append(UInt8(truncatingIfNeeded: r))
+            }
+        case 3:
+            for r in refs {
+                bytes.append(UInt8(truncatingIfNeeded: r >> 16))
+                bytes.append(UInt8(truncatingIfNeeded: r >> 8))
+                bytes.append(UInt8(truncatingIfNeeded: r))
+            }
+        default:
+            for r in refs {
+                var shift = (width - 1) * 8
+                while shift >= 0 {
+                    bytes.append(UInt8(truncatingIfNeeded: UInt64(r) >> UInt64(shift)))
+                    shift -= 8
+                }
+            }
+        }
+    }
+
     /// The `bplist00` bytes with `top` as the top object.
     func serialize(top: Int32) -> [UInt8] {
         let refWidth = byteWidth(toExceed: nodes.count)
@@ -175,10 +201,10 @@ struct ArchivePlistBuilder {
                     out.bytes.append(contentsOf: scalars[start..<(start + count)])
                 case .array:
                     out.writeMarker(0xA0, count: count)
-                    for r in pool[start..<(start + count)] { out.writeBigEndian(UInt64(r), width: refWidth) }
+                    Self.writeReferences(pool[start..<(start + count)], width: refWidth, to: &out.bytes)
                 case .dictionary:
                     out.writeMarker(0xD0, count: count)
-                    for r in pool[start..<(start + 2 * count)] { out.writeBigEndian(UInt64(r), width: refWidth) }
+                    Self.writeReferences(pool[start..<(start + 2 * count)], width: refWidth, to: &out.bytes)
                 }
             }
         }

@@ -1,6 +1,7 @@
 /// Lets the archiver walk arrays, dictionaries, sets and optionals held in an `Any` without bridging casts.
 protocol ArchiveEncodableArray {
-    var archiveElements: [Any] { get }
+    var archiveCount: Int { get }
+    func forEachArchiveElement(_ body: (Any) -> Void)
 }
 
 protocol ArchiveEncodableDictionary {
@@ -16,7 +17,10 @@ protocol ArchiveOptional {
 }
 
 extension Array: ArchiveEncodableArray {
-    var archiveElements: [Any] { map { $0 } }
+    var archiveCount: Int { count }
+    func forEachArchiveElement(_ body: (Any) -> Void) {
+        for element in self { body(element) }
+    }
 }
 
 extension Dictionary: ArchiveEncodableDictionary {

@@ -55,9 +55,8 @@ extension KeyedArchiver {
         case let f as Float: return realObject(Double(f))
         case let optional as ArchiveOptional: return encodeObject(optional.archiveWrapped)
         case let array as ArchiveEncodableArray:
-            let elements = array.archiveElements
             return withObjectFrame(classUID: { classObject(.array) }) {
-                addField(keyNode("NS.objects"), uidArray(elements))
+                addField(keyNode("NS.objects"), uidArray(array))
             }
         case let dictionary as ArchiveEncodableDictionary:
             let entries = dictionary.archiveEntries.sorted { deterministicOrder($0.key, $1.key) }
