@@ -56,7 +56,15 @@ public final class KeyedUnarchiver {
         var hint = 0
         var unkeyed = 0
         var classChain: [String] = []
+        /// The class's slot in `requestCaches`, or -1.
+        var slot = -1
+        /// How many keys were looked up in this object so far.
+        var requests = 0
     }
+
+    /// Per resolved class, the keys looked up in request order with their plist string objects: every
+    /// object of a class usually reads the same keys in the same order.
+    var requestCaches: [[(key: String, object: Int)]] = []
 
     init(reader: BinaryArchiveReader, registry: ClassRegistry, allowedTypes: [Any.Type]?, maxDepth: Int,
          maxObjects: Int) throws {
@@ -336,14 +344,28 @@ public final class KeyedUnarchiver {
         let fields = frame.fields
         let hint = frame.hint < n ? frame.hint : 0
         var known = -1
-        for entry in keyObjects where entry.key == key {
-            known = entry.object
-            break
+        let slot = frame.slot
+        let request = frame.requests
+        frame.requests += 1
+        if slot >= 0, request < requestCaches[slot].count, requestCaches[slot][request].key == key {
+            known = requestCaches[slot][request].object
+        } else {
+            for entry in keyObjects where entry.key == key {
+                known = entry.object
+                break
+            }
+            if slot >= 0, known >= 0 {
+                if request < requestCaches[slot].count {
+                    requestCaches[slot][request] = (key, known)
+                } else if request == requestCaches[slot].count {
+                    requestCaches[slot].append((key, known))
+                }
+            }
         }
         if known >= 0 {
             var i = hint
             for _ in 0..<n {
-                if try reader.keyReference(fields, i) == known {
+                if reader.uncheckedKeyReference(fields, i) == known {
                     frame.hint = i + 1
                     return i
                 }

@@ -144,6 +144,9 @@ struct BinaryArchiveReader {
     }
 
     func keyReference(_ d: Dictionary, _ i: Int) throws -> Int { try reference(at: d.keys + i * refWidth) }
+    /// A key reference without the object-count check, for comparing with a known valid object number.
+    @inline(__always)
+    func uncheckedKeyReference(_ d: Dictionary, _ i: Int) -> Int { number(at: d.keys + i * refWidth, width: refWidth) }
     func valueReference(_ d: Dictionary, _ i: Int) throws -> Int {
         try reference(at: d.keys + (d.count + i) * refWidth)
     }

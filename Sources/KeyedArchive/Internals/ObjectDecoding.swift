@@ -135,12 +135,12 @@ extension KeyedUnarchiver {
     /// Runs `body` with `uid`'s fields as the current frame, one level deeper.
     @inline(__always)
     func enter<R>(_ uid: Int, _ chain: [String], _ fields: BinaryArchiveReader.Dictionary, key: String,
-                  _ body: () throws -> R) throws -> R {
+                  slot: Int = -1, _ body: () throws -> R) throws -> R {
         guard depth < maxDepth else {
             throw error(.depthLimitExceeded, "objects nest deeper than \(maxDepth)", key: key, uid: uid)
         }
         let saved = frame
-        frame = Frame(uid: uid, fields: fields, classChain: chain)
+        frame = Frame(uid: uid, fields: fields, classChain: chain, slot: slot)
         keyPath.append(key)
         depth += 1
         defer {
@@ -196,7 +196,9 @@ extension KeyedUnarchiver {
             return value
         case .custom(let type):
             inProgress.insert(uid)
-            let value: any KeyedArchivable = try enter(uid, resolved.chain, fields, key: key) { try type.init(coder: self) }
+            let value: any KeyedArchivable = try enter(uid, resolved.chain, fields, key: key, slot: resolved.slot) {
+                try type.init(coder: self)
+            }
             inProgress.remove(uid)
             if let instance = value.keyedArchiveIdentity {
                 instances[uid] = instance

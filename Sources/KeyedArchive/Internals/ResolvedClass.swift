@@ -8,6 +8,8 @@ struct ResolvedClass {
 
     var chain: [String]
     var kind: Kind
+    /// Index of this class's key request cache.
+    var slot: Int
 }
 
 extension KeyedUnarchiver {
@@ -55,7 +57,8 @@ extension KeyedUnarchiver {
             throw error(.unknownClass, "class \"\(name)\" is not registered (its $classes: \(fullChain.joined(separator: ", ")))",
                         uid: uid, chain: fullChain)
         }
-        let resolved = ResolvedClass(chain: fullChain, kind: kind)
+        let resolved = ResolvedClass(chain: fullChain, kind: kind, slot: requestCaches.count)
+        requestCaches.append([])
         classCache[classUID] = resolved
         return resolved
     }
