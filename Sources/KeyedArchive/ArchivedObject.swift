@@ -15,9 +15,7 @@ import BinaryPlist
 ///
 /// Mirrors what `NSKeyedUnarchiverDelegate.unarchiver(_:cannotDecodeObjectOfClassName:originalClasses:)`
 /// lets an app substitute for an unknown class.
-public final class ArchivedObject: KeyedArchivable, Hashable, @unchecked Sendable {
-    // @unchecked: fields hold decoded values as `Any`; the object is meant to be used from one task.
-
+public final class ArchivedObject: KeyedArchivable, Hashable {
     /// One field value.
     public enum Field {
         /// A scalar stored inline in the object (integer, real, bool, string, data), or an inline plist

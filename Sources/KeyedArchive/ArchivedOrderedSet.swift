@@ -2,9 +2,7 @@
 /// `NS.object.0`, `NS.object.1`, ...).
 ///
 /// Mirrors `NSOrderedSet`.
-public struct ArchivedOrderedSet: Hashable, @unchecked Sendable {
-    // @unchecked: the elements are decoded values (strings, numbers, ...); AnyHashable is not Sendable.
-    public var elements: [AnyHashable]
+public struct ArchivedOrderedSet: Hashable {    public var elements: [AnyHashable]
 
     public init(_ elements: [AnyHashable]) { self.elements = elements }
 }

@@ -184,7 +184,7 @@ enum Canonical {
         case let d as NSDate: return "date:\(d.timeIntervalSinceReferenceDate)"
         case let d as NSData: return "data:" + d.base64EncodedString()
         case let u as NSUUID: return "uuid:" + u.uuidString
-        case let u as NSURL: return "url:" + (u.absoluteString ?? "")
+        case let u as NSURL: return "url:" + u.absoluteString
         case let a as NSArray: return "[" + a.map { text($0) }.joined(separator: ",") + "]"
         case let a as [Any]: return "[" + a.map { text($0) }.joined(separator: ",") + "]"
         case let d as NSDictionary:
