@@ -32,8 +32,8 @@ let package = Package(
         .testTarget(name: "BinaryPlistTests", dependencies: ["BinaryPlist"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive"]),
         .testTarget(name: "ArchiveStoreTests", dependencies: ["ArchiveStore"]),
-        .testTarget(name: "FormCacheCLITests", dependencies: ["FormCacheCLI", "ArchiveStore"]),
-        .testTarget(name: "InspectorCLITests", dependencies: ["InspectorCLI", "BinaryPlist", "KeyedArchive"]),
+        .testTarget(name: "FormCacheCLITests", dependencies: ["FormCacheCLI", "ArchiveStore", "CommandLineSupport"]),
+        .testTarget(name: "InspectorCLITests", dependencies: ["InspectorCLI", "BinaryPlist", "KeyedArchive", "CommandLineSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
