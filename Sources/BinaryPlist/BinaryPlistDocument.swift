@@ -86,6 +86,10 @@ public struct BinaryPlistDocument: Sendable {
         guard !o1 && !o2 && tableEnd <= t else {
             throw bad("offset table of \(count) entries of \(trailer.offsetWidth) bytes runs past the trailer", 8)
         }
+        // As CoreFoundation requires, the table ends exactly where the trailer begins.
+        guard tableEnd == t else {
+            throw bad("offset table ends at \(tableEnd), not at the trailer at \(t)", 24)
+        }
         // CoreFoundation's rules: the widths must be able to express the count and the table position.
         guard trailer.referenceWidth >= 8 || (UInt64(1) << UInt64(8 * trailer.referenceWidth)) > rawCount else {
             throw bad("reference width \(trailer.referenceWidth) cannot address \(count) objects", 7)

@@ -227,6 +227,8 @@ func describeCount(_ v: UInt64) -> String {
 }
 
 /// Builds the ``PlistValue`` tree below an object, refusing cycles, excessive depth and excessive expansion.
+///
+/// Iterative, with an explicit stack, so that the depth limit, not the thread's stack size, bounds nesting.
 struct BinaryPlistMaterializer {
     let scanner: BinaryPlistScanner
     let maxDepth: Int
@@ -238,26 +240,55 @@ struct BinaryPlistMaterializer {
     init(scanner: BinaryPlistScanner, objectCount: Int) {
         self.scanner = scanner
         self.maxDepth = scanner.document.limits.maxDepth
-        self.maxElements = scanner.document.limits.maxElements
+        self.maxElements = scanner.document.limits.elementBudget(forInputOf: scanner.raw.count)
         onPath = .allocate(capacity: objectCount)
         onPath.initialize(repeating: false)
     }
 
     func release() { onPath.deallocate() }
 
-    mutating func value(_ index: Int, depth: Int) throws -> PlistValue {
+    /// A collection being filled.
+    private struct Frame {
+        enum Kind { case array, set, dictionary }
+        let index: Int
+        let start: Int
+        let kind: Kind
+        let refs: BinaryPlistDocument.References
+        /// Dictionary values (keys are `refs`).
+        let valueRefs: BinaryPlistDocument.References?
+        var position = 0
+        var items: [PlistValue] = []
+        var entries: [PlistDictionary.Entry] = []
+        var pendingKey: PlistValue?
+
+        /// Total children to visit (a dictionary visits key, value, key, value ...).
+        var total: Int { valueRefs == nil ? refs.count : 2 * refs.count }
+
+        func child(_ i: Int) -> Int {
+            guard let valueRefs else { return refs[i] }
+            return i & 1 == 0 ? refs[i >> 1] : valueRefs[i >> 1]
+        }
+    }
+
+    private mutating func count(_ index: Int) throws {
         elements += 1
         if elements > maxElements {
             throw PlistError(.elementLimitExceeded, "more than \(maxElements) values would be materialized",
                              objectIndex: index)
         }
+    }
+
+    /// Reads a scalar, or opens a frame for a collection.
+    private mutating func open(_ index: Int, depth: Int) throws -> (PlistValue?, Frame?) {
+        try count(index)
         let start = scanner.offset(index)
         let marker = scanner.raw[start]
+        let kind: Frame.Kind
         switch marker >> 4 {
-        case 0xA, 0xC, 0xD:
-            break
-        default:
-            return try scanner.scalar(index, start: start, marker: marker)
+        case 0xA: kind = .array
+        case 0xC: kind = .set
+        case 0xD: kind = .dictionary
+        default: return (try scanner.scalar(index, start: start, marker: marker), nil)
         }
         if depth > maxDepth {
             throw PlistError(.depthLimitExceeded, "nesting deeper than \(maxDepth)", byteOffset: start, objectIndex: index)
@@ -266,32 +297,71 @@ struct BinaryPlistMaterializer {
             throw PlistError(.cycle, "collection contains itself", byteOffset: start, objectIndex: index)
         }
         onPath[index] = true
-        defer { onPath[index] = false }
+        var frame: Frame
         switch try scanner.object(index) {
-        case .array(let refs):
-            var out: [PlistValue] = []
-            out.reserveCapacity(refs.count)
-            for r in refs { out.append(try value(r, depth: depth + 1)) }
-            return .array(out)
-        case .set(let refs):
-            var out: [PlistValue] = []
-            out.reserveCapacity(refs.count)
-            for r in refs { out.append(try value(r, depth: depth + 1)) }
-            return .set(out)
+        case .array(let refs), .set(let refs):
+            frame = Frame(index: index, start: start, kind: kind, refs: refs, valueRefs: nil)
+            frame.items.reserveCapacity(refs.count)
         case .dictionary(let keys, let values):
-            var entries: [PlistDictionary.Entry] = []
-            entries.reserveCapacity(keys.count)
-            for i in 0..<keys.count {
-                let key = try value(keys[i], depth: depth + 1)
-                if key.isCollection {
-                    throw PlistError(.invalidKey, "dictionary key is a \(key.kindName)",
-                                     byteOffset: start, objectIndex: index)
-                }
-                entries.append(.init(key: key, value: try value(values[i], depth: depth + 1)))
-            }
-            return .dictionary(PlistDictionary(entries: entries))
+            frame = Frame(index: index, start: start, kind: kind, refs: keys, valueRefs: values)
+            frame.entries.reserveCapacity(keys.count)
         case .scalar(let v):
-            return v
+            onPath[index] = false
+            return (v, nil)
+        }
+        return (nil, frame)
+    }
+
+    private mutating func close(_ frame: Frame) -> PlistValue {
+        onPath[frame.index] = false
+        switch frame.kind {
+        case .array: return .array(frame.items)
+        case .set: return .set(frame.items)
+        case .dictionary: return .dictionary(PlistDictionary(entries: frame.entries))
+        }
+    }
+
+    /// Adds a finished child to the frame on top of the stack.
+    private func add(_ value: PlistValue, to frame: inout Frame) throws {
+        switch frame.kind {
+        case .array, .set:
+            frame.items.append(value)
+        case .dictionary:
+            if let key = frame.pendingKey {
+                frame.entries.append(.init(key: key, value: value))
+                frame.pendingKey = nil
+            } else {
+                if value.isCollection {
+                    throw PlistError(.invalidKey, "dictionary key is \(value.kindNameWithArticle)",
+                                     byteOffset: frame.start, objectIndex: frame.index)
+                }
+                frame.pendingKey = value
+            }
+        }
+    }
+
+    mutating func value(_ index: Int, depth: Int) throws -> PlistValue {
+        let (scalar, first) = try open(index, depth: depth)
+        if let scalar { return scalar }
+        guard let first else { return .null }
+        var stack: [Frame] = [first]
+        while true {
+            let top = stack.count - 1
+            if stack[top].position < stack[top].total {
+                let child = stack[top].child(stack[top].position)
+                stack[top].position += 1
+                let (value, frame) = try open(child, depth: depth + stack.count)
+                if let frame {
+                    stack.append(frame)
+                } else if let value {
+                    try add(value, to: &stack[top])
+                }
+            } else {
+                guard let done = stack.popLast() else { return .null }
+                let value = close(done)
+                if stack.isEmpty { return value }
+                try add(value, to: &stack[stack.count - 1])
+            }
         }
     }
 }

@@ -19,7 +19,7 @@ public struct BinaryPlistTrailer: Sendable, Hashable {
 
 /// Big-endian reads from a raw buffer; callers have checked the bounds.
 @inline(__always)
-func readBigEndian(_ base: UnsafeRawBufferPointer, _ at: Int, _ width: Int) -> UInt64 {
+package func readBigEndian(_ base: UnsafeRawBufferPointer, _ at: Int, _ width: Int) -> UInt64 {
     var v: UInt64 = 0
     for i in 0..<width {
         v = (v << 8) | UInt64(base[at + i])
@@ -29,7 +29,7 @@ func readBigEndian(_ base: UnsafeRawBufferPointer, _ at: Int, _ width: Int) -> U
 
 /// Width in bytes (1...8) needed so that `1 << (8 * width)` exceeds `value`, CoreFoundation's rule.
 @inline(__always)
-func byteWidth(toExceed value: Int) -> Int {
+package func byteWidth(toExceed value: Int) -> Int {
     var w = 1
     while w < 8 && (UInt64(1) << UInt64(8 * w)) <= UInt64(value) { w += 1 }
     return w

@@ -65,7 +65,7 @@ private struct Flattener {
             values.reserveCapacity(dict.count)
             for e in dict.entries {
                 if e.key.isCollection {
-                    throw PlistError(.invalidKey, "a \(e.key.kindName) cannot be a dictionary key")
+                    throw PlistError(.invalidKey, "\(e.key.kindNameWithArticle) cannot be a dictionary key")
                 }
                 keys.append(try add(e.key, depth: depth + 1))
             }
@@ -129,11 +129,12 @@ private struct Flattener {
 }
 
 /// A growing byte buffer with the binary plist object encodings.
-struct BinaryPlistBuffer {
-    var bytes: [UInt8] = []
+package struct BinaryPlistBuffer {
+    package init() {}
+    package var bytes: [UInt8] = []
 
     @inline(__always)
-    mutating func writeBigEndian(_ v: UInt64, width: Int) {
+    package mutating func writeBigEndian(_ v: UInt64, width: Int) {
         var shift = (width - 1) * 8
         while shift >= 0 {
             bytes.append(UInt8(truncatingIfNeeded: v >> UInt64(shift)))
@@ -141,7 +142,7 @@ struct BinaryPlistBuffer {
         }
     }
 
-    mutating func writeMarker(_ kind: UInt8, count: Int) {
+    package mutating func writeMarker(_ kind: UInt8, count: Int) {
         if count < 15 {
             bytes.append(kind | UInt8(count))
         } else {
@@ -151,7 +152,7 @@ struct BinaryPlistBuffer {
     }
 
     /// An integer object for a non-negative value below 2^63, in the smallest of 1, 2, 4 or 8 bytes.
-    mutating func writeUnsigned(_ v: UInt64) {
+    package mutating func writeUnsigned(_ v: UInt64) {
         if v <= 0xFF {
             bytes.append(0x10)
             bytes.append(UInt8(v))
@@ -167,11 +168,11 @@ struct BinaryPlistBuffer {
         }
     }
 
-    mutating func writeReferences(_ refs: [Int], width: Int) {
+    package mutating func writeReferences(_ refs: [Int], width: Int) {
         for r in refs { writeBigEndian(UInt64(r), width: width) }
     }
 
-    mutating func writeScalar(_ v: PlistValue) {
+    package mutating func writeScalar(_ v: PlistValue) {
         switch v {
         case .null: bytes.append(0x00)
         case .bool(let b): bytes.append(b ? 0x09 : 0x08)
@@ -207,7 +208,7 @@ struct BinaryPlistBuffer {
         }
     }
 
-    mutating func writeString(_ s: String) {
+    package mutating func writeString(_ s: String) {
         var utf8 = s.utf8
         let isASCII: Bool = utf8.withContiguousStorageIfAvailable { buf in
             var high: UInt8 = 0

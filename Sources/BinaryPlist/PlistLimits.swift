@@ -6,13 +6,23 @@
 /// let value = try PropertyList.decode(bytes, limits: limits)
 /// ```
 ///
-/// Defaults: depth 512, 16,777,216 materialized values, 1 GiB of input, lenient strings.
+/// Defaults: depth 512, as many materialized values as the input has bytes (at least 65,536), 1 GiB of
+/// input, lenient strings.
 public struct PlistLimits: Sendable, Hashable {
     /// Deepest nesting of arrays, sets and dictionaries accepted (the top object is depth 1). Default 512.
     public var maxDepth: Int = 512
     /// Most values materialized in one decode, counting every reference separately, so that a small file
-    /// whose collections share each other cannot expand exponentially. Default 16,777,216.
-    public var maxElements: Int = 1 << 24
+    /// whose collections share each other cannot expand exponentially.
+    ///
+    /// `nil` (the default) allows as many values as the input has bytes, and at least 65,536: every value of a
+    /// file whose collections are not shared (Apple's writers never share collections) takes at least one
+    /// byte, so only a file that shares collections can reach it.
+    public var maxElements: Int? = nil
+
+    /// The element budget for an input of `byteCount` bytes.
+    public func elementBudget(forInputOf byteCount: Int) -> Int {
+        maxElements ?? max(byteCount, 65_536)
+    }
     /// Largest input accepted, in bytes. Default 1 GiB.
     public var maxInputBytes: Int = 1 << 30
     /// How strings that are not valid in their encoding are read.

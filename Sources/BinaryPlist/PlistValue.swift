@@ -40,6 +40,12 @@ extension PlistValue {
         }
     }
 
+    /// "an array", "a string", ...
+    public var kindNameWithArticle: String {
+        let name = kindName
+        return (name.first.map { "aeiouAEIU".contains($0) } ?? false ? "an " : "a ") + name
+    }
+
     public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
     public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
     public var integerValue: PlistInteger? { if case .integer(let i) = self { i } else { nil } }

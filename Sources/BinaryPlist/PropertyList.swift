@@ -45,7 +45,7 @@ public enum PropertyList {
             if bytes.count < 8 && Array("bplist00".utf8).starts(with: bytes) {
                 throw PlistError(.truncated, "\(bytes.count) bytes is shorter than the 8-byte header", byteOffset: 0)
             }
-            throw PlistError(.unknownFormat, "neither a binary plist ('bplist0') nor an XML plist", byteOffset: 0)
+            throw PlistError(.unknownFormat, "neither a binary plist ('bplist0') nor an XML plist", byteOffset: 0, format: "plist")
         }
     }
 

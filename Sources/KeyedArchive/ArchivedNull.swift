@@ -1,0 +1,6 @@
+/// The archived form of `NSNull`: a placeholder object, distinct from a missing value (`$null`).
+///
+/// Mirrors `NSNull`.
+public struct ArchivedNull: Hashable, Sendable {
+    public init() {}
+}

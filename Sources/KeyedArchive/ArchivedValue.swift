@@ -1,0 +1,50 @@
+/// The decoded form of the `NSValue` kinds that carry geometry or a range, with Apple's keys:
+/// `NS.special` 1 point (`NS.pointval` "{x, y}"), 2 size (`NS.sizeval` "{w, h}"), 3 rect (`NS.rectval`
+/// "{{x, y}, {w, h}}"), 4 range (`NS.rangeval.location`, `NS.rangeval.length`), 12 edge insets
+/// (`NS.edgeval.top`/`left`/`bottom`/`right`).
+///
+/// Other `NSValue`s (those holding an Objective-C type encoding) decode as ``ArchivedObject``.
+///
+/// Mirrors `NSValue(range:)`, `NSValue(point:)`, `NSValue(size:)`, `NSValue(rect:)`, `NSValue(edgeInsets:)`.
+public enum ArchivedValue: Hashable, Sendable {
+    case point(x: Double, y: Double)
+    case size(width: Double, height: Double)
+    case rect(x: Double, y: Double, width: Double, height: Double)
+    case range(location: Int, length: Int)
+    case edgeInsets(top: Double, left: Double, bottom: Double, right: Double)
+}
+
+extension ArchivedValue {
+    /// Apple's `NS.special` number for the kind.
+    var special: Int {
+        switch self {
+        case .point: 1
+        case .size: 2
+        case .rect: 3
+        case .range: 4
+        case .edgeInsets: 12
+        }
+    }
+
+    /// Formats a number as Foundation's `NSStringFromPoint` does: integral values without a fraction.
+    static func format(_ v: Double) -> String {
+        if v.isFinite, v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
+        return String(v)
+    }
+
+    /// The numbers in a geometry string such as `{{400, 300}, {200, 300}}`.
+    static func numbers(in text: String) -> [Double] {
+        var result: [Double] = []
+        var current = ""
+        for ch in text {
+            if ch.isNumber || ch == "." || ch == "-" || ch == "+" || ch == "e" || ch == "E" {
+                current.append(ch)
+            } else if !current.isEmpty {
+                if let v = Double(current) { result.append(v) }
+                current = ""
+            }
+        }
+        if !current.isEmpty, let v = Double(current) { result.append(v) }
+        return result
+    }
+}

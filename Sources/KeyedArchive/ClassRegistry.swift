@@ -1,0 +1,66 @@
+/// An immutable map from archived class names to Swift types, handed to the unarchiver.
+///
+/// There is no global state and no runtime lookup: only the types listed here (and the standard Foundation
+/// classes, which are built in) can be decoded.
+///
+/// ```swift
+/// let registry = ClassRegistry([Contents.self, Circle.self, Rectangle.self, RoundedRectangle.self, Style.self])
+///     .renaming("OldCircle", to: Circle.self)
+/// ```
+///
+/// Name resolution rule, in order: (1) a rename registered with ``renaming(_:to:)``; (2) the exact
+/// `$classname` of a registered type; (3) for a module-qualified name (`MyApp.Circle`), the same two steps
+/// with the part after the last dot (`Circle`). Anything else is unknown: an error naming the class and its
+/// `$classes` chain, or, with ``allowingUnknownClasses()``, an ``ArchivedObject``. The `$classes` chain in the
+/// file is never used to find a type, so it can never widen what is decoded.
+///
+/// Mirrors `NSKeyedUnarchiver.setClass(_:forClassName:)` and `NSClassFromString`, without global state.
+public struct ClassRegistry: Sendable {
+    private var byName: [String: any KeyedArchivable.Type]
+    private var renames: [String: any KeyedArchivable.Type]
+    /// Whether an unknown class decodes as an ``ArchivedObject`` instead of failing.
+    public private(set) var decodesUnknownClassesAsArchivedObjects: Bool
+
+    /// A registry of `types`, each under its ``KeyedArchivable/archivedClassName``.
+    public init(_ types: [any KeyedArchivable.Type] = []) {
+        byName = [:]
+        renames = [:]
+        decodesUnknownClassesAsArchivedObjects = false
+        for t in types { byName[t.archivedClassName] = t }
+    }
+
+    /// No custom types: only the standard Foundation classes decode.
+    public static let standard = ClassRegistry()
+
+    /// A copy that also decodes `type`.
+    public func registering(_ type: any KeyedArchivable.Type) -> ClassRegistry {
+        var copy = self
+        copy.byName[type.archivedClassName] = type
+        return copy
+    }
+
+    /// A copy that decodes objects archived as `className` as `type` (an old or foreign name).
+    /// Mirrors `NSKeyedUnarchiver.setClass(_:forClassName:)`.
+    public func renaming(_ className: String, to type: any KeyedArchivable.Type) -> ClassRegistry {
+        var copy = self
+        copy.renames[className] = type
+        return copy
+    }
+
+    /// A copy that decodes unknown classes as ``ArchivedObject`` values instead of failing.
+    public func allowingUnknownClasses() -> ClassRegistry {
+        var copy = self
+        copy.decodesUnknownClassesAsArchivedObjects = true
+        return copy
+    }
+
+    /// The type for an archived class name, by the documented rule, or `nil`.
+    public func type(forClassName name: String) -> (any KeyedArchivable.Type)? {
+        if let t = renames[name] ?? byName[name] { return t }
+        if let dot = name.lastIndex(of: ".") {
+            let short = String(name[name.index(after: dot)...])
+            return renames[short] ?? byName[short]
+        }
+        return nil
+    }
+}

@@ -1,0 +1,196 @@
+import BinaryPlist
+
+/// Builds the binary plist of a keyed archive directly, without a ``PlistValue`` tree.
+///
+/// Scalars are uniqued by value (`1`, `1.0` and `true` stay apart; reals by bit pattern) and their bytes
+/// written once into one buffer as they come; collections are recorded as ranges of a shared reference pool
+/// and written at the end, when the reference width is known. Object numbers follow creation order, so the
+/// same sequence of calls always gives the same bytes.
+struct ArchivePlistBuilder {
+    enum Kind: UInt8 { case scalar, array, dictionary }
+    /// A scalar: `start`/`count` are a byte range of `scalarBytes`. A collection: a range of `pool`
+    /// (`count` entries for an array; `count` keys then `count` values for a dictionary).
+    struct Node {
+        var kind: Kind
+        var start: Int32
+        var count: Int32
+    }
+
+    private(set) var nodes: [Node] = []
+    private var scalarBytes = BinaryPlistBuffer()
+    private var pool: [Int32] = []
+    private var strings: [String: Int32] = [:]
+    private var integers: [Int64: Int32] = [:]
+    private var unsigned: [UInt64: Int32] = [:]
+    private var reals: [UInt64: Int32] = [:]
+    private var booleans: [Int32] = [-1, -1]
+    private var uids: [Int32] = []
+
+    init() {
+        nodes.reserveCapacity(1024)
+    }
+
+    private mutating func appendScalar(_ write: (inout BinaryPlistBuffer) -> Void) -> Int32 {
+        let start = scalarBytes.bytes.count
+        write(&scalarBytes)
+        nodes.append(Node(kind: .scalar, start: Int32(truncatingIfNeeded: start),
+                          count: Int32(truncatingIfNeeded: scalarBytes.bytes.count - start)))
+        return Int32(truncatingIfNeeded: nodes.count - 1)
+    }
+
+    mutating func string(_ s: String) -> Int32 {
+        if let n = strings[s] { return n }
+        let n = appendScalar { $0.writeString(s) }
+        strings[s] = n
+        return n
+    }
+
+    mutating func integer(_ v: Int64) -> Int32 {
+        if let n = integers[v] { return n }
+        let n = appendScalar { $0.writeScalar(.integer(PlistInteger(v))) }
+        integers[v] = n
+        return n
+    }
+
+    mutating func unsignedInteger(_ v: UInt64) -> Int32 {
+        if v <= UInt64(Int64.max) { return integer(Int64(v)) }
+        if let n = unsigned[v] { return n }
+        let n = appendScalar { $0.writeScalar(.integer(PlistInteger(v))) }
+        unsigned[v] = n
+        return n
+    }
+
+    mutating func real(_ v: Double) -> Int32 {
+        if let n = reals[v.bitPattern] { return n }
+        let n = appendScalar { buffer in
+            buffer.bytes.append(0x23)
+            buffer.writeBigEndian(v.bitPattern, width: 8)
+        }
+        reals[v.bitPattern] = n
+        return n
+    }
+
+    mutating func bool(_ v: Bool) -> Int32 {
+        let slot = v ? 1 : 0
+        if booleans[slot] >= 0 { return booleans[slot] }
+        let n = appendScalar { $0.bytes.append(v ? 0x09 : 0x08) }
+        booleans[slot] = n
+        return n
+    }
+
+    /// Data objects are not uniqued (they are usually distinct and large).
+    mutating func data(_ d: some Collection<UInt8>) -> Int32 {
+        appendScalar { buffer in
+            buffer.writeMarker(0x40, count: d.count)
+            buffer.bytes.append(contentsOf: d)
+        }
+    }
+
+    /// Any other scalar plist value (dates, 128-bit integers, ...), uniqued like the rest where it applies.
+    mutating func scalar(_ v: PlistValue) -> Int32 {
+        switch v {
+        case .string(let s): return string(s)
+        case .integer(let i):
+            if let s = i.int64Value { return integer(s) }
+            if let u = i.uint64Value { return unsignedInteger(u) }
+            return appendScalar { $0.writeScalar(v) }
+        case .real(let r): return real(r)
+        case .bool(let b): return bool(b)
+        case .data(let d): return data(d)
+        case .uid(let u): return uid(Int(truncatingIfNeeded: u.value))
+        case .array(let items):
+            let refs = items.map { scalar($0) }
+            return collection(.array, refs)
+        case .set(let items):
+            let refs = items.map { scalar($0) }
+            return collection(.array, refs)
+        case .dictionary(let d):
+            var refs: [Int32] = []
+            refs.reserveCapacity(d.count * 2)
+            for e in d.entries { refs.append(scalar(e.key)) }
+            for e in d.entries { refs.append(scalar(e.value)) }
+            return appendCollection(.dictionary, refs[...], count: d.count)
+        case .null, .date:
+            return appendScalar { $0.writeScalar(v) }
+        }
+    }
+
+    mutating func uid(_ u: Int) -> Int32 {
+        if u < uids.count, uids[u] >= 0 { return uids[u] }
+        if u >= uids.count { uids.append(contentsOf: repeatElement(-1, count: u - uids.count + 1)) }
+        let n = appendScalar { buffer in
+            let v = UInt64(u)
+            let width = v <= 0xFF ? 1 : v <= 0xFFFF ? 2 : v <= 0xFFFF_FFFF ? 4 : 8
+            buffer.bytes.append(0x80 | UInt8(width - 1))
+            buffer.writeBigEndian(v, width: width)
+        }
+        uids[u] = n
+        return n
+    }
+
+    /// An array of already-created objects.
+    mutating func collection(_ kind: Kind, _ refs: [Int32]) -> Int32 {
+        appendCollection(kind, refs[...], count: refs.count)
+    }
+
+    /// A dictionary from interleaved `(key, value)` pairs.
+    mutating func dictionary(pairs: ArraySlice<Int32>) -> Int32 {
+        let count = pairs.count / 2
+        let start = pool.count
+        var i = pairs.startIndex
+        while i < pairs.endIndex { pool.append(pairs[i]); i += 2 }
+        i = pairs.startIndex + 1
+        while i < pairs.endIndex { pool.append(pairs[i]); i += 2 }
+        nodes.append(Node(kind: .dictionary, start: Int32(truncatingIfNeeded: start), count: Int32(truncatingIfNeeded: count)))
+        return Int32(truncatingIfNeeded: nodes.count - 1)
+    }
+
+    private mutating func appendCollection(_ kind: Kind, _ refs: ArraySlice<Int32>, count: Int) -> Int32 {
+        let start = pool.count
+        pool.append(contentsOf: refs)
+        nodes.append(Node(kind: kind, start: Int32(truncatingIfNeeded: start), count: Int32(truncatingIfNeeded: count)))
+        return Int32(truncatingIfNeeded: nodes.count - 1)
+    }
+
+    /// Replaces every pool entry equal to a placeholder (a negative number) by `resolve(placeholder)`.
+    mutating func resolvePlaceholders(_ resolve: (Int32) -> Int32) {
+        for i in pool.indices where pool[i] < 0 { pool[i] = resolve(pool[i]) }
+    }
+
+    /// The `bplist00` bytes with `top` as the top object.
+    func serialize(top: Int32) -> [UInt8] {
+        let refWidth = byteWidth(toExceed: nodes.count)
+        var out = BinaryPlistBuffer()
+        out.bytes.reserveCapacity(scalarBytes.bytes.count + pool.count * refWidth + nodes.count * 8 + 64)
+        out.bytes.append(contentsOf: [0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x30, 0x30])  // bplist00
+        var offsets: [Int] = []
+        offsets.reserveCapacity(nodes.count)
+        scalarBytes.bytes.withUnsafeBufferPointer { scalars in
+            for node in nodes {
+                offsets.append(out.bytes.count)
+                let start = Int(node.start)
+                let count = Int(node.count)
+                switch node.kind {
+                case .scalar:
+                    out.bytes.append(contentsOf: scalars[start..<(start + count)])
+                case .array:
+                    out.writeMarker(0xA0, count: count)
+                    for r in pool[start..<(start + count)] { out.writeBigEndian(UInt64(r), width: refWidth) }
+                case .dictionary:
+                    out.writeMarker(0xD0, count: count)
+                    for r in pool[start..<(start + 2 * count)] { out.writeBigEndian(UInt64(r), width: refWidth) }
+                }
+            }
+        }
+        let tableOffset = out.bytes.count
+        let offsetWidth = byteWidth(toExceed: tableOffset)
+        for o in offsets { out.writeBigEndian(UInt64(o), width: offsetWidth) }
+        out.bytes.append(contentsOf: [0, 0, 0, 0, 0, 0])
+        out.bytes.append(UInt8(offsetWidth))
+        out.bytes.append(UInt8(refWidth))
+        out.writeBigEndian(UInt64(nodes.count), width: 8)
+        out.writeBigEndian(UInt64(top), width: 8)
+        out.writeBigEndian(UInt64(tableOffset), width: 8)
+        return out.bytes
+    }
+}

@@ -1,0 +1,52 @@
+/// Lets the archiver walk arrays, dictionaries, sets and optionals held in an `Any` without bridging casts.
+protocol ArchiveEncodableArray {
+    var archiveElements: [Any] { get }
+}
+
+protocol ArchiveEncodableDictionary {
+    var archiveEntries: [(key: AnyHashable, value: Any)] { get }
+}
+
+protocol ArchiveEncodableSet {
+    var archiveMembers: [AnyHashable] { get }
+}
+
+protocol ArchiveOptional {
+    var archiveWrapped: Any? { get }
+}
+
+extension Array: ArchiveEncodableArray {
+    var archiveElements: [Any] { map { $0 } }
+}
+
+extension Dictionary: ArchiveEncodableDictionary {
+    var archiveEntries: [(key: AnyHashable, value: Any)] { map { (AnyHashable($0.key), $0.value as Any) } }
+}
+
+extension Set: ArchiveEncodableSet {
+    var archiveMembers: [AnyHashable] { map { AnyHashable($0) } }
+}
+
+extension Optional: ArchiveOptional {
+    var archiveWrapped: Any? {
+        switch self {
+        case .some(let v): v
+        case .none: nil
+        }
+    }
+}
+
+/// A deterministic order for hashable values of mixed types: by type name, then by natural order for
+/// strings and numbers, then by description.
+func deterministicOrder(_ a: AnyHashable, _ b: AnyHashable) -> Bool {
+    switch (a.base, b.base) {
+    case (let x as String, let y as String): return x < y
+    case (let x as Int, let y as Int): return x < y
+    case (let x as Double, let y as Double): return x < y || (x.isNaN && !y.isNaN)
+    default:
+        let ta = String(describing: type(of: a.base))
+        let tb = String(describing: type(of: b.base))
+        if ta != tb { return ta < tb }
+        return String(describing: a.base) < String(describing: b.base)
+    }
+}

@@ -1,0 +1,129 @@
+import BinaryPlist
+import FoundationEssentials
+
+/// How the archiver writes the standard Foundation classes, with Apple's keys.
+extension KeyedArchiver {
+    /// Encodes a value that is not ``KeyedArchivable`` and returns its UID.
+    func encodeStandard(_ value: Any) -> Int32 {
+        switch value {
+        case let s as String: return stringObject(s)
+        case let i as Int: return integerObject(Int64(i))
+        case let d as Double: return realObject(d)
+        case let b as Bool:
+            let slot = b ? 1 : 0
+            if boolObjects[slot] < 0 { boolObjects[slot] = bareObject(builder.bool(b)) }
+            return boolObjects[slot]
+        case let d as Data: return bareObject(builder.data(d))
+        case let date as Date:
+            return withObjectFrame(classUID: { classObject(.date) }) {
+                addField(keyNode("NS.time"), builder.real(date.timeIntervalSinceReferenceDate))
+            }
+        case let uuid as UUID:
+            return withObjectFrame(classUID: { classObject(.uuid) }) {
+                let u = uuid.uuid
+                let bytes: [UInt8] = [u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7, u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15]
+                addField(keyNode("NS.uuidbytes"), builder.data(bytes))
+            }
+        case let url as URL:
+            return withObjectFrame(classUID: { classObject(.url) }) {
+                let base = url.baseURL
+                addField(keyNode("NS.base"), builder.uid(Int(encodeObject(base))))
+                let relative = base == nil ? url.absoluteString : url.relativeString
+                addField(keyNode("NS.relative"), builder.uid(Int(stringObject(relative))))
+            }
+        case is ArchivedNull:
+            if nullObject < 0 { nullObject = withObjectFrame(classUID: { classObject(.null) }) {} }
+            return nullObject
+        case let v as ArchivedValue: return valueObject(v)
+        case let set as ArchivedOrderedSet:
+            return withObjectFrame(classUID: { classObject(.orderedSet) }) {
+                for (i, element) in set.elements.enumerated() {
+                    addField(keyNode("NS.object.\(i)"), builder.uid(Int(encodeObject(element.base))))
+                }
+            }
+        case let i as Int64: return integerObject(i)
+        case let i as Int32: return integerObject(Int64(i))
+        case let i as Int16: return integerObject(Int64(i))
+        case let i as Int8: return integerObject(Int64(i))
+        case let u as UInt64:
+            if u <= UInt64(Int64.max) { return integerObject(Int64(u)) }
+            return bareObject(builder.unsignedInteger(u))
+        case let u as UInt: return encodeStandard(UInt64(u))
+        case let u as UInt32: return integerObject(Int64(u))
+        case let u as UInt16: return integerObject(Int64(u))
+        case let u as UInt8: return integerObject(Int64(u))
+        case let f as Float: return realObject(Double(f))
+        case let optional as ArchiveOptional: return encodeObject(optional.archiveWrapped)
+        case let array as ArchiveEncodableArray:
+            let elements = array.archiveElements
+            return withObjectFrame(classUID: { classObject(.array) }) {
+                addField(keyNode("NS.objects"), uidArray(elements))
+            }
+        case let dictionary as ArchiveEncodableDictionary:
+            let entries = dictionary.archiveEntries.sorted { deterministicOrder($0.key, $1.key) }
+            return withObjectFrame(classUID: { classObject(.dictionary) }) {
+                let keys = uidArray(entries.map { $0.key.base })
+                let values = uidArray(entries.map { $0.value })
+                addField(keyNode("NS.keys"), keys)
+                addField(keyNode("NS.objects"), values)
+            }
+        case let set as ArchiveEncodableSet:
+            let members = set.archiveMembers.sorted(by: deterministicOrder)
+            return withObjectFrame(classUID: { classObject(.set) }) {
+                addField(keyNode("NS.objects"), uidArray(members.map { $0.base }))
+            }
+        case let bytes as [UInt8]:
+            return bareObject(builder.data(bytes))
+        default:
+            record(KeyedArchiveError(.unsupportedType,
+                                     "a value of type \(type(of: value)) is not KeyedArchivable nor a standard class",
+                                     objectIndex: objectNodes.count))
+            return 0
+        }
+    }
+
+    func stringObject(_ s: String) -> Int32 {
+        if let uid = stringObjects[s] { return uid }
+        let uid = bareObject(builder.string(s))
+        stringObjects[s] = uid
+        return uid
+    }
+
+    func integerObject(_ i: Int64) -> Int32 {
+        if let uid = integerObjects[i] { return uid }
+        let uid = bareObject(builder.integer(i))
+        integerObjects[i] = uid
+        return uid
+    }
+
+    func realObject(_ d: Double) -> Int32 {
+        if let uid = realObjects[d.bitPattern] { return uid }
+        let uid = bareObject(builder.real(d))
+        realObjects[d.bitPattern] = uid
+        return uid
+    }
+
+    private func valueObject(_ v: ArchivedValue) -> Int32 {
+        withObjectFrame(classUID: { classObject(.value) }) {
+            let f = ArchivedValue.format
+            switch v {
+            case .point(let x, let y):
+                addField(keyNode("NS.pointval"), builder.uid(Int(stringObject("{\(f(x)), \(f(y))}"))))
+            case .size(let w, let h):
+                addField(keyNode("NS.sizeval"), builder.uid(Int(stringObject("{\(f(w)), \(f(h))}"))))
+            case .rect(let x, let y, let w, let h):
+                addField(keyNode("NS.rectval"),
+                         builder.uid(Int(stringObject("{{\(f(x)), \(f(y))}, {\(f(w)), \(f(h))}}"))))
+            case .range(let location, let length):
+                addField(keyNode("NS.rangeval.length"), builder.uid(Int(integerObject(Int64(length)))))
+                addField(keyNode("NS.rangeval.location"), builder.uid(Int(integerObject(Int64(location)))))
+            case .edgeInsets(let top, let left, let bottom, let right):
+                addField(keyNode("NS.edgeval.top"), builder.real(top))
+                addField(keyNode("NS.edgeval.left"), builder.real(left))
+                addField(keyNode("NS.edgeval.bottom"), builder.real(bottom))
+                addField(keyNode("NS.edgeval.right"), builder.real(right))
+            }
+            addField(keyNode("NS.special"), builder.integer(Int64(v.special)))
+        }
+    }
+}

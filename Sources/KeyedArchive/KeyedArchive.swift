@@ -1,1 +1,0 @@
-// KeyedArchive: work in progress.

@@ -1,0 +1,320 @@
+import BinaryPlist
+import FoundationEssentials
+
+/// Writes an object graph as a keyed archive, the format of `NSKeyedArchiver`.
+///
+/// ```swift
+/// let bytes = try KeyedArchiver.archivedData(withRootObject: contents)          // binary plist
+/// let xml = try KeyedArchiver.archivedData(withRootObject: contents, format: .xml)
+/// ```
+///
+/// Inside ``KeyedArchivable/encode(with:)`` a type writes its keys with the `encode` methods. Objects are
+/// numbered as Apple numbers them: the root is UID 1, then depth first; a class dictionary is added after
+/// its first instance's children and reused. Class instances are shared by identity (one instance encoded
+/// twice is one UID); values (structs, arrays) are written at each use; equal strings and numbers are
+/// uniqued. User keys that begin with `$` are escaped with one more `$`, as Apple does. The same graph always
+/// gives the same bytes (dictionary and set elements are written in a sorted order).
+///
+/// Failures inside `encode(with:)` (nesting deeper than ``maxDepth``, an unsupported value) are recorded
+/// and thrown by ``finishEncoding()``.
+///
+/// Mirrors `NSKeyedArchiver` (`init(requiringSecureCoding:)`, `encode(_:forKey:)`, `finishEncoding()`,
+/// `encodedData`, `setClassName(_:for:)`, `archivedData(withRootObject:requiringSecureCoding:)`).
+public final class KeyedArchiver {
+    /// The format ``finishEncoding()`` writes. Mirrors `NSKeyedArchiver.outputFormat`.
+    public var outputFormat: PlistFormat
+    /// Deepest nesting of objects accepted. Default 512.
+    public var maxDepth: Int = 512
+
+    var builder = ArchivePlistBuilder()
+    /// `$objects`: archive UID -> plist node (-1 while the object is being encoded).
+    var objectNodes: [Int32] = []
+    /// `(key node, value node)` pairs of the objects being encoded, innermost last.
+    var scratch: [Int32] = []
+    var frameStart = 0
+    var unkeyedCount = 0
+    var depth = 0
+    var identities: [ObjectIdentifier: Int32] = [:]
+    var retained: [AnyObject] = []
+    var conditionals: [ObjectIdentifier] = []
+    var stringObjects: [String: Int32] = [:]
+    var integerObjects: [Int64: Int32] = [:]
+    var realObjects: [UInt64: Int32] = [:]
+    var boolObjects: [Int32] = [-1, -1]
+    var nullObject: Int32 = -1
+    var classObjects: [ObjectIdentifier: Int32] = [:]
+    var chainObjects: [[String]: Int32] = [:]
+    var keyNodes: [String: Int32] = [:]
+    var classNames: [ObjectIdentifier: String] = [:]
+    var failure: KeyedArchiveError?
+    var finished = false
+
+    /// An archiver with an empty archive. Mirrors `NSKeyedArchiver(requiringSecureCoding:)`.
+    public init(outputFormat: PlistFormat = .binary) {
+        self.outputFormat = outputFormat
+        objectNodes.append(builder.string("$null"))
+    }
+
+    /// Archives `rootObject` under the key `root`. Mirrors `NSKeyedArchiver.archivedData(withRootObject:requiringSecureCoding:)`.
+    public static func archivedData(withRootObject rootObject: Any?, format: PlistFormat = .binary) throws -> [UInt8] {
+        let archiver = KeyedArchiver(outputFormat: format)
+        archiver.encodeValue(rootObject, forKey: "root")
+        return try archiver.finishEncoding()
+    }
+
+    /// Writes `$classname` `name` (and a chain starting with it) for instances of `type`.
+    /// Mirrors `NSKeyedArchiver.setClassName(_:for:)`.
+    public func setClassName(_ name: String, for type: any KeyedArchivable.Type) {
+        classNames[ObjectIdentifier(type)] = name
+    }
+
+    // MARK: Scalars
+
+    /// Mirrors `encode(_:forKey:)` for `Bool`.
+    public func encode(_ value: Bool, forKey key: String) { addField(userKey(key), builder.bool(value)) }
+    /// Mirrors `encode(_:forKey:)` for `Int` (`encodeInteger`).
+    public func encode(_ value: Int, forKey key: String) { addField(userKey(key), builder.integer(Int64(value))) }
+    /// Mirrors `encodeCInt(_:forKey:)` / `encode(_:forKey:)` for `Int32`.
+    public func encode(_ value: Int32, forKey key: String) { addField(userKey(key), builder.integer(Int64(value))) }
+    /// Mirrors `encode(_:forKey:)` for `Int64`.
+    public func encode(_ value: Int64, forKey key: String) { addField(userKey(key), builder.integer(value)) }
+    /// Mirrors `encode(_:forKey:)` for `Float`.
+    public func encode(_ value: Float, forKey key: String) { addField(userKey(key), builder.real(Double(value))) }
+    /// Mirrors `encode(_:forKey:)` for `Double`.
+    public func encode(_ value: Double, forKey key: String) { addField(userKey(key), builder.real(value)) }
+    /// Mirrors `encodeBytes(_:length:forKey:)`: the bytes are stored inline as plist data.
+    public func encodeBytes(_ bytes: [UInt8], forKey key: String) { addField(userKey(key), builder.data(bytes)) }
+
+    // MARK: Objects
+
+    /// Encodes an archivable object (a reference; `nil` writes `$null`). Mirrors `encode(_:forKey:)` for objects.
+    public func encode(_ object: (any KeyedArchivable)?, forKey key: String) { encodeValue(object, forKey: key) }
+    /// Encodes a string as an `NSString` object.
+    public func encode(_ string: String?, forKey key: String) { encodeValue(string, forKey: key) }
+    /// Encodes a date as an `NSDate` object (`NS.time`).
+    public func encode(_ date: Date?, forKey key: String) { encodeValue(date, forKey: key) }
+    /// Encodes data as an `NSData` object.
+    public func encode(_ data: Data?, forKey key: String) { encodeValue(data, forKey: key) }
+    /// Encodes a UUID as an `NSUUID` object (`NS.uuidbytes`).
+    public func encode(_ uuid: UUID?, forKey key: String) { encodeValue(uuid, forKey: key) }
+    /// Encodes a URL as an `NSURL` object (`NS.base`, `NS.relative`).
+    public func encode(_ url: URL?, forKey key: String) { encodeValue(url, forKey: key) }
+    /// Encodes an array as an `NSArray` of its elements.
+    public func encode<Element>(_ array: [Element]?, forKey key: String) { encodeValue(array, forKey: key) }
+    /// Encodes a dictionary as an `NSDictionary` (`NS.keys`, `NS.objects`), keys in a sorted order.
+    public func encode<Key: Hashable, Value>(_ dictionary: [Key: Value]?, forKey key: String) {
+        encodeValue(dictionary, forKey: key)
+    }
+    /// Encodes a set as an `NSSet` (`NS.objects`), elements in a sorted order.
+    public func encode<Element: Hashable>(_ set: Set<Element>?, forKey key: String) { encodeValue(set, forKey: key) }
+
+    /// Encodes any supported value as an object: archivable types, `String`, `Int`, `Double`, `Bool` and the
+    /// other integer types (as `NSNumber`), `Date`, `Data`, `UUID`, `URL`, arrays, dictionaries, sets,
+    /// ``ArchivedNull``, ``ArchivedValue``, ``ArchivedOrderedSet``; `nil` writes `$null`.
+    /// Mirrors `encode(_:forKey:)` with an `Any?` object.
+    public func encodeValue(_ value: Any?, forKey key: String) {
+        addField(userKey(key), builder.uid(Int(encodeObject(value))))
+    }
+
+    /// Encodes a reference to `object` only if it is also encoded unconditionally somewhere in the archive;
+    /// otherwise the key holds `$null`. Mirrors `encodeConditionalObject(_:forKey:)`.
+    public func encodeConditionalObject(_ object: (any KeyedArchivable & AnyObject)?, forKey key: String) {
+        guard let object else { return addField(userKey(key), builder.uid(0)) }
+        let id = ObjectIdentifier(object)
+        if let uid = identities[id] { return addField(userKey(key), builder.uid(Int(uid))) }
+        retained.append(object)
+        conditionals.append(id)
+        addField(userKey(key), Int32(-conditionals.count))
+    }
+
+    /// Encodes a value without a key, under the next of `$0`, `$1`, ... of the current object.
+    /// Mirrors `NSCoder.encode(_:)` on a keyed archiver.
+    public func encodeValue(_ value: Any?) {
+        let key = "$\(unkeyedCount)"
+        unkeyedCount += 1
+        addField(keyNode(key), builder.uid(Int(encodeObject(value))))
+    }
+
+    // MARK: Finishing
+
+    /// Finishes the archive and returns its bytes in ``outputFormat``.
+    /// Mirrors `finishEncoding()` followed by `encodedData`.
+    public func finishEncoding() throws -> [UInt8] {
+        if let failure { throw failure }
+        guard !finished else {
+            throw KeyedArchiveError(.unsupportedType, "finishEncoding() was already called")
+        }
+        finished = true
+        if !conditionals.isEmpty {
+            var resolved: [Int32] = []
+            for id in conditionals { resolved.append(builder.uid(Int(identities[id] ?? 0))) }
+            builder.resolvePlaceholders { resolved[Int(-$0) - 1] }
+        }
+        let topNode = builder.dictionary(pairs: scratch[...])
+        let objectsNode = builder.collection(.array, objectNodes)
+        let keys = [builder.string("$version"), builder.string("$archiver"), builder.string("$top"),
+                    builder.string("$objects")]
+        let values = [builder.integer(100_000), builder.string("NSKeyedArchiver"), topNode, objectsNode]
+        var pairs: [Int32] = []
+        for i in 0..<4 { pairs.append(keys[i]); pairs.append(values[i]) }
+        let root = builder.dictionary(pairs: pairs[...])
+        let binary = builder.serialize(top: root)
+        switch outputFormat {
+        case .binary: return binary
+        case .xml:
+            do {
+                return try PropertyList.encode(try BinaryPlistDocument(binary).decodeTopObject(), format: .xml)
+            } catch let error as PlistError {
+                throw KeyedArchiveError(.invalidPlist, "cannot write XML: \(error.reason)", underlying: error)
+            }
+        }
+    }
+
+    // MARK: Raw access for generic objects
+
+    /// Writes a plist value inline under a raw (already escaped) key.
+    func encodeRawPlistValue(_ value: PlistValue, forRawKey key: String) {
+        addField(keyNode(key), builder.scalar(value))
+    }
+
+    func encodeRawObject(_ value: Any?, forRawKey key: String) {
+        addField(keyNode(key), builder.uid(Int(encodeObject(value))))
+    }
+
+    func encodeRawObjectArray(_ values: [Any?], forRawKey key: String) {
+        addField(keyNode(key), uidArray(values))
+    }
+
+    // MARK: Internals
+
+    func record(_ error: KeyedArchiveError) {
+        if failure == nil { failure = error }
+    }
+
+    @inline(__always)
+    func addField(_ key: Int32, _ value: Int32) {
+        scratch.append(key)
+        scratch.append(value)
+    }
+
+    @inline(__always)
+    func keyNode(_ key: String) -> Int32 {
+        if let n = keyNodes[key] { return n }
+        let n = builder.string(key)
+        keyNodes[key] = n
+        return n
+    }
+
+    /// A user key, escaped as Apple does: a leading `$` gets one more.
+    @inline(__always)
+    func userKey(_ key: String) -> Int32 {
+        if key.utf8.first == UInt8(ascii: "$") { return keyNode("$" + key) }
+        return keyNode(key)
+    }
+
+    func uidArray(_ values: [Any?]) -> Int32 {
+        var refs: [Int32] = []
+        refs.reserveCapacity(values.count)
+        for v in values { refs.append(builder.uid(Int(encodeObject(v)))) }
+        return builder.collection(.array, refs)
+    }
+
+    /// Encodes `value` as an object and returns its UID (0 for nil).
+    func encodeObject(_ value: Any?) -> Int32 {
+        guard let value else { return 0 }
+        if let archivable = value as? any KeyedArchivable {
+            return encodeArchivable(archivable)
+        }
+        return encodeStandard(value)
+    }
+
+    private func newObject() -> Int32 {
+        objectNodes.append(-1)
+        return Int32(truncatingIfNeeded: objectNodes.count - 1)
+    }
+
+    /// A bare object (string, number, data): its plist node is the `$objects` entry itself.
+    func bareObject(_ node: Int32) -> Int32 {
+        objectNodes.append(node)
+        return Int32(truncatingIfNeeded: objectNodes.count - 1)
+    }
+
+    /// Runs `body` with a fresh field frame for a new object, then closes it with `$class`.
+    @inline(__always)
+    func withObjectFrame(classUID: () -> Int32, _ body: () -> Void) -> Int32 {
+        if depth >= maxDepth {
+            record(KeyedArchiveError(.depthLimitExceeded, "objects nest deeper than \(maxDepth)",
+                                     objectIndex: objectNodes.count))
+            return 0
+        }
+        let uid = newObject()
+        openFrame(uid)
+        body()
+        closeFrame(uid, classUID: classUID())
+        return uid
+    }
+
+    @inline(__always)
+    func openFrame(_ uid: Int32) {
+        frameStack.append((frameStart, unkeyedCount))
+        frameStart = scratch.count
+        unkeyedCount = 0
+        depth += 1
+    }
+
+    var frameStack: [(start: Int, unkeyed: Int)] = []
+
+    @inline(__always)
+    func closeFrame(_ uid: Int32, classUID: Int32) {
+        addField(keyNode("$class"), builder.uid(Int(classUID)))
+        objectNodes[Int(uid)] = builder.dictionary(pairs: scratch[frameStart...])
+        scratch.removeSubrange(frameStart...)
+        if let saved = frameStack.popLast() {
+            frameStart = saved.start
+            unkeyedCount = saved.unkeyed
+        }
+        depth -= 1
+    }
+
+    private func encodeArchivable(_ object: some KeyedArchivable) -> Int32 {
+        let type = Swift.type(of: object)
+        if type is AnyClass {
+            let instance = object as AnyObject
+            let id = ObjectIdentifier(instance)
+            if let uid = identities[id] { return uid }
+            if depth >= maxDepth { return withObjectFrame(classUID: { 0 }, {}) }
+            let uid = newObject()
+            identities[id] = uid
+            retained.append(instance)
+            openFrame(uid)
+            object.encode(with: self)
+            closeFrame(uid, classUID: classObject(for: object))
+            return uid
+        }
+        return withObjectFrame(classUID: { classObject(for: object) }) { object.encode(with: self) }
+    }
+
+    private func classObject(for object: some KeyedArchivable) -> Int32 {
+        if let generic = object as? ArchivedObject { return classObject(chain: generic.classChain) }
+        let type = Swift.type(of: object)
+        let id = ObjectIdentifier(type)
+        if let uid = classObjects[id] { return uid }
+        var chain = [classNames[id] ?? type.archivedClassName]
+        chain.append(contentsOf: type.archivedSuperclassNames)
+        let uid = classObject(chain: chain)
+        classObjects[id] = uid
+        return uid
+    }
+
+    /// The class dictionary `{$classes, $classname}` for a chain, created once.
+    func classObject(chain: [String]) -> Int32 {
+        if let uid = chainObjects[chain] { return uid }
+        let classes = builder.collection(.array, chain.map { builder.string($0) })
+        let pairs: [Int32] = [keyNode("$classes"), classes, keyNode("$classname"), builder.string(chain.first ?? "")]
+        let uid = bareObject(builder.dictionary(pairs: pairs[...]))
+        chainObjects[chain] = uid
+        return uid
+    }
+
+    func classObject(_ standard: StandardClass) -> Int32 { classObject(chain: standard.classChain) }
+}
