@@ -23,12 +23,11 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     public let path: String
     /// The options the repository was created with.
     public let options: RepositoryOptions
-    let format: StoreFormat<Record>
     private let writers = Locked(())
 
-    package init(path: String, format: StoreFormat<Record>, options: RepositoryOptions) {
+    /// A repository kept in the archive file at `path` (created, with its directory, on the first write).
+    public init(path: String, options: RepositoryOptions = RepositoryOptions()) {
         self.path = path
-        self.format = format
         self.options = options
     }
 
@@ -143,14 +142,14 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
                 guard try body(&records) else { return }
                 try SystemCalls.makeDirectories(directory)
             }
-            let lock = try FileLock(path: lockPath, timeout: options.lockTimeout)
-            defer { _ = consume lock }
-            let (stored, version) = try loadWithVersion()
-            var records = stored
-            let changed = try body(&records)
-            guard changed || version != format.version else { return }
-            let bytes = try format.encode(records)
-            try AtomicFile.replace(path, with: bytes, fault: options.writeFault)
+            try FileLock.holding(lockPath, timeout: options.lockTimeout) { () throws(StoreError) in
+                let (stored, version) = try loadWithVersion()
+                var records = stored
+                let changed = try body(&records)
+                guard changed || version != Record.archiveFormatVersion else { return }
+                let bytes = try RepositoryFile.encode(records, path: path)
+                try AtomicFile.replace(path, with: bytes, fault: options.writeFault)
+            }
         }
     }
 
@@ -161,23 +160,23 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// ``StoreError/Code/notFound`` if there is no archive.
     public func moveAside(suffix: String) throws(StoreError) -> String {
         try writers.withLock { _ throws(StoreError) in
-            let lock = try FileLock(path: lockPath, timeout: options.lockTimeout)
-            defer { _ = consume lock }
             guard try SystemCalls.linkStatus(path) != nil else {
                 throw StoreError(.notFound, "there is no store file to move aside", path: path)
             }
-            do {
-                _ = try loadWithVersion()
-            } catch where error.code == .corrupt || error.code == .unsupportedVersion {
-                let destination = path + "." + suffix
-                guard try SystemCalls.linkStatus(destination) == nil else {
-                    throw StoreError(.io, "cannot move the store aside: the destination exists", path: destination)
+            return try FileLock.holding(lockPath, timeout: options.lockTimeout) { () throws(StoreError) in
+                do throws(StoreError) {
+                    _ = try loadWithVersion()
+                } catch where error.code == .corrupt || error.code == .unsupportedVersion {
+                    let destination = path + "." + suffix
+                    guard try SystemCalls.linkStatus(destination) == nil else {
+                        throw StoreError(.io, "cannot move the store aside: the destination exists", path: destination)
+                    }
+                    try SystemCalls.replace(path, destination)
+                    try SystemCalls.syncDirectory(PathName.directory(of: path))
+                    return destination
                 }
-                try SystemCalls.replace(path, destination)
-                try SystemCalls.syncDirectory(PathName.directory(of: path))
-                return destination
+                throw StoreError(.invalidArgument, "the store file is readable; nothing was moved", path: path)
             }
-            throw StoreError(.invalidArgument, "the store file is readable; nothing was moved", path: path)
         }
     }
 
@@ -189,7 +188,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
 
     /// Reads and decodes the archive; an absent file is an empty store at the current version.
     private func loadWithVersion() throws(StoreError) -> (records: [Record], version: Int) {
-        guard let bytes = try AtomicFile.read(path) else { return ([], format.version) }
-        return try format.decode(bytes, path: path)
+        guard let bytes = try AtomicFile.read(path) else { return ([], Record.archiveFormatVersion) }
+        return try RepositoryFile<Record>.decode(bytes, path: path)
     }
 }

@@ -49,13 +49,16 @@ struct AtomicFileTests {
 
     @Test func secondLockTimesOutWithLockedCode() throws {
         let directory = try TemporaryDirectory()
-        let held = try FileLock(path: directory.file("store.lock"), timeout: .seconds(1))
-        let error = #expect(throws: StoreError.self) {
-            _ = try FileLock(path: directory.file("store.lock"), timeout: .milliseconds(20))
+        let lock = directory.file("store.lock")
+        try FileLock.holding(lock, timeout: .seconds(1)) { () throws(StoreError) in
+            let error = #expect(throws: StoreError.self) {
+                try FileLock.holding(lock, timeout: .milliseconds(20)) { () throws(StoreError) in }
+            }
+            #expect(error?.code == .locked)
         }
-        #expect(error?.code == .locked)
-        _ = consume held
-        _ = try FileLock(path: directory.file("store.lock"), timeout: .milliseconds(20))
+        var ran = false
+        try FileLock.holding(lock, timeout: .milliseconds(20)) { () throws(StoreError) in ran = true }
+        #expect(ran)
         #expect(try directory.mode("store.lock") == 0o600)
     }
 
@@ -63,7 +66,7 @@ struct AtomicFileTests {
         let directory = try TemporaryDirectory()
         try FileManager.default.createSymbolicLink(atPath: directory.file("store.lock"), withDestinationPath: directory.file("elsewhere"))
         let error = #expect(throws: StoreError.self) {
-            _ = try FileLock(path: directory.file("store.lock"), timeout: .milliseconds(20))
+            try FileLock.holding(directory.file("store.lock"), timeout: .milliseconds(20)) { () throws(StoreError) in }
         }
         #expect(error?.code == .symbolicLink)
         #expect(!FileManager.default.fileExists(atPath: directory.file("elsewhere")))

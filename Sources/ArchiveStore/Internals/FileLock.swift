@@ -6,18 +6,18 @@ import Musl
 import Darwin
 #endif
 
-/// An exclusive advisory lock (`flock(2)`) on a lock file beside the store, held until this value is dropped.
+/// An exclusive advisory lock (`flock(2)`) on a lock file beside the store, held while a closure runs.
 ///
 /// The lock lives on a separate file (`<store>.lock`) because the store itself is replaced by `rename(2)` on
 /// every write, which would leave a lock on the old inode. `flock` locks belong to the open file description,
 /// so two opens in one process exclude each other just as two processes do.
-struct FileLock: ~Copyable {
-    private let fd: Int32
-
-    /// Opens (creating with mode 0600 if needed) and locks `path`, waiting at most `timeout`.
-    /// Throws ``StoreError/Code/locked`` when the wait runs out and ``StoreError/Code/symbolicLink`` when
-    /// `path` is a symbolic link.
-    init(path: String, timeout: Duration) throws(StoreError) {
+enum FileLock {
+    /// Opens (creating with mode 0600 if needed) and locks `path`, waiting at most `timeout`, runs `body`,
+    /// then unlocks. Throws ``StoreError/Code/locked`` when the wait runs out and
+    /// ``StoreError/Code/symbolicLink`` when `path` is a symbolic link.
+    static func holding<Result>(
+        _ path: String, timeout: Duration, _ body: () throws(StoreError) -> Result
+    ) throws(StoreError) -> Result {
         let descriptor = try SystemCalls.openFile(path, O_RDWR | O_CREAT | O_NOFOLLOW, mode: SystemCalls.fileMode)
         do throws(StoreError) {
             let info = try SystemCalls.fileStatus(descriptor, path)
@@ -25,17 +25,16 @@ struct FileLock: ~Copyable {
             if info.st_mode & 0o777 != SystemCalls.fileMode, info.st_uid == geteuid() {
                 try SystemCalls.setMode(descriptor, SystemCalls.fileMode, path)
             }
-            try Self.lock(descriptor, path: path, timeout: timeout)
+            try lock(descriptor, path: path, timeout: timeout)
         } catch {
             SystemCalls.closeFile(descriptor)
             throw error
         }
-        fd = descriptor
-    }
-
-    deinit {
-        _ = flock(fd, LOCK_UN)
-        SystemCalls.closeFile(fd)
+        defer {
+            _ = flock(descriptor, LOCK_UN)
+            SystemCalls.closeFile(descriptor)
+        }
+        return try body()
     }
 
     /// Tries `LOCK_EX | LOCK_NB`, backing off from 0.5 ms to 20 ms between attempts until `timeout` passes.

@@ -21,7 +21,7 @@ extension Verbs {
             let fields = try parseFields(context.arguments.values("field"))
             let id = try context.arguments.value("id").map(validateID)
             let timeToLive: TimeToLive
-            do {
+            do throws(StoreError) {
                 timeToLive = try TimeToLive(parsing: context.arguments.value("ttl") ?? "30d")
             } catch {
                 throw UsageError(error.reason.prefix(1).uppercased() + error.reason.dropFirst() + ".")

@@ -12,7 +12,7 @@ extension Verbs {
                 """
         ) { context in
             let cache = try session.cache()
-            do {
+            do throws(StoreError) {
                 context.stdout.write(try cache.moveAside() + "\n")
                 return ExitStatus.success
             } catch where error.code == .invalidArgument || error.code == .notFound {
