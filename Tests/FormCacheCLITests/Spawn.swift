@@ -2,6 +2,8 @@ import Foundation
 
 /// Launches programs directly with `posix_spawn` (no shell unless asked, no `swift run`), capturing output.
 enum Spawn {
+    private static let spawnLock = NSLock()
+
     struct Child {
         let pid: pid_t
         let stdout: Int32
@@ -44,9 +46,13 @@ enum Spawn {
 
     /// Starts `path` with `arguments` and exactly `environment`, stdin from /dev/null.
     static func start(_ path: String, _ arguments: [String], environment: [String: String]) throws -> Child {
+        // Pipes are made close-on-exec under a lock, so that children spawned at the same time from other
+        // threads never inherit another child's pipe (which would delay its end-of-file).
+        spawnLock.lock()
+        defer { spawnLock.unlock() }
         var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
-        // Close-on-exec, so that children spawned at the same time from other threads do not inherit them.
-        guard pipe2(&outPipe, O_CLOEXEC) == 0, pipe2(&errPipe, O_CLOEXEC) == 0 else { throw SpawnError(message: "pipe failed") }
+        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw SpawnError(message: "pipe failed") }
+        for fd in outPipe + errPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -93,7 +93,7 @@ struct VerbTests {
         #expect(expired.status == 1)
         #expect(expired.stdout.isEmpty)
         #expect(expired.stderr.contains("expired"))
-        #expect(try jsonObject(harness.run("list", "--json").stdout) as? [Any] == [])
+        #expect((try jsonObject(harness.run("list", "--json").stdout) as? [Any])?.isEmpty == true)
         let all = try #require(try jsonObject(harness.run("list", "--json", "--include-expired").stdout) as? [[String: Any]])
         #expect(all.map { $0["id"] as? String } == [id])
     }
