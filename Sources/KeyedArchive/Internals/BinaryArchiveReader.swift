@@ -1,0 +1,172 @@
+import BinaryPlist
+
+/// Reads the objects of a keyed archive straight from a validated binary plist, without building a tree.
+///
+/// Hot values (dictionaries, UIDs, integers, reals, booleans, ASCII key strings) are decoded here with every
+/// size checked against the object area; anything else goes through ``BinaryPlistDocument/object(_:)``.
+/// `raw` borrows `document.bytes` and is only valid inside the `withUnsafeBytes` scope that created it.
+struct BinaryArchiveReader {
+    let document: BinaryPlistDocument
+    let raw: UnsafeRawBufferPointer
+    let objectCount: Int
+    let offsetWidth: Int
+    let refWidth: Int
+    let tableStart: Int
+
+    init(document: BinaryPlistDocument, raw: UnsafeRawBufferPointer) {
+        self.document = document
+        self.raw = raw
+        objectCount = document.trailer.objectCount
+        offsetWidth = document.trailer.offsetWidth
+        refWidth = document.trailer.referenceWidth
+        tableStart = document.trailer.offsetTableOffset
+    }
+
+    /// A dictionary's key references start at `keys`; its value references follow them.
+    struct Dictionary {
+        var keys: Int
+        var count: Int
+    }
+
+    /// An array's references start at `refs`.
+    struct Array {
+        var refs: Int
+        var count: Int
+    }
+
+    /// One value, as the unarchiver needs it.
+    enum Value {
+        case uid(Int)
+        case integer(PlistInteger)
+        case real(Double)
+        case bool(Bool)
+        case array(Array)
+        case dictionary(Dictionary)
+        case other(PlistValue)
+    }
+
+    func plistError(_ object: Int, _ reason: String) -> KeyedArchiveError {
+        KeyedArchiveError(.invalidPlist, "plist object \(object): \(reason)")
+    }
+
+    @inline(__always)
+    func offset(_ object: Int) -> Int {
+        var v = 0
+        var p = tableStart + object * offsetWidth
+        for _ in 0..<offsetWidth {
+            v = (v << 8) | Int(raw[p])
+            p += 1
+        }
+        return v
+    }
+
+    /// The reference stored at byte `position`, checked against the object count.
+    @inline(__always)
+    func reference(at position: Int) throws -> Int {
+        var v = 0
+        var p = position
+        for _ in 0..<refWidth {
+            v = (v << 8) | Int(raw[p])
+            p += 1
+        }
+        guard v < objectCount else {
+            throw KeyedArchiveError(.invalidPlist, "reference \(v) at byte \(position) is not below the object count \(objectCount)")
+        }
+        return v
+    }
+
+    /// The count after a collection marker at `start` and where the references begin.
+    private func count(object: Int, start: Int, marker: UInt8) throws -> (count: Int, payload: Int) {
+        let low = Int(marker & 0x0F)
+        if low != 0x0F { return (low, start + 1) }
+        let p = start + 1
+        guard p < tableStart else { throw plistError(object, "extended count runs past the object area") }
+        let m = raw[p]
+        guard m & 0xF0 == 0x10, m & 0x0F <= 3 else { throw plistError(object, "malformed extended count") }
+        let width = 1 << Int(m & 0x0F)
+        guard p + 1 + width <= tableStart else { throw plistError(object, "extended count runs past the object area") }
+        let v = readBigEndian(raw, p + 1, width)
+        guard v <= UInt64(Int32.max) else { throw plistError(object, "count \(v) is too large") }
+        return (Int(v), p + 1 + width)
+    }
+
+    /// Checks that `count` references of `perEntry` groups fit before the offset table.
+    private func checkRefs(object: Int, at p: Int, count: Int, perEntry: Int) throws {
+        let (n, o1) = count.multipliedReportingOverflow(by: refWidth * perEntry)
+        let (end, o2) = p.addingReportingOverflow(n)
+        guard !o1, !o2, end <= tableStart else {
+            throw plistError(object, "\(count) references run past the object area")
+        }
+    }
+
+    func value(_ object: Int) throws -> Value {
+        let start = offset(object)
+        let marker = raw[start]
+        switch marker >> 4 {
+        case 0x8:
+            let width = Int(marker & 0x0F) + 1
+            guard start + 1 + width <= tableStart else { throw plistError(object, "UID runs past the object area") }
+            let v = readBigEndian(raw, start + 1, width)
+            guard v <= UInt64(Int32.max) else { throw plistError(object, "UID \(v) is too large") }
+            return .uid(Int(v))
+        case 0x1 where marker & 0x0F <= 3:
+            let width = 1 << Int(marker & 0x0F)
+            guard start + 1 + width <= tableStart else { throw plistError(object, "integer runs past the object area") }
+            let v = readBigEndian(raw, start + 1, width)
+            // 1, 2 and 4-byte integers are unsigned; 8-byte ones are signed.
+            return .integer(width == 8 ? PlistInteger(Int64(bitPattern: v)) : PlistInteger(v))
+        case 0x2 where marker == 0x23 || marker == 0x22:
+            let width = marker == 0x23 ? 8 : 4
+            guard start + 1 + width <= tableStart else { throw plistError(object, "real runs past the object area") }
+            let v = readBigEndian(raw, start + 1, width)
+            return .real(width == 8 ? Double(bitPattern: v) : Double(Float(bitPattern: UInt32(truncatingIfNeeded: v))))
+        case 0x0 where marker == 0x08 || marker == 0x09:
+            return .bool(marker == 0x09)
+        case 0xA:
+            let (n, p) = try count(object: object, start: start, marker: marker)
+            try checkRefs(object: object, at: p, count: n, perEntry: 1)
+            return .array(Array(refs: p, count: n))
+        case 0xD:
+            let (n, p) = try count(object: object, start: start, marker: marker)
+            try checkRefs(object: object, at: p, count: n, perEntry: 2)
+            return .dictionary(Dictionary(keys: p, count: n))
+        default:
+            do {
+                switch try document.object(object) {
+                case .scalar(let v): return .other(v)
+                default: return .other(try document.decodeObject(object))
+                }
+            } catch let error as PlistError {
+                throw KeyedArchiveError(.invalidPlist, error.description, underlying: error)
+            }
+        }
+    }
+
+    func keyReference(_ d: Dictionary, _ i: Int) throws -> Int { try reference(at: d.keys + i * refWidth) }
+    func valueReference(_ d: Dictionary, _ i: Int) throws -> Int {
+        try reference(at: d.keys + (d.count + i) * refWidth)
+    }
+    func elementReference(_ a: Array, _ i: Int) throws -> Int { try reference(at: a.refs + i * refWidth) }
+
+    /// Whether object `object` is the string whose UTF-8 bytes are `key`.
+    @inline(__always)
+    func isString(_ object: Int, equalTo key: UnsafeBufferPointer<UInt8>) throws -> Bool {
+        let start = offset(object)
+        let marker = raw[start]
+        if marker >> 4 == 0x5 && marker & 0x0F != 0x0F {
+            let n = Int(marker & 0x0F)
+            guard n == key.count else { return false }
+            guard start + 1 + n <= tableStart else { throw plistError(object, "string runs past the object area") }
+            for i in 0..<n where raw[start + 1 + i] != key[i] { return false }
+            return true
+        }
+        guard let s = try string(object) else { return false }
+        return s.utf8.elementsEqual(key)
+    }
+
+    /// The string object `object`, or `nil` when it is not a string.
+    func string(_ object: Int) throws -> String? {
+        if case .other(.string(let s)) = try value(object) { return s }
+        return nil
+    }
+}

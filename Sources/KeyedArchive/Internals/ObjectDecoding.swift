@@ -1,0 +1,262 @@
+import BinaryPlist
+import FoundationEssentials
+
+extension KeyedUnarchiver {
+    /// Converts a field value (inline scalar or reference) to `T`, checking the type at every call.
+    func typed<T>(_ v: BinaryArchiveReader.Value, _: T.Type, key: String) throws -> T? {
+        let value: Any
+        switch v {
+        case .uid(let uid):
+            guard let object = try decodeObject(uid, key: key) else { return nil }
+            value = object
+        case .integer(let i): value = i.int64Value.map { Int($0) as Any } ?? (i.uint64Value.map { $0 as Any } ?? i)
+        case .real(let d): value = d
+        case .bool(let b): value = b
+        case .other(let p): value = Self.bareValue(p)
+        case .array, .dictionary: throw mismatch(key, "\(T.self)", v)
+        }
+        if let t = value as? T { return t }
+        if let t = convertNumber(value, to: T.self) { return t }
+        throw error(.typeMismatch, "expected \(T.self), found \(Swift.type(of: value))", key: key,
+                    uid: { if case .uid(let u) = v { u } else { nil } }())
+    }
+
+    /// The natural Swift value of a bare plist scalar in `$objects`.
+    static func bareValue(_ p: PlistValue) -> Any {
+        switch p {
+        case .string(let s): return s
+        case .integer(let i): return i.int64Value.map { Int($0) as Any } ?? (i.uint64Value.map { $0 as Any } ?? i)
+        case .real(let d): return d
+        case .bool(let b): return b
+        case .data(let d): return Data(d)
+        case .date(let d): return Date(timeIntervalSinceReferenceDate: d.secondsSinceReferenceDate)
+        default: return p
+        }
+    }
+
+    /// Exact numeric conversions between the number types (as Foundation's `NSNumber` bridging allows).
+    func convertNumber<T>(_ value: Any, to: T.Type) -> T? {
+        let double: Double?
+        let integer: Int64?
+        switch value {
+        case let i as Int: integer = Int64(i); double = Double(exactly: i)
+        case let u as UInt64: integer = Int64(exactly: u); double = Double(exactly: u)
+        case let d as Double: integer = Int64(exactly: d); double = d
+        default: return nil
+        }
+        switch T.self {
+        case is Double.Type: return double as? T
+        case is Float.Type: return double.map { Float($0) } as? T
+        case is Int.Type: return integer.flatMap { Int(exactly: $0) } as? T
+        case is Int64.Type: return integer as? T
+        case is Int32.Type: return integer.flatMap { Int32(exactly: $0) } as? T
+        case is UInt64.Type: return integer.flatMap { UInt64(exactly: $0) } as? T
+        default: return nil
+        }
+    }
+
+    func typedArray<E>(_ v: BinaryArchiveReader.Value, _: E.Type, key: String) throws -> [E] {
+        guard case .uid(let uid) = v, uid > 0 else {
+            if case .uid = v { throw error(.valueNotFound, "no value for key \"\(key)\"", key: key) }
+            throw mismatch(key, "[\(E.self)]", v)
+        }
+        var result: [E] = []
+        try withArrayElements(uid, key: key) { element, count in
+            if result.isEmpty { result.reserveCapacity(count) }
+            guard let e = try typed(element, E.self, key: key) else {
+                throw error(.valueNotFound, "$null element in an array of \(E.self)", key: key)
+            }
+            result.append(e)
+        }
+        return result
+    }
+
+    func typedDictionary<K: Hashable, V>(_ v: BinaryArchiveReader.Value, _: K.Type, _: V.Type, key: String) throws -> [K: V] {
+        guard let any = try typed(v, [AnyHashable: Any].self, key: key) else {
+            throw error(.valueNotFound, "no value for key \"\(key)\"", key: key)
+        }
+        var result: [K: V] = [:]
+        for (k, value) in any {
+            guard let tk = k.base as? K ?? convertNumber(k.base, to: K.self) else {
+                throw error(.typeMismatch, "expected keys of \(K.self), found \(Swift.type(of: k.base))", key: key)
+            }
+            guard let tv = value as? V ?? convertNumber(value, to: V.self) else {
+                throw error(.typeMismatch, "expected values of \(V.self), found \(Swift.type(of: value))", key: key)
+            }
+            result[tk] = tv
+        }
+        return result
+    }
+
+    /// Calls `body` for each element of the `NSArray` / `NSSet` at `uid`, type-checking nothing.
+    func withArrayElements(_ uid: Int, key: String,
+                           _ body: (BinaryArchiveReader.Value, Int) throws -> Void) throws {
+        let (fields, resolved) = try objectFields(uid)
+        switch resolved.kind {
+        case .standard(.array), .standard(.mutableArray), .standard(.set), .standard(.mutableSet): break
+        default:
+            throw error(.typeMismatch, "expected an array, found \(resolved.chain.first ?? "")", key: key, uid: uid,
+                        chain: resolved.chain)
+        }
+        try enter(uid, resolved.chain, fields, key: key) {
+            guard let refs = try elementArray("NS.objects") else { return }
+            for i in 0..<refs.count {
+                try body(reader.value(reader.elementReference(refs, i)), refs.count)
+            }
+        }
+    }
+
+    /// The dictionary and resolved class of `$objects[uid]`.
+    func objectFields(_ uid: Int) throws -> (BinaryArchiveReader.Dictionary, ResolvedClass) {
+        guard case .dictionary(let fields) = try reader.value(objectReference(uid)) else {
+            throw error(.typeMismatch, "object \(uid) is not an archived object", uid: uid)
+        }
+        let saved = frame
+        frame = Frame(uid: uid, fields: fields)
+        defer { frame = saved }
+        guard let i = try position(ofRawKey: "$class") else {
+            throw error(.invalidClass, "object \(uid) has no $class", uid: uid)
+        }
+        guard case .uid(let classUID) = try reader.value(reader.valueReference(fields, i)) else {
+            throw error(.invalidClass, "$class of object \(uid) is not a UID", uid: uid)
+        }
+        return (fields, try resolveClass(classUID, for: uid))
+    }
+
+    /// Runs `body` with `uid`'s fields as the current frame, one level deeper.
+    @inline(__always)
+    func enter<R>(_ uid: Int, _ chain: [String], _ fields: BinaryArchiveReader.Dictionary, key: String,
+                  _ body: () throws -> R) throws -> R {
+        guard depth < maxDepth else {
+            throw error(.depthLimitExceeded, "objects nest deeper than \(maxDepth)", key: key, uid: uid)
+        }
+        let saved = frame
+        frame = Frame(uid: uid, fields: fields, classChain: chain)
+        keyPath.append(key)
+        depth += 1
+        defer {
+            depth -= 1
+            keyPath.removeLast()
+            frame = saved
+        }
+        return try body()
+    }
+
+    /// The inline array of references under a raw key of the current frame.
+    func elementArray(_ rawKey: String) throws -> BinaryArchiveReader.Array? {
+        guard let i = try position(ofRawKey: rawKey) else { return nil }
+        guard case .array(let a) = try reader.value(reader.valueReference(frame.fields, i)) else {
+            throw error(.invalidValue, "\(rawKey) is not an array", key: rawKey)
+        }
+        return a
+    }
+
+    /// Decodes `$objects[uid]` to its natural Swift value (`nil` for `$null`).
+    func decodeObject(_ uid: Int, key: String) throws -> Any? {
+        if uid == 0 { return nil }
+        decodedCount += 1
+        guard decodedCount <= maxObjects else {
+            throw error(.elementLimitExceeded, "more than \(maxObjects) objects decoded", key: key, uid: uid)
+        }
+        let ref = try objectReference(uid)
+        if let instance = instances[uid] { return instance }
+        if inProgress.contains(uid) {
+            throw error(.cycle,
+                        "object \(uid) refers back to itself before its init(coder:) finished; read such keys with decodeDeferred",
+                        key: key, uid: uid)
+        }
+        let entry = try reader.value(ref)
+        guard case .dictionary = entry else {
+            switch entry {
+            case .integer(let i): return i.int64Value.map { Int($0) as Any } ?? (i.uint64Value.map { $0 as Any } ?? i)
+            case .real(let d): return d
+            case .bool(let b): return b
+            case .other(let p) where !p.isCollection && p != .null: return Self.bareValue(p)
+            default:
+                throw error(.invalidValue, "object \(uid) is \(describe(entry)), not an archived object", key: key, uid: uid)
+            }
+        }
+        let (fields, resolved) = try objectFields(uid)
+        try checkAllowed(resolved, uid: uid)
+        switch resolved.kind {
+        case .standard(let standard):
+            let value: Any = try enter(uid, resolved.chain, fields, key: key) { try decodeStandard(standard, uid: uid) }
+            return value
+        case .custom(let type):
+            inProgress.insert(uid)
+            let value: any KeyedArchivable = try enter(uid, resolved.chain, fields, key: key) { try type.init(coder: self) }
+            inProgress.remove(uid)
+            if type is AnyClass {
+                let instance = value as AnyObject
+                instances[uid] = instance
+                if let waiting = pending.removeValue(forKey: uid) { for assign in waiting { assign(instance) } }
+            }
+            return value
+        case .generic:
+            let object = ArchivedObject(classChain: resolved.chain)
+            instances[uid] = object
+            try enter(uid, resolved.chain, fields, key: key) { try decodeAllFields(into: object) }
+            return object
+        }
+    }
+
+    /// Reads every field of the current object into a generic object, raw keys and all.
+    func decodeAllFields(into object: ArchivedObject) throws {
+        let fields = frame.fields
+        for i in 0..<fields.count {
+            guard let key = try reader.string(reader.keyReference(fields, i)) else {
+                throw error(.invalidValue, "a key of object \(frame.uid) is not a string")
+            }
+            if key == "$class" { continue }
+            let v = try reader.value(reader.valueReference(fields, i))
+            let field: ArchivedObject.Field
+            switch v {
+            case .uid(let uid): field = .object(try decodeObject(uid, key: key))
+            case .integer(let n): field = .value(.integer(n))
+            case .real(let d): field = .value(.real(d))
+            case .bool(let b): field = .value(.bool(b))
+            case .other(let p): field = .value(p)
+            case .array(let a):
+                var allUIDs = true
+                var values: [BinaryArchiveReader.Value] = []
+                for j in 0..<a.count {
+                    let e = try reader.value(reader.elementReference(a, j))
+                    if case .uid = e {} else { allUIDs = false }
+                    values.append(e)
+                }
+                if allUIDs && a.count > 0 {
+                    var list: [Any?] = []
+                    for e in values { if case .uid(let u) = e { list.append(try decodeObject(u, key: key)) } }
+                    field = .objects(list)
+                } else {
+                    field = .value(try materialize(.array(a)))
+                }
+            case .dictionary(let d): field = .value(try materialize(.dictionary(d)))
+            }
+            object.fields.append((key, field))
+        }
+    }
+
+    /// A plist value for an inline collection (rare in archives), depth-limited.
+    func materialize(_ v: BinaryArchiveReader.Value, depth: Int = 0) throws -> PlistValue {
+        guard depth < maxDepth else { throw error(.depthLimitExceeded, "inline values nest deeper than \(maxDepth)") }
+        switch v {
+        case .uid(let u): return .uid(PlistUID(UInt64(u)))
+        case .integer(let i): return .integer(i)
+        case .real(let d): return .real(d)
+        case .bool(let b): return .bool(b)
+        case .other(let p): return p
+        case .array(let a):
+            var items: [PlistValue] = []
+            for j in 0..<a.count { items.append(try materialize(reader.value(reader.elementReference(a, j)), depth: depth + 1)) }
+            return .array(items)
+        case .dictionary(let d):
+            var dict = PlistDictionary()
+            for j in 0..<d.count {
+                dict.append(key: try materialize(reader.value(reader.keyReference(d, j)), depth: depth + 1),
+                            value: try materialize(reader.value(reader.valueReference(d, j)), depth: depth + 1))
+            }
+            return .dictionary(dict)
+        }
+    }
+}

@@ -1,0 +1,80 @@
+/// What a class dictionary of the archive resolved to.
+struct ResolvedClass {
+    enum Kind {
+        case standard(StandardClass)
+        case custom(any KeyedArchivable.Type)
+        case generic
+    }
+
+    var chain: [String]
+    var kind: Kind
+}
+
+extension KeyedUnarchiver {
+    /// Reads and resolves the class dictionary at `classUID` (cached per UID).
+    func resolveClass(_ classUID: Int, for uid: Int) throws -> ResolvedClass {
+        if let c = classCache[classUID] { return c }
+        func bad(_ reason: String) -> KeyedArchiveError {
+            error(.invalidClass, reason, uid: uid)
+        }
+        guard classUID > 0 else { throw bad("$class is $null") }
+        guard case .dictionary(let d) = try reader.value(objectReference(classUID)) else {
+            throw bad("$class refers to object \(classUID), which is not a class dictionary")
+        }
+        var name: String?
+        var chain: [String]?
+        for i in 0..<d.count {
+            guard let key = try reader.string(reader.keyReference(d, i)) else { continue }
+            if key == "$classname" {
+                name = try reader.string(reader.valueReference(d, i))
+                if name == nil { throw bad("$classname of class object \(classUID) is not a string") }
+            } else if key == "$classes" {
+                guard case .array(let a) = try reader.value(reader.valueReference(d, i)) else {
+                    throw bad("$classes of class object \(classUID) is not an array")
+                }
+                var names: [String] = []
+                for j in 0..<a.count {
+                    guard let s = try reader.string(reader.elementReference(a, j)) else {
+                        throw bad("$classes of class object \(classUID) holds a non-string")
+                    }
+                    names.append(s)
+                }
+                chain = names
+            }
+        }
+        guard let name else { throw bad("class object \(classUID) has no $classname") }
+        let fullChain = chain ?? [name]
+        let kind: ResolvedClass.Kind
+        if let custom = registry.type(forClassName: name) {
+            kind = .custom(custom)
+        } else if let standard = StandardClass(className: name) {
+            kind = .standard(standard)
+        } else if registry.decodesUnknownClassesAsArchivedObjects {
+            kind = .generic
+        } else {
+            throw error(.unknownClass, "class \"\(name)\" is not registered (its $classes: \(fullChain.joined(separator: ", ")))",
+                        uid: uid, chain: fullChain)
+        }
+        let resolved = ResolvedClass(chain: fullChain, kind: kind)
+        classCache[classUID] = resolved
+        return resolved
+    }
+
+    /// Secure decoding: whether the caller allowed this class.
+    func checkAllowed(_ resolved: ResolvedClass, uid: Int) throws {
+        guard let allowedTypes else { return }
+        let type: Any.Type
+        switch resolved.kind {
+        case .standard(let s):
+            if s != .value { return }  // standard value classes are always allowed
+            type = ArchivedValue.self
+        case .custom(let t): type = t
+        case .generic: type = ArchivedObject.self
+        }
+        guard allowedTypes.contains(where: { isType(type, kindOf: $0) }) else {
+            throw error(.classNotAllowed,
+                        "class \"\(resolved.chain.first ?? "")\" (\(type)) is not among the allowed types",
+                        uid: uid, chain: resolved.chain)
+        }
+    }
+}

@@ -1,0 +1,390 @@
+import BinaryPlist
+import FoundationEssentials
+
+/// Reads an object graph from a keyed archive, the format of `NSKeyedUnarchiver`.
+///
+/// ```swift
+/// let registry = ClassRegistry([Contents.self, Circle.self, Rectangle.self, RoundedRectangle.self, Style.self])
+/// let contents = try KeyedUnarchiver.unarchivedObject(ofType: Contents.self, from: bytes, registry: registry)
+/// ```
+///
+/// Binary archives are read lazily, straight from the bytes; XML archives are converted once. Inside
+/// ``KeyedArchivable/init(coder:)`` a type reads its keys with the `decode` methods:
+/// - Scalars (`Bool`, `Int`, `Int32`, `Int64`, `Float`, `Double`) default to `false` / `0` when the key is
+///   missing, as Apple's do; a value that does not fit `Int32` is an ``KeyedArchiveError/Code/outOfRange`` error.
+/// - Objects: ``decode(_:forKey:)-(T.Type,_)`` throws ``KeyedArchiveError/Code/valueNotFound`` for a missing
+///   key or `$null`; ``decodeIfPresent(_:forKey:)`` returns `nil` instead.
+/// - Every decode of a reference checks the decoded value against the requested type, also when the same
+///   object was decoded before under another key.
+/// - Class instances are shared: one UID decodes to one instance. An object that refers back to an object
+///   whose `init(coder:)` has not finished gets ``KeyedArchiveError/Code/cycle``, unless it reads that key with
+///   ``decodeDeferred(_:forKey:assign:)``.
+///
+/// Secure decoding (``unarchivedObject(ofTypes:from:registry:)``): only the named types (and the standard
+/// Foundation value classes) are instantiated anywhere in the graph, checked before `init(coder:)` runs;
+/// `$classes` claims in the file are never consulted.
+///
+/// Mirrors `NSKeyedUnarchiver` (`unarchivedObject(ofClass:from:)`, `unarchivedObject(ofClasses:from:)`,
+/// `decodeObject(of:forKey:)`, `decodeBool(forKey:)`, `decodeInteger(forKey:)`, `containsValue(forKey:)`).
+public final class KeyedUnarchiver {
+    /// The class registry in use.
+    public let registry: ClassRegistry
+    /// Deepest nesting of objects accepted. Default 512.
+    public let maxDepth: Int
+    /// Most objects decoded in one archive, counting a shared value at each use. Default 16,777,216.
+    public let maxObjects: Int
+
+    let reader: BinaryArchiveReader
+    let objects: BinaryArchiveReader.Array
+    let allowedTypes: [Any.Type]?
+    var frame: Frame
+    var valid = true
+    var depth = 0
+    var decodedCount = 0
+    var keyPath: [String] = []
+    var instances: [AnyObject?]
+    var inProgress: Set<Int> = []
+    var pending: [Int: [(AnyObject) -> Void]] = [:]
+    var classCache: [Int: ResolvedClass] = [:]
+    var deferredFailure: KeyedArchiveError?
+
+    struct Frame {
+        var uid: Int
+        var fields: BinaryArchiveReader.Dictionary
+        var hint = 0
+        var unkeyed = 0
+        var classChain: [String] = []
+    }
+
+    init(reader: BinaryArchiveReader, registry: ClassRegistry, allowedTypes: [Any.Type]?, maxDepth: Int,
+         maxObjects: Int) throws {
+        self.reader = reader
+        self.registry = registry
+        self.allowedTypes = allowedTypes
+        self.maxDepth = maxDepth
+        self.maxObjects = maxObjects
+        let (top, objects) = try ArchiveHeader.validate(reader)
+        self.objects = objects
+        self.frame = Frame(uid: -1, fields: top)
+        self.instances = Array(repeating: nil, count: objects.count)
+    }
+
+    // MARK: One-call decoding
+
+    /// Runs `body` with an unarchiver over `bytes` (binary or XML) positioned on the archive's `$top`
+    /// dictionary: read `root` or any other top-level key. The unarchiver is valid only inside `body`.
+    ///
+    /// Mirrors `NSKeyedUnarchiver(forReadingFrom:)` ... `finishDecoding()`.
+    public static func withUnarchiver<R>(
+        for bytes: [UInt8], registry: ClassRegistry = .standard, allowedTypes: [Any.Type]? = nil,
+        maxDepth: Int = 512, maxObjects: Int = 1 << 24, _ body: (KeyedUnarchiver) throws -> R
+    ) throws -> R {
+        let document = try binaryDocument(bytes)
+        return try document.bytes.withUnsafeBytes { raw in
+            let unarchiver = try KeyedUnarchiver(
+                reader: BinaryArchiveReader(document: document, raw: raw), registry: registry,
+                allowedTypes: allowedTypes, maxDepth: maxDepth, maxObjects: maxObjects)
+            defer { unarchiver.valid = false }
+            let result = try body(unarchiver)
+            if let failure = unarchiver.deferredFailure { throw failure }
+            return result
+        }
+    }
+
+    /// Decodes the root object as `T` (`nil` when the root is `$null`), instantiating any registered class.
+    /// Mirrors `NSKeyedUnarchiver.unarchivedObject(ofClass:from:)`.
+    public static func unarchivedObject<T>(ofType type: T.Type, from bytes: [UInt8],
+                                           registry: ClassRegistry = .standard) throws -> T? {
+        try withUnarchiver(for: bytes, registry: registry) { try $0.decodeIfPresent(T.self, forKey: "root") }
+    }
+
+    /// Secure decoding: decodes the root object, which must be one of `types`; only those types and the
+    /// standard Foundation value classes may be instantiated anywhere in the graph.
+    /// Mirrors `NSKeyedUnarchiver.unarchivedObject(ofClasses:from:)`.
+    public static func unarchivedObject(ofTypes types: [Any.Type], from bytes: [UInt8],
+                                        registry: ClassRegistry = .standard) throws -> Any? {
+        try withUnarchiver(for: bytes, registry: registry, allowedTypes: types) { u in
+            guard let value = try u.decodeIfPresent(Any.self, forKey: "root") else { return nil }
+            let valueType = Swift.type(of: value)
+            guard types.contains(where: { isType(valueType, kindOf: $0) }) else {
+                throw KeyedArchiveError(.classNotAllowed,
+                                        "the root is a \(valueType), not one of \(types.map { "\($0)" }.joined(separator: ", "))",
+                                        keyPath: "root")
+            }
+            return value
+        }
+    }
+
+    static func binaryDocument(_ bytes: [UInt8]) throws -> BinaryPlistDocument {
+        do {
+            switch PropertyList.detectFormat(bytes) {
+            case .binary:
+                return try BinaryPlistDocument(bytes)
+            default:
+                // XML (or garbage, which decode rejects): convert once to binary and read that.
+                let value = try PropertyList.decode(bytes)
+                return try BinaryPlistDocument(try PropertyList.encode(value, format: .binary))
+            }
+        } catch let error as PlistError {
+            throw KeyedArchiveError(.invalidPlist, error.description, underlying: error)
+        }
+    }
+
+    // MARK: Keys of the current object
+
+    /// Whether the current object has a value for `key`. Mirrors `containsValue(forKey:)`.
+    public func containsValue(forKey key: String) throws -> Bool {
+        try checkValid()
+        return try position(ofUserKey: key) != nil
+    }
+
+    /// The current object's keys, unescaped, `$class` and unkeyed `$n` keys excluded.
+    public func allKeys() throws -> [String] {
+        try checkValid()
+        var keys: [String] = []
+        for i in 0..<frame.fields.count {
+            guard let k = try reader.string(reader.keyReference(frame.fields, i)) else { continue }
+            if k.hasPrefix("$$") { keys.append(String(k.dropFirst())) } else if !k.hasPrefix("$") { keys.append(k) }
+        }
+        return keys
+    }
+
+    /// The `$classes` chain of the object being decoded (empty at the top level).
+    public var currentClassChain: [String] { frame.classChain }
+
+    // MARK: Scalars
+
+    /// `false` when missing. Mirrors `decodeBool(forKey:)`.
+    public func decode(_ type: Bool.Type, forKey key: String) throws -> Bool {
+        guard let v = try scalar(forKey: key) else { return false }
+        switch v {
+        case .bool(let b): return b
+        case .integer(let i): return i != PlistInteger(0)
+        default: throw mismatch(key, "Bool", v)
+        }
+    }
+
+    /// `0` when missing. Mirrors `decodeInteger(forKey:)`.
+    public func decode(_ type: Int.Type, forKey key: String) throws -> Int {
+        Int(try integer(forKey: key, min: Int64(Int.min), max: Int64(Int.max), "Int"))
+    }
+
+    /// `0` when missing; a value outside `Int32` throws ``KeyedArchiveError/Code/outOfRange``.
+    /// Mirrors `decodeInt32(forKey:)` (which Apple reports as a range error too).
+    public func decode(_ type: Int32.Type, forKey key: String) throws -> Int32 {
+        Int32(try integer(forKey: key, min: Int64(Int32.min), max: Int64(Int32.max), "Int32"))
+    }
+
+    /// `0` when missing. Mirrors `decodeInt64(forKey:)`.
+    public func decode(_ type: Int64.Type, forKey key: String) throws -> Int64 {
+        try integer(forKey: key, min: Int64.min, max: Int64.max, "Int64")
+    }
+
+    /// `0` when missing. Mirrors `decodeDouble(forKey:)`.
+    public func decode(_ type: Double.Type, forKey key: String) throws -> Double {
+        guard let v = try scalar(forKey: key) else { return 0 }
+        switch v {
+        case .real(let d): return d
+        case .integer(let i):
+            if let s = i.int64Value { return Double(s) }
+            if let u = i.uint64Value { return Double(u) }
+            throw mismatch(key, "Double", v)
+        default: throw mismatch(key, "Double", v)
+        }
+    }
+
+    /// `0` when missing. Mirrors `decodeFloat(forKey:)`.
+    public func decode(_ type: Float.Type, forKey key: String) throws -> Float {
+        Float(try decode(Double.self, forKey: key))
+    }
+
+    /// The inline bytes for `key`, or `nil`. Mirrors `decodeBytes(forKey:returnedLength:)`.
+    public func decodeBytes(forKey key: String) throws -> [UInt8]? {
+        guard let v = try scalar(forKey: key) else { return nil }
+        if case .other(.data(let d)) = v { return d }
+        throw mismatch(key, "bytes", v)
+    }
+
+    // MARK: Objects
+
+    /// The object for `key` as `T`; throws ``KeyedArchiveError/Code/valueNotFound`` when the key is missing
+    /// or holds `$null`. Mirrors `decodeObject(of:forKey:)`.
+    public func decode<T>(_ type: T.Type, forKey key: String) throws -> T {
+        guard let v = try decodeIfPresent(T.self, forKey: key) else {
+            throw error(.valueNotFound, "no value for key \"\(key)\"", key: key)
+        }
+        return v
+    }
+
+    /// The object for `key` as `T`, or `nil` when the key is missing or holds `$null`.
+    public func decodeIfPresent<T>(_ type: T.Type, forKey key: String) throws -> T? {
+        guard let v = try fieldValue(forKey: key) else { return nil }
+        return try typed(v, T.self, key: key)
+    }
+
+    /// An array whose elements are each checked to be `Element`. Mirrors `decodeArrayOfObjects(ofClass:forKey:)`.
+    public func decode<Element>(_ type: [Element].Type, forKey key: String) throws -> [Element] {
+        guard let v = try fieldValue(forKey: key) else {
+            throw error(.valueNotFound, "no value for key \"\(key)\"", key: key)
+        }
+        return try typedArray(v, Element.self, key: key)
+    }
+
+    /// A dictionary whose keys and values are each checked. Mirrors `decodeDictionary(withKeysOfClass:objectsOfClass:forKey:)`.
+    public func decode<Key: Hashable, Value>(_ type: [Key: Value].Type, forKey key: String) throws -> [Key: Value] {
+        guard let v = try fieldValue(forKey: key) else {
+            throw error(.valueNotFound, "no value for key \"\(key)\"", key: key)
+        }
+        return try typedDictionary(v, Key.self, Value.self, key: key)
+    }
+
+    /// The next unkeyed value (`$0`, `$1`, ...) of the current object. Mirrors `NSCoder.decodeObject()`.
+    public func decodeNext<T>(_ type: T.Type) throws -> T? {
+        let key = "$\(frame.unkeyed)"
+        frame.unkeyed += 1
+        guard let i = try position(ofRawKey: key) else { return nil }
+        return try typed(try reader.value(reader.valueReference(frame.fields, i)), T.self, key: key)
+    }
+
+    /// Decodes a reference that may point back to an object whose `init(coder:)` is still running (a
+    /// cycle). `assign` runs now if the object is ready, or as soon as its `init(coder:)` returns.
+    ///
+    /// ```swift
+    /// required init(coder: KeyedUnarchiver) throws {
+    ///     name = try coder.decode(String.self, forKey: "name")
+    ///     try coder.decodeDeferred(Node.self, forKey: "parent") { [unowned self] in self.parent = $0 }
+    /// }
+    /// ```
+    public func decodeDeferred<T: AnyObject>(_ type: T.Type, forKey key: String,
+                                             assign: @escaping (T?) -> Void) throws {
+        guard let v = try fieldValue(forKey: key) else { return assign(nil) }
+        if case .uid(let uid) = v, inProgress.contains(uid) {
+            let path = (keyPath + [key]).joined(separator: ".")
+            pending[uid, default: []].append { [weak self] object in
+                if let t = object as? T {
+                    assign(t)
+                } else if self?.deferredFailure == nil {
+                    self?.deferredFailure = KeyedArchiveError(
+                        .typeMismatch, "expected \(T.self), found \(Swift.type(of: object))", objectIndex: uid, keyPath: path)
+                }
+            }
+            return
+        }
+        assign(try typed(v, T.self, key: key))
+    }
+
+    // MARK: Internals
+
+    func checkValid() throws {
+        guard valid else {
+            throw KeyedArchiveError(.invalidValue, "the unarchiver is used outside the scope that created it")
+        }
+    }
+
+    func error(_ code: KeyedArchiveError.Code, _ reason: String, key: String? = nil, uid: Int? = nil,
+               chain: [String]? = nil) -> KeyedArchiveError {
+        var path = keyPath
+        if let key { path.append(key) }
+        return KeyedArchiveError(code, reason, objectIndex: uid ?? (frame.uid >= 0 ? frame.uid : nil),
+                                 keyPath: path.isEmpty ? nil : path.joined(separator: "."),
+                                 classChain: chain ?? (frame.classChain.isEmpty ? nil : frame.classChain))
+    }
+
+    func mismatch(_ key: String, _ expected: String, _ v: BinaryArchiveReader.Value) -> KeyedArchiveError {
+        error(.typeMismatch, "expected \(expected), found \(describe(v))", key: key)
+    }
+
+    func describe(_ v: BinaryArchiveReader.Value) -> String {
+        switch v {
+        case .uid(let u): "a reference to object \(u)"
+        case .integer(let i): "the integer \(i)"
+        case .real(let d): "the real \(d)"
+        case .bool(let b): "the bool \(b)"
+        case .array: "an array"
+        case .dictionary: "a dictionary"
+        case .other(let p): "a \(p.kindName)"
+        }
+    }
+
+    /// Position of a user key (escaped as Apple does) in the current object.
+    func position(ofUserKey key: String) throws -> Int? {
+        if key.utf8.first == UInt8(ascii: "$") { return try position(ofRawKey: "$" + key) }
+        return try position(ofRawKey: key)
+    }
+
+    /// Position of a raw key, scanning from just after the last key found (keys are usually read in order).
+    func position(ofRawKey key: String) throws -> Int? {
+        let n = frame.fields.count
+        guard n > 0 else { return nil }
+        var key = key
+        let fields = frame.fields
+        let hint = frame.hint < n ? frame.hint : 0
+        let found: Int? = try key.withUTF8 { utf8 in
+            var i = hint
+            for _ in 0..<n {
+                if try reader.isString(reader.keyReference(fields, i), equalTo: utf8) { return i }
+                i += 1
+                if i == n { i = 0 }
+            }
+            return nil
+        }
+        if let found { frame.hint = found + 1 }
+        return found
+    }
+
+    func fieldValue(forKey key: String) throws -> BinaryArchiveReader.Value? {
+        try checkValid()
+        guard let i = try position(ofUserKey: key) else { return nil }
+        return try reader.value(reader.valueReference(frame.fields, i))
+    }
+
+    /// A scalar field; a reference to a bare number is followed.
+    func scalar(forKey key: String) throws -> BinaryArchiveReader.Value? {
+        guard let v = try fieldValue(forKey: key) else { return nil }
+        if case .uid(let uid) = v {
+            guard uid > 0 else { return nil }
+            return try reader.value(objectReference(uid))
+        }
+        return v
+    }
+
+    func integer(forKey key: String, min: Int64, max: Int64, _ name: String) throws -> Int64 {
+        guard let v = try scalar(forKey: key) else { return 0 }
+        let value: Int64
+        switch v {
+        case .integer(let i):
+            guard let s = i.int64Value else {
+                throw error(.outOfRange, "\(i) does not fit \(name)", key: key)
+            }
+            value = s
+        case .bool(let b): value = b ? 1 : 0
+        case .real(let d):
+            guard let s = Int64(exactly: d) else { throw mismatch(key, name, v) }
+            value = s
+        default: throw mismatch(key, name, v)
+        }
+        guard value >= min && value <= max else {
+            throw error(.outOfRange, "\(value) does not fit \(name)", key: key)
+        }
+        return value
+    }
+
+    /// The plist object index of `$objects[uid]`.
+    func objectReference(_ uid: Int) throws -> Int {
+        guard uid >= 0 && uid < objects.count else {
+            throw error(.invalidReference, "UID \(uid) is not below the \(objects.count) objects", uid: uid)
+        }
+        return try reader.elementReference(objects, uid)
+    }
+}
+
+/// Whether `candidate` is `allowed` or, for classes, a subclass of it.
+func isType(_ candidate: Any.Type, kindOf allowed: Any.Type) -> Bool {
+    if ObjectIdentifier(candidate) == ObjectIdentifier(allowed) { return true }
+    guard var cls = candidate as? AnyClass, let target = allowed as? AnyClass else { return false }
+    while let superclass = _getSuperclass(cls) {
+        if ObjectIdentifier(superclass) == ObjectIdentifier(target) { return true }
+        cls = superclass
+    }
+    return false
+}
