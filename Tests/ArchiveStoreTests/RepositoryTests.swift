@@ -192,7 +192,7 @@ struct CounterV2: ArchiveRecord {
     init(coder: KeyedUnarchiver) throws {
         id = try coder.decode(String.self, forKey: "id")
         // Version 1 wrote the same class with `total`.
-        count = try coder.decode(Int.self, forKey: coder.containsValue(forKey: "count") ? "count" : "total")
+        count = try coder.decode(Int.self, forKey: try coder.containsValue(forKey: "count") ? "count" : "total")
     }
     static func migrateRecords(fromVersion version: Int, coder: KeyedUnarchiver) throws -> [CounterV2] {
         guard version == 1 else { throw StoreError(.unsupportedVersion, "no migration from version \(version)") }
