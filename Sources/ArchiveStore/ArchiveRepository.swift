@@ -107,6 +107,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     public func remove(_ id: Record.ID) throws(StoreError) -> Record? {
         var removed: Record?
         try modify { records throws(StoreError) in
+            removed = nil
             guard let index = records.firstIndex(where: { $0.id == id }) else { return false }
             removed = records.remove(at: index)
             return true
@@ -119,6 +120,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     public func removeAll(where shouldBeRemoved: (Record) -> Bool) throws(StoreError) -> [Record] {
         var removed: [Record] = []
         try modify { records throws(StoreError) in
+            removed = []
             var kept: [Record] = []
             kept.reserveCapacity(records.count)
             for record in records {
@@ -132,25 +134,42 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     }
 
     /// A read-modify-write transaction: `body` gets every record under both locks and returns whether it
-    /// changed them; the file is rewritten only if it did. Throwing from `body` writes nothing.
+    /// changed them; the file is rewritten only if it did. Throwing from `body` writes nothing. `body` may be
+    /// called more than once (when the store appears while its directory is being created), so it must
+    /// derive everything from the records it is given.
     public func modify(_ body: (inout [Record]) throws(StoreError) -> Bool) throws(StoreError) {
         try writers.withLock { _ throws(StoreError) in
             let directory = PathName.directory(of: path)
+            var prepared: [Record]?
             if try SystemCalls.linkStatus(directory) == nil {
                 // No directory, so no store: create it only if the change writes something.
                 var records: [Record] = []
                 guard try body(&records) else { return }
                 try SystemCalls.makeDirectories(directory)
+                prepared = records
             }
             try FileLock.holding(lockPath, timeout: options.lockTimeout) { () throws(StoreError) in
-                let (stored, version) = try loadWithVersion()
+                guard let bytes = try AtomicFile.read(path) else {
+                    var records: [Record] = []
+                    if let prepared {
+                        records = prepared
+                    } else {
+                        guard try body(&records) else { return }
+                    }
+                    try write(records)
+                    return
+                }
+                let (stored, version) = try RepositoryFile<Record>.decode(bytes, path: path)
                 var records = stored
                 let changed = try body(&records)
                 guard changed || version != Record.archiveFormatVersion else { return }
-                let bytes = try RepositoryFile.encode(records, path: path)
-                try AtomicFile.replace(path, with: bytes, fault: options.writeFault)
+                try write(records)
             }
         }
+    }
+
+    private func write(_ records: [Record]) throws(StoreError) {
+        try AtomicFile.replace(path, with: try RepositoryFile.encode(records, path: path), fault: options.writeFault)
     }
 
     // MARK: Corrupt stores

@@ -56,6 +56,7 @@ extension FormCache {
         let models = try Self.legacyModels(in: bytes, source: source)
         var result = LegacyImportResult(imported: [], skippedIDs: [])
         try repository.modify { records throws(StoreError) in
+            result = LegacyImportResult(imported: [], skippedIDs: [])
             var taken = Set(records.map(\.id))
             for model in models {
                 guard taken.insert(model.id).inserted else {
