@@ -193,8 +193,9 @@ private struct XMLPlistParser {
 
     mutating func countElement(at offset: Int) throws {
         elements += 1
-        if elements > limits.maxElements {
-            throw fail(.elementLimitExceeded, "more than \(limits.maxElements) values", at: offset)
+        let budget = limits.elementBudget(forInputOf: bytes.count)
+        if elements > budget {
+            throw fail(.elementLimitExceeded, "more than \(budget) values", at: offset)
         }
     }
 

@@ -285,6 +285,7 @@ public final class KeyedUnarchiver {
                chain: [String]? = nil) -> KeyedArchiveError {
         var path = keyPath
         if let key { path.append(key) }
+        if path.count > 12 { path = Array(path.prefix(4)) + ["…"] + Array(path.suffix(6)) }
         return KeyedArchiveError(code, reason, objectIndex: uid ?? (frame.uid >= 0 ? frame.uid : nil),
                                  keyPath: path.isEmpty ? nil : path.joined(separator: "."),
                                  classChain: chain ?? (frame.classChain.isEmpty ? nil : frame.classChain))

@@ -162,7 +162,7 @@ extension KeyedUnarchiver {
         if let instance = instances[uid] { return instance }
         if inProgress.contains(uid) {
             throw error(.cycle,
-                        "object \(uid) refers back to itself before its init(coder:) finished; read such keys with decodeDeferred",
+                        "object \(uid) refers back to an object still being decoded (a cycle through a value type, or a key not read with decodeDeferred)",
                         key: key, uid: uid)
         }
         let entry = try reader.value(ref)
@@ -180,6 +180,9 @@ extension KeyedUnarchiver {
         try checkAllowed(resolved, uid: uid)
         switch resolved.kind {
         case .standard(let standard):
+            // Value-typed collections cannot hold themselves: a reference back into one is a cycle error.
+            inProgress.insert(uid)
+            defer { inProgress.remove(uid) }
             let value: Any = try enter(uid, resolved.chain, fields, key: key) { try decodeStandard(standard, uid: uid) }
             return value
         case .custom(let type):
