@@ -9,6 +9,8 @@ enum ShapesWorkload {
         let name: String
         let encode: () throws -> Int  // returns archive bytes
         let decode: () throws -> Void
+        /// The last archive `encode` wrote.
+        let archive: () -> [UInt8]
     }
 
     static func run(workload: String, count: Int, rounds: Int, only: Set<String>?) throws {
@@ -34,21 +36,50 @@ enum ShapesWorkload {
         report(all) { _ in "foundation" }
     }
 
-    /// Peak resident memory of one decode, above what was resident before it.
-    static func decodePeak(_ impl: Implementation) throws -> Int {
-        resetPeakResident()
-        let before = currentResidentBytes()
-        try impl.decode()
-        return peakResidentBytes() - before
-    }
-
+    /// Peak memory of one decode per implementation, each measured in a fresh child process
+    /// (`keyed-bench decode-file IMPL WORKLOAD FILE`) so that no earlier allocation hides it.
     static func memory(workload: String, count: Int, only: Set<String>?) throws {
         let impls = workload == "w1" ? try shapes(count) : try forms(count)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keyed-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
         for impl in impls where only?.contains(impl.name) ?? true {
-            let size = try impl.encode()
-            let peak = try decodePeak(impl)
-            print("MEMORY impl=\(impl.name) op=decode workload=\(workload) n=\(count) peak_bytes=\(peak) archive_bytes=\(size) ratio=\(String(format: "%.2f", Double(peak) / Double(size)))")
+            _ = try impl.encode()
+            let file = directory.appendingPathComponent("\(impl.name).archive")
+            try Data(impl.archive()).write(to: file)
+            let child = Process()
+            child.executableURL = URL(fileURLWithPath: "/proc/self/exe")
+            child.arguments = ["decode-file", impl.name, workload, file.path]
+            let pipe = Pipe()
+            child.standardOutput = pipe
+            try child.run()
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            child.waitUntilExit()
+            print(output.trimmingCharacters(in: .whitespacesAndNewlines))
         }
+    }
+
+    /// The child side of ``memory(workload:count:only:)``: reads FILE, then decodes it once and reports the
+    /// peak resident memory above what was resident before the decode.
+    static func decodeFile(impl: String, workload: String, path: String) throws {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let data = Data(bytes)
+        let registry = ClassRegistry([BenchForm.self])
+        let before = currentResidentBytes()
+        let hwmBefore = peakResidentBytes()
+        switch (impl, workload) {
+        case ("ours", "w1"): blackHole(try KeyedUnarchiver.unarchivedObject(ofType: BenchContents.self, from: bytes, registry: benchRegistry))
+        case ("ours", _): blackHole(try KeyedUnarchiver.unarchivedObject(ofType: [BenchForm].self, from: bytes, registry: registry))
+        case ("foundation", _): blackHole(try FoundationArchiving.unarchive(data))
+        case ("plist-codable", "w1"): blackHole(try PropertyListDecoder().decode(CContents.self, from: data))
+        case ("plist-codable", _): blackHole(try PropertyListDecoder().decode([CForm].self, from: data))
+        case ("json-codable", "w1"): blackHole(try JSONDecoder().decode(CContents.self, from: data))
+        case ("json-codable", _): blackHole(try JSONDecoder().decode([CForm].self, from: data))
+        default: throw BenchError("unknown implementation \(impl)")
+        }
+        let peak = max(peakResidentBytes() - before, 0)
+        print("MEMORY impl=\(impl) op=decode workload=\(workload) archive_bytes=\(bytes.count) peak_extra_bytes=\(peak) "
+              + "ratio=\(String(format: "%.2f", Double(peak) / Double(bytes.count))) (peak before decode exceeded resident by \(hwmBefore - before))")
     }
 
     // MARK: W1: shapes
@@ -109,13 +140,13 @@ enum ShapesWorkload {
                 return ourArchive.count
             }, decode: {
                 blackHole(try KeyedUnarchiver.unarchivedObject(ofType: BenchContents.self, from: ourArchive, registry: benchRegistry))
-            }),
+            }, archive: { ourArchive }),
             Implementation(name: "foundation", encode: {
                 theirArchive = FoundationArchiving.archive(fcontents)
                 return theirArchive.count
             }, decode: {
                 blackHole(try FoundationArchiving.unarchive(theirArchive))
-            }),
+            }, archive: { [UInt8](theirArchive) }),
             Implementation(name: "plist-codable", encode: {
                 let encoder = PropertyListEncoder()
                 encoder.outputFormat = .binary
@@ -123,13 +154,13 @@ enum ShapesWorkload {
                 return plistArchive.count
             }, decode: {
                 blackHole(try PropertyListDecoder().decode(CContents.self, from: plistArchive))
-            }),
+            }, archive: { [UInt8](plistArchive) }),
             Implementation(name: "json-codable", encode: {
                 jsonArchive = try JSONEncoder().encode(ccontents)
                 return jsonArchive.count
             }, decode: {
                 blackHole(try JSONDecoder().decode(CContents.self, from: jsonArchive))
-            }),
+            }, archive: { [UInt8](jsonArchive) }),
         ]
     }
 
@@ -164,13 +195,13 @@ enum ShapesWorkload {
                 return ourArchive.count
             }, decode: {
                 blackHole(try KeyedUnarchiver.unarchivedObject(ofType: [BenchForm].self, from: ourArchive, registry: registry))
-            }),
+            }, archive: { ourArchive }),
             Implementation(name: "foundation", encode: {
                 theirArchive = FoundationArchiving.archive(theirs as NSArray)
                 return theirArchive.count
             }, decode: {
                 blackHole(try FoundationArchiving.unarchive(theirArchive))
-            }),
+            }, archive: { [UInt8](theirArchive) }),
             Implementation(name: "plist-codable", encode: {
                 let encoder = PropertyListEncoder()
                 encoder.outputFormat = .binary
@@ -178,13 +209,13 @@ enum ShapesWorkload {
                 return plistArchive.count
             }, decode: {
                 blackHole(try PropertyListDecoder().decode([CForm].self, from: plistArchive))
-            }),
+            }, archive: { [UInt8](plistArchive) }),
             Implementation(name: "json-codable", encode: {
                 jsonArchive = try JSONEncoder().encode(codable)
                 return jsonArchive.count
             }, decode: {
                 blackHole(try JSONDecoder().decode([CForm].self, from: jsonArchive))
-            }),
+            }, archive: { [UInt8](jsonArchive) }),
         ]
     }
 }

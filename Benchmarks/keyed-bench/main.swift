@@ -39,6 +39,8 @@ do {
     case "w1-profile": try ShapesWorkload.profile(args.count > 2 ? args[2] : "decode", count: n ?? 100_000, repeats: rounds)
     case "w1": try ShapesWorkload.run(workload: "w1", count: n ?? 100_000, rounds: rounds, only: only)
     case "w2": try ShapesWorkload.run(workload: "w2", count: n ?? 10_000, rounds: rounds, only: only)
+    case "decode-file" where args.count == 4:
+        try ShapesWorkload.decodeFile(impl: args[1], workload: args[2], path: args[3])
     case "w1-memory": try ShapesWorkload.memory(workload: "w1", count: n ?? 100_000, only: only)
     case "w2-memory": try ShapesWorkload.memory(workload: "w2", count: n ?? 10_000, only: only)
     case "raw-profile": try RawWorkload.profile(args.count > 2 ? args[2] : "read", count: n ?? 100_000, repeats: rounds)
