@@ -43,12 +43,28 @@ public final class KeyedUnarchiver {
     var decodedCount = 0
     var keyPath: [String] = []
     var instances: [AnyObject?]
-    var inProgress: Set<Int> = []
+    var inProgress: UIDBitSet
     var pending: [Int: [(AnyObject) -> Void]] = [:]
-    var classCache: [Int: ResolvedClass] = [:]
+    var classCache = ResolvedClassCache()
     var deferredFailure: KeyedArchiveError?
     /// Recently found keys and their plist string objects.
     var keyObjects: [(key: String, object: Int)] = []
+    /// Per ``KnownKey``, the plist string object that held it last (-1 before it is found).
+    var knownKeyObjects = [Int](repeating: -1, count: KnownKey.allCases.count)
+
+    /// Raw keys of the standard classes that fast paths look up without entering the object.
+    enum KnownKey: Int, CaseIterable {
+        case classKey, time, keys, objects
+
+        var name: String {
+            switch self {
+            case .classKey: "$class"
+            case .time: "NS.time"
+            case .keys: "NS.keys"
+            case .objects: "NS.objects"
+            }
+        }
+    }
 
     struct Frame {
         var uid: Int
@@ -77,6 +93,7 @@ public final class KeyedUnarchiver {
         self.objects = objects
         self.frame = Frame(uid: -1, fields: top)
         self.instances = Array(repeating: nil, count: objects.count)
+        self.inProgress = UIDBitSet(count: objects.count)
     }
 
     // MARK: One-call decoding
@@ -204,7 +221,9 @@ public final class KeyedUnarchiver {
 
     /// `0` when missing. Mirrors `decodeDouble(forKey:)`.
     public func decode(_ type: Double.Type, forKey key: String) throws -> Double {
-        guard let v = try scalar(forKey: key) else { return 0 }
+        guard let ref = try valueReference(forKey: key) else { return 0 }
+        if let d = reader.real(ref) { return d }
+        guard let v = try scalar(at: ref) else { return 0 }
         switch v {
         case .real(let d): return d
         case .integer(let i):
@@ -240,8 +259,10 @@ public final class KeyedUnarchiver {
 
     /// The object for `key` as `T`, or `nil` when the key is missing or holds `$null`.
     public func decodeIfPresent<T>(_ type: T.Type, forKey key: String) throws -> T? {
-        guard let v = try fieldValue(forKey: key) else { return nil }
-        return try typed(v, T.self, key: key)
+        guard let ref = try valueReference(forKey: key) else { return nil }
+        if T.self == String.self, let s = directString(ref) { return s as? T }
+        if T.self == Date.self, let d = directDate(ref) { return d as? T }
+        return try typed(reader.value(ref), T.self, key: key)
     }
 
     /// An array whose elements are each checked to be `Element`. Mirrors `decodeArrayOfObjects(ofClass:forKey:)`.
@@ -254,10 +275,14 @@ public final class KeyedUnarchiver {
 
     /// A dictionary whose keys and values are each checked. Mirrors `decodeDictionary(withKeysOfClass:objectsOfClass:forKey:)`.
     public func decode<Key: Hashable, Value>(_ type: [Key: Value].Type, forKey key: String) throws -> [Key: Value] {
-        guard let v = try fieldValue(forKey: key) else {
+        guard let ref = try valueReference(forKey: key) else {
             throw error(.valueNotFound, "no value for key \"\(key)\"", key: key)
         }
-        return try typedDictionary(v, Key.self, Value.self, key: key)
+        if Key.self == String.self, Value.self == String.self, let d = directStringDictionary(ref),
+           let typed = d as? [Key: Value] {
+            return typed
+        }
+        return try typedDictionary(reader.value(ref), Key.self, Value.self, key: key)
     }
 
     /// The next unkeyed value (`$0`, `$1`, ...) of the current object. Mirrors `NSCoder.decodeObject()`.
@@ -398,7 +423,13 @@ public final class KeyedUnarchiver {
 
     /// A scalar field; a reference to a bare number is followed.
     func scalar(forKey key: String) throws -> BinaryArchiveReader.Value? {
-        guard let v = try fieldValue(forKey: key) else { return nil }
+        guard let ref = try valueReference(forKey: key) else { return nil }
+        return try scalar(at: ref)
+    }
+
+    /// The scalar field value at plist object `ref`; a reference to a bare number is followed.
+    func scalar(at ref: Int) throws -> BinaryArchiveReader.Value? {
+        let v = try reader.value(ref)
         if case .uid(let uid) = v {
             guard uid > 0 else { return nil }
             return try reader.value(objectReference(uid))

@@ -131,16 +131,99 @@ struct BinaryArchiveReader {
             let (n, p) = try count(object: object, start: start, marker: marker)
             try checkRefs(object: object, at: p, count: n, perEntry: 2)
             return .dictionary(Dictionary(keys: p, count: n))
+        case 0x5:
+            if let s = plainASCII(start: start, marker: marker) { return .other(.string(s)) }
+            return try documentValue(object)
         default:
-            do {
-                switch try document.object(object) {
-                case .scalar(let v): return .other(v)
-                default: return .other(try document.decodeObject(object))
-                }
-            } catch let error as PlistError {
-                throw KeyedArchiveError(.invalidPlist, error.description, underlying: error)
-            }
+            return try documentValue(object)
         }
+    }
+
+    /// Any value through the document's scanner (strings that are not plain ASCII, data, dates, ...).
+    private func documentValue(_ object: Int) throws -> Value {
+        do {
+            switch try document.object(object) {
+            case .scalar(let v): return .other(v)
+            default: return .other(try document.decodeObject(object))
+            }
+        } catch let error as PlistError {
+            throw KeyedArchiveError(.invalidPlist, error.description, underlying: error)
+        }
+    }
+
+    /// The ASCII string object at `start` when it is well formed and every byte is below 0x80 (what the
+    /// document's scanner returns for it too); `nil` for anything else, which the scanner then reads or rejects.
+    @inline(__always)
+    private func plainASCII(start: Int, marker: UInt8) -> String? {
+        var n = Int(marker & 0x0F)
+        var p = start + 1
+        if n == 0x0F {
+            guard p < tableStart else { return nil }
+            let m = raw[p]
+            guard m & 0xF0 == 0x10, m & 0x0F <= 2 else { return nil }
+            let width = 1 << Int(m & 0x0F)
+            guard p + 1 + width <= tableStart else { return nil }
+            n = Int(readBigEndian(raw, p + 1, width))
+            p += 1 + width
+        }
+        guard n <= tableStart - p else { return nil }
+        let bytes = UnsafeRawBufferPointer(rebasing: raw[p..<(p + n)])
+        var high: UInt8 = 0
+        for b in bytes { high |= b }
+        guard high < 0x80 else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The UID stored in object `object`, or `nil` when the object is not a UID.
+    @inline(__always)
+    func uid(_ object: Int) throws -> Int? {
+        let start = offset(object)
+        let marker = raw[start]
+        guard marker >> 4 == 0x8 else { return nil }
+        let width = Int(marker & 0x0F) + 1
+        guard start + 1 + width <= tableStart else { throw plistError(object, "UID runs past the object area") }
+        let v = readBigEndian(raw, start + 1, width)
+        guard v <= UInt64(Int32.max) else { throw plistError(object, "UID \(v) is too large") }
+        return Int(v)
+    }
+
+    /// The 8-byte real stored in object `object`, or `nil` when it is anything else.
+    @inline(__always)
+    func real(_ object: Int) -> Double? {
+        let start = offset(object)
+        guard raw[start] == 0x23, start + 9 <= tableStart else { return nil }
+        return Double(bitPattern: readBigEndian(raw, start + 1, 8))
+    }
+
+    /// The dictionary stored in object `object`, or `nil` when it is anything else.
+    @inline(__always)
+    func dictionary(_ object: Int) throws -> Dictionary? {
+        let start = offset(object)
+        let marker = raw[start]
+        guard marker >> 4 == 0xD else { return nil }
+        let (n, p) = try count(object: object, start: start, marker: marker)
+        try checkRefs(object: object, at: p, count: n, perEntry: 2)
+        return Dictionary(keys: p, count: n)
+    }
+
+    /// The array stored in object `object`, or `nil` when it is anything else.
+    @inline(__always)
+    func array(_ object: Int) throws -> Array? {
+        let start = offset(object)
+        let marker = raw[start]
+        guard marker >> 4 == 0xA else { return nil }
+        let (n, p) = try count(object: object, start: start, marker: marker)
+        try checkRefs(object: object, at: p, count: n, perEntry: 1)
+        return Array(refs: p, count: n)
+    }
+
+    /// The string object `object` when it is plain ASCII; `nil` for anything else (including other strings).
+    @inline(__always)
+    func plainString(_ object: Int) -> String? {
+        let start = offset(object)
+        let marker = raw[start]
+        guard marker >> 4 == 0x5 else { return nil }
+        return plainASCII(start: start, marker: marker)
     }
 
     func keyReference(_ d: Dictionary, _ i: Int) throws -> Int { try reference(at: d.keys + i * refWidth) }
@@ -170,6 +253,7 @@ struct BinaryArchiveReader {
 
     /// The string object `object`, or `nil` when it is not a string.
     func string(_ object: Int) throws -> String? {
+        if let s = plainString(object) { return s }
         if case .other(.string(let s)) = try value(object) { return s }
         return nil
     }

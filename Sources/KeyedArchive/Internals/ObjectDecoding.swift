@@ -117,19 +117,49 @@ extension KeyedUnarchiver {
 
     /// The dictionary and resolved class of `$objects[uid]`.
     func objectFields(_ uid: Int) throws -> (BinaryArchiveReader.Dictionary, ResolvedClass) {
-        guard case .dictionary(let fields) = try reader.value(objectReference(uid)) else {
+        let ref = try objectReference(uid)
+        guard let fields = try reader.dictionary(ref) else {
+            _ = try reader.value(ref)  // a malformed object is a plist error first
             throw error(.typeMismatch, "object \(uid) is not an archived object", uid: uid)
         }
-        let saved = frame
-        frame = Frame(uid: uid, fields: fields)
-        defer { frame = saved }
-        guard let i = try position(ofRawKey: "$class") else {
+        return (fields, try resolveClass(of: fields, uid: uid))
+    }
+
+    /// The resolved class of object `uid`, whose dictionary is `fields`.
+    func resolveClass(of fields: BinaryArchiveReader.Dictionary, uid: Int) throws -> ResolvedClass {
+        guard let i = try position(of: .classKey, in: fields) else {
             throw error(.invalidClass, "object \(uid) has no $class", uid: uid)
         }
-        guard case .uid(let classUID) = try reader.value(reader.valueReference(fields, i)) else {
+        let ref = try reader.valueReference(fields, i)
+        guard let classUID = try reader.uid(ref) else {
+            _ = try reader.value(ref)  // a malformed object is a plist error first
             throw error(.invalidClass, "$class of object \(uid) is not a UID", uid: uid)
         }
-        return (fields, try resolveClass(classUID, for: uid))
+        return try resolveClass(classUID, for: uid)
+    }
+
+    /// Position of a key of the standard classes in `fields`, first by the plist string object that held it
+    /// last (looked for from the end: `$class` is written last), then by comparing strings.
+    func position(of known: KnownKey, in fields: BinaryArchiveReader.Dictionary) throws -> Int? {
+        let object = knownKeyObjects[known.rawValue]
+        if object >= 0 {
+            var i = fields.count
+            while i > 0 {
+                i -= 1
+                if reader.uncheckedKeyReference(fields, i) == object { return i }
+            }
+        }
+        var name = known.name
+        let found: (position: Int, object: Int)? = try name.withUTF8 { utf8 in
+            for i in 0..<fields.count {
+                let ref = try reader.keyReference(fields, i)
+                if try reader.isString(ref, equalTo: utf8) { return (i, ref) }
+            }
+            return nil
+        }
+        guard let found else { return nil }
+        knownKeyObjects[known.rawValue] = found.object
+        return found.position
     }
 
     /// Runs `body` with `uid`'s fields as the current frame, one level deeper.
@@ -174,8 +204,8 @@ extension KeyedUnarchiver {
                         "object \(uid) refers back to an object still being decoded (a cycle through a value type, or a key not read with decodeDeferred)",
                         key: key, uid: uid)
         }
-        let entry = try reader.value(ref)
-        guard case .dictionary = entry else {
+        guard let fields = try reader.dictionary(ref) else {
+            let entry = try reader.value(ref)
             switch entry {
             case .integer(let i): return i.int64Value.map { Int($0) as Any } ?? (i.uint64Value.map { $0 as Any } ?? i)
             case .real(let d): return d
@@ -185,7 +215,7 @@ extension KeyedUnarchiver {
                 throw error(.invalidValue, "object \(uid) is \(describe(entry)), not an archived object", key: key, uid: uid)
             }
         }
-        let (fields, resolved) = try objectFields(uid)
+        let resolved = try resolveClass(of: fields, uid: uid)
         try checkAllowed(resolved, uid: uid)
         switch resolved.kind {
         case .standard(let standard):
@@ -202,7 +232,9 @@ extension KeyedUnarchiver {
             inProgress.remove(uid)
             if let instance = value.keyedArchiveIdentity {
                 instances[uid] = instance
-                if let waiting = pending.removeValue(forKey: uid) { for assign in waiting { assign(instance) } }
+                if !pending.isEmpty, let waiting = pending.removeValue(forKey: uid) {
+                    for assign in waiting { assign(instance) }
+                }
             }
             return value
         case .generic:
