@@ -269,3 +269,26 @@ extension ShapesWorkload {
         }
     }
 }
+
+extension ShapesWorkload {
+    /// Repeats our W2 encode or decode alone, for a profiler (`keyed-bench w2-profile N encode|decode`).
+    static func formsProfile(_ op: String, count: Int, repeats: Int) throws {
+        let note = String(String(repeating: "Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", count: 2).prefix(100))
+        var forms: [BenchForm] = []
+        for i in 0..<count {
+            let registered = Date(timeIntervalSinceReferenceDate: 780_000_000 + Double(i))
+            forms.append(BenchForm(id: String(format: "%08X-1111-4222-8333-%012X", i, i &* 7919), registeredAt: registered,
+                                   name: "Person \(i)", email: "person\(i)@example.org", note: note,
+                                   expiresAt: registered.addingTimeInterval(30 * 86_400)))
+        }
+        let registry = ClassRegistry([BenchForm.self])
+        let bytes = try KeyedArchiver.archivedData(withRootObject: forms)
+        for _ in 0..<repeats {
+            if op == "encode" {
+                blackHole(try KeyedArchiver.archivedData(withRootObject: forms))
+            } else {
+                blackHole(try KeyedUnarchiver.unarchivedObject(ofType: [BenchForm].self, from: bytes, registry: registry))
+            }
+        }
+    }
+}

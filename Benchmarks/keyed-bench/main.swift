@@ -38,6 +38,7 @@ do {
     case "raw": try RawWorkload.run(count: n ?? 100_000, rounds: rounds)
     case "w1-profile": try ShapesWorkload.profile(args.count > 2 ? args[2] : "decode", count: n ?? 100_000, repeats: rounds)
     case "w1": try ShapesWorkload.run(workload: "w1", count: n ?? 100_000, rounds: rounds, only: only)
+    case "w2-profile": try ShapesWorkload.formsProfile(args.count > 2 ? args[2] : "decode", count: n ?? 10_000, repeats: rounds)
     case "w2": try ShapesWorkload.run(workload: "w2", count: n ?? 10_000, rounds: rounds, only: only)
     case "decode-file" where args.count == 4:
         try ShapesWorkload.decodeFile(impl: args[1], workload: args[2], path: args[3])
