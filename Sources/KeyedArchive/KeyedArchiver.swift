@@ -43,16 +43,20 @@ public final class KeyedArchiver {
     var currentSlot = -1
     var retained: [AnyObject] = []
     var conditionals: [ObjectIdentifier] = []
-    var stringObjects: [String: Int32] = [:]
+    /// Per plist string node, the UID of its bare `NSString` object (-1 when it has none).
+    var stringUIDs: [Int32] = []
     var integerObjects: [Int64: Int32] = [:]
     var realObjects: [UInt64: Int32] = [:]
     var boolObjects: [Int32] = [-1, -1]
     var nullObject: Int32 = -1
     var chainObjects: [[String]: Int32] = [:]
     var keyNodes: [String: Int32] = [:]
+    /// Per ``StandardKey``, its key node (-1 until first written).
+    var standardKeyNodes = [Int32](repeating: -1, count: StandardKey.allCases.count)
+    /// Per ``StandardClass``, its class dictionary UID (-1 until first written).
+    var standardClassUIDs = [Int32](repeating: -1, count: StandardClass.allCases.count)
     var classNames: [ObjectIdentifier: String] = [:]
     var failure: KeyedArchiveError?
-    var classKeyNode: Int32 = -1
     var finished = false
 
     /// An archiver with an empty archive. Mirrors `NSKeyedArchiver(requiringSecureCoding:)`.
@@ -96,19 +100,24 @@ public final class KeyedArchiver {
     /// Encodes an archivable object (a reference; `nil` writes `$null`). Mirrors `encode(_:forKey:)` for objects.
     public func encode(_ object: (any KeyedArchivable)?, forKey key: String) { encodeValue(object, forKey: key) }
     /// Encodes a string as an `NSString` object.
-    public func encode(_ string: String?, forKey key: String) { encodeValue(string, forKey: key) }
+    public func encode(_ string: String?, forKey key: String) { addObjectField(key, string.map(stringObject)) }
     /// Encodes a date as an `NSDate` object (`NS.time`).
-    public func encode(_ date: Date?, forKey key: String) { encodeValue(date, forKey: key) }
+    public func encode(_ date: Date?, forKey key: String) { addObjectField(key, date.map(dateObject)) }
     /// Encodes data as an `NSData` object.
-    public func encode(_ data: Data?, forKey key: String) { encodeValue(data, forKey: key) }
+    public func encode(_ data: Data?, forKey key: String) { addObjectField(key, data.map(dataObject)) }
     /// Encodes a UUID as an `NSUUID` object (`NS.uuidbytes`).
-    public func encode(_ uuid: UUID?, forKey key: String) { encodeValue(uuid, forKey: key) }
+    public func encode(_ uuid: UUID?, forKey key: String) { addObjectField(key, uuid.map(uuidObject)) }
     /// Encodes a URL as an `NSURL` object (`NS.base`, `NS.relative`).
-    public func encode(_ url: URL?, forKey key: String) { encodeValue(url, forKey: key) }
+    public func encode(_ url: URL?, forKey key: String) { addObjectField(key, url.map(urlObject)) }
     /// Encodes an array as an `NSArray` of its elements.
-    public func encode<Element>(_ array: [Element]?, forKey key: String) { encodeValue(array, forKey: key) }
+    public func encode<Element>(_ array: [Element]?, forKey key: String) {
+        addObjectField(key, array.map { arrayObject($0) })
+    }
     /// Encodes a dictionary as an `NSDictionary` (`NS.keys`, `NS.objects`), keys in a sorted order.
     public func encode<Key: Hashable, Value>(_ dictionary: [Key: Value]?, forKey key: String) {
+        if Key.self == String.self, Value.self == String.self, let strings = dictionary as? [String: String] {
+            return addObjectField(key, stringDictionaryObject(strings))
+        }
         encodeValue(dictionary, forKey: key)
     }
     /// Encodes a set as an `NSSet` (`NS.objects`), elements in a sorted order.
@@ -253,9 +262,25 @@ public final class KeyedArchiver {
         return builder.collection(.array, refs)
     }
 
+    /// Adds a field holding a reference to object `uid` (`$null` for nil), after the key: the same order
+    /// of plist objects as ``encodeValue(_:forKey:)``.
+    @inline(__always)
+    func addObjectField(_ key: String, _ uid: @autoclosure () -> Int32?) {
+        let keyNode = userKey(key)
+        addField(keyNode, builder.uid(Int(uid() ?? 0)))
+    }
+
     /// Encodes `value` as an object and returns its UID (0 for nil).
     func encodeObject(_ value: Any?) -> Int32 {
         guard let value else { return 0 }
+        // The commonest standard values by their exact type, before the protocol-conformance lookup.
+        switch ObjectIdentifier(type(of: value)) {
+        case ObjectIdentifier(String.self): if let s = value as? String { return stringObject(s) }
+        case ObjectIdentifier(Date.self): if let d = value as? Date { return dateObject(d) }
+        case ObjectIdentifier(Int.self): if let i = value as? Int { return integerObject(Int64(i)) }
+        case ObjectIdentifier(Double.self): if let d = value as? Double { return realObject(d) }
+        default: break
+        }
         if let archivable = value as? any KeyedArchivable {
             return encodeArchivable(archivable)
         }
@@ -312,12 +337,9 @@ public final class KeyedArchiver {
         depth -= 1
     }
 
-    var classKey: Int32 {
-        if classKeyNode < 0 { classKeyNode = keyNode("$class") }
-        return classKeyNode
-    }
+    var classKey: Int32 { knownKeyNode(.classKey) }
 
-    private func encodeArchivable(_ object: some KeyedArchivable) -> Int32 {
+    func encodeArchivable(_ object: some KeyedArchivable) -> Int32 {
         let type = Swift.type(of: object)
         if depth >= maxDepth { return withObjectFrame(classUID: { 0 }, {}) }
         let typeID = ObjectIdentifier(type)
@@ -366,5 +388,17 @@ public final class KeyedArchiver {
         return uid
     }
 
-    func classObject(_ standard: StandardClass) -> Int32 { classObject(chain: standard.classChain) }
+    func classObject(_ standard: StandardClass) -> Int32 {
+        if standardClassUIDs[standard.rawValue] >= 0 { return standardClassUIDs[standard.rawValue] }
+        let uid = classObject(chain: standard.classChain)
+        standardClassUIDs[standard.rawValue] = uid
+        return uid
+    }
+
+    func knownKeyNode(_ key: StandardKey) -> Int32 {
+        if standardKeyNodes[key.rawValue] >= 0 { return standardKeyNodes[key.rawValue] }
+        let node = keyNode(key.name)
+        standardKeyNodes[key.rawValue] = node
+        return node
+    }
 }

@@ -49,22 +49,8 @@ public final class KeyedUnarchiver {
     var deferredFailure: KeyedArchiveError?
     /// Recently found keys and their plist string objects.
     var keyObjects: [(key: String, object: Int)] = []
-    /// Per ``KnownKey``, the plist string object that held it last (-1 before it is found).
-    var knownKeyObjects = [Int](repeating: -1, count: KnownKey.allCases.count)
-
-    /// Raw keys of the standard classes that fast paths look up without entering the object.
-    enum KnownKey: Int, CaseIterable {
-        case classKey, time, keys, objects
-
-        var name: String {
-            switch self {
-            case .classKey: "$class"
-            case .time: "NS.time"
-            case .keys: "NS.keys"
-            case .objects: "NS.objects"
-            }
-        }
-    }
+    /// Per ``StandardKey``, the plist string object that held it last (-1 before it is found).
+    var knownKeyObjects = [Int](repeating: -1, count: StandardKey.allCases.count)
 
     struct Frame {
         var uid: Int

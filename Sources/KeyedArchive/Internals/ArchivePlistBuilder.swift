@@ -40,9 +40,9 @@ struct ArchivePlistBuilder {
     }
 
     mutating func string(_ s: String) -> Int32 {
-        if let n = strings[s] { return n }
-        let n = appendScalar { $0.writeString(s) }
-        strings[s] = n
+        let next = Int32(truncatingIfNeeded: nodes.count)
+        let n = strings.uniqueValue(for: s, next)
+        if n == next { _ = appendScalar { $0.writeString(s) } }
         return n
     }
 

@@ -140,7 +140,7 @@ extension KeyedUnarchiver {
 
     /// Position of a key of the standard classes in `fields`, first by the plist string object that held it
     /// last (looked for from the end: `$class` is written last), then by comparing strings.
-    func position(of known: KnownKey, in fields: BinaryArchiveReader.Dictionary) throws -> Int? {
+    func position(of known: StandardKey, in fields: BinaryArchiveReader.Dictionary) throws -> Int? {
         let object = knownKeyObjects[known.rawValue]
         if object >= 0 {
             var i = fields.count

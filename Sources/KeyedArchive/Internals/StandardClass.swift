@@ -1,5 +1,5 @@
 /// The Foundation classes that are built in: how each is named and chained in `$classes`.
-enum StandardClass: Sendable, CaseIterable {
+enum StandardClass: Int, Sendable, CaseIterable {
     case string, mutableString, number, array, mutableArray, dictionary, mutableDictionary, set, mutableSet
     case orderedSet, mutableOrderedSet, date, data, mutableData, uuid, url, null, value
 

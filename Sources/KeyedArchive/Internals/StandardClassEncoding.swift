@@ -13,24 +13,10 @@ extension KeyedArchiver {
             let slot = b ? 1 : 0
             if boolObjects[slot] < 0 { boolObjects[slot] = bareObject(builder.bool(b)) }
             return boolObjects[slot]
-        case let d as Data: return bareObject(builder.data(d))
-        case let date as Date:
-            return withObjectFrame(classUID: { classObject(.date) }) {
-                addField(keyNode("NS.time"), builder.real(date.timeIntervalSinceReferenceDate))
-            }
-        case let uuid as UUID:
-            return withObjectFrame(classUID: { classObject(.uuid) }) {
-                let u = uuid.uuid
-                let bytes: [UInt8] = [u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7, u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15]
-                addField(keyNode("NS.uuidbytes"), builder.data(bytes))
-            }
-        case let url as URL:
-            return withObjectFrame(classUID: { classObject(.url) }) {
-                let base = url.baseURL
-                addField(keyNode("NS.base"), builder.uid(Int(encodeObject(base))))
-                let relative = base == nil ? url.absoluteString : url.relativeString
-                addField(keyNode("NS.relative"), builder.uid(Int(stringObject(relative))))
-            }
+        case let d as Data: return dataObject(d)
+        case let date as Date: return dateObject(date)
+        case let uuid as UUID: return uuidObject(uuid)
+        case let url as URL: return urlObject(url)
         case is ArchivedNull:
             if nullObject < 0 { nullObject = withObjectFrame(classUID: { classObject(.null) }) {} }
             return nullObject
@@ -90,11 +76,83 @@ extension KeyedArchiver {
         }
     }
 
+    /// A bare `NSString`, uniqued by value: the builder uniques the string's plist node (one hash of the
+    /// string), and the node's object UID is kept in an array indexed by node.
     func stringObject(_ s: String) -> Int32 {
-        if let uid = stringObjects[s] { return uid }
-        let uid = bareObject(builder.string(s))
-        stringObjects[s] = uid
+        let node = Int(builder.string(s))
+        if node < stringUIDs.count {
+            if stringUIDs[node] >= 0 { return stringUIDs[node] }
+        } else {
+            stringUIDs.append(contentsOf: repeatElement(-1, count: node - stringUIDs.count + 1))
+        }
+        let uid = bareObject(Int32(truncatingIfNeeded: node))
+        stringUIDs[node] = uid
         return uid
+    }
+
+    func dataObject(_ d: Data) -> Int32 { bareObject(builder.data(d)) }
+
+    /// An `NSArray`. Elements of one archivable type are encoded without boxing each in `Any` and looking up
+    /// its conformance; an element of another dynamic type (a subclass) takes the general path, as all do
+    /// when `Element` is not archivable.
+    func arrayObject<Element>(_ array: [Element]) -> Int32 {
+        guard let archivable = Element.self as? any KeyedArchivable.Type else { return encodeObject(array) }
+        func encodeElements<A: KeyedArchivable>(_: A.Type) -> Int32 {
+            guard let elements = array as? [A] else { return encodeObject(array) }
+            return withObjectFrame(classUID: { classObject(.array) }) {
+                let key = knownKeyNode(.objects)
+                var refs: [Int32] = []
+                refs.reserveCapacity(elements.count)
+                for element in elements {
+                    let uid = type(of: element) == A.self ? encodeArchivable(element) : encodeObject(element)
+                    refs.append(builder.uid(Int(uid)))
+                }
+                addField(key, builder.collection(.array, refs))
+            }
+        }
+        return encodeElements(archivable)
+    }
+
+    /// An `NSDictionary` of strings, keys in ascending order (as ``deterministicOrder(_:_:)`` orders strings).
+    func stringDictionaryObject(_ dictionary: [String: String]) -> Int32 {
+        let entries = dictionary.sorted { $0.key < $1.key }
+        return withObjectFrame(classUID: { classObject(.dictionary) }) {
+            var refs: [Int32] = []
+            refs.reserveCapacity(entries.count)
+            for entry in entries { refs.append(builder.uid(Int(stringObject(entry.key)))) }
+            let keys = builder.collection(.array, refs)
+            refs.removeAll(keepingCapacity: true)
+            for entry in entries { refs.append(builder.uid(Int(stringObject(entry.value)))) }
+            let values = builder.collection(.array, refs)
+            addField(knownKeyNode(.keys), keys)
+            addField(knownKeyNode(.objects), values)
+        }
+    }
+
+    /// An `NSDate` object (`NS.time`).
+    func dateObject(_ date: Date) -> Int32 {
+        withObjectFrame(classUID: { classObject(.date) }) {
+            addField(knownKeyNode(.time), builder.real(date.timeIntervalSinceReferenceDate))
+        }
+    }
+
+    /// An `NSUUID` object (`NS.uuidbytes`).
+    func uuidObject(_ uuid: UUID) -> Int32 {
+        withObjectFrame(classUID: { classObject(.uuid) }) {
+            let u = uuid.uuid
+            let bytes: [UInt8] = [u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7, u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15]
+            addField(keyNode("NS.uuidbytes"), builder.data(bytes))
+        }
+    }
+
+    /// An `NSURL` object (`NS.base`, `NS.relative`).
+    func urlObject(_ url: URL) -> Int32 {
+        withObjectFrame(classUID: { classObject(.url) }) {
+            let base = url.baseURL
+            addField(keyNode("NS.base"), builder.uid(Int(encodeObject(base))))
+            let relative = base == nil ? url.absoluteString : url.relativeString
+            addField(keyNode("NS.relative"), builder.uid(Int(stringObject(relative))))
+        }
     }
 
     func integerObject(_ i: Int64) -> Int32 {
