@@ -115,8 +115,9 @@ public final class KeyedArchiver {
     }
     /// Encodes a dictionary as an `NSDictionary` (`NS.keys`, `NS.objects`), keys in a sorted order.
     public func encode<Key: Hashable, Value>(_ dictionary: [Key: Value]?, forKey key: String) {
-        if Key.self == String.self, Value.self == String.self, let strings = dictionary as? [String: String] {
-            return addObjectField(key, stringDictionaryObject(strings))
+        if Key.self == String.self, Value.self == String.self, let dictionary {
+            // The types were just found identical: a reinterpretation, not an element-by-element `as?` copy.
+            return addObjectField(key, stringDictionaryObject(unsafeBitCast(dictionary, to: [String: String].self)))
         }
         encodeValue(dictionary, forKey: key)
     }

@@ -264,9 +264,9 @@ public final class KeyedUnarchiver {
         guard let ref = try valueReference(forKey: key) else {
             throw error(.valueNotFound, "no value for key \"\(key)\"", key: key)
         }
-        if Key.self == String.self, Value.self == String.self, let d = directStringDictionary(ref),
-           let typed = d as? [Key: Value] {
-            return typed
+        if Key.self == String.self, Value.self == String.self, let d = directStringDictionary(ref) {
+            // The types were just found identical: a reinterpretation, not an element-by-element `as?` copy.
+            return unsafeBitCast(d, to: [Key: Value].self)
         }
         return try typedDictionary(reader.value(ref), Key.self, Value.self, key: key)
     }
