@@ -49,6 +49,9 @@ public final class KeyedUnarchiver {
     var deferredFailure: KeyedArchiveError?
     /// Recently found keys and their plist string objects.
     var keyObjects: [(key: String, object: Int)] = []
+    /// The plist objects in `keyObjects`: each is the first object found for its name, so no other
+    /// registered object holds that name.
+    var registeredKeys: UIDBitSet
     /// Per ``StandardKey``, the plist string object that held it last (-1 before it is found).
     var knownKeyObjects = [Int](repeating: -1, count: StandardKey.allCases.count)
 
@@ -80,6 +83,7 @@ public final class KeyedUnarchiver {
         self.frame = Frame(uid: -1, fields: top)
         self.instances = Array(repeating: nil, count: objects.count)
         self.inProgress = UIDBitSet(count: objects.count)
+        self.registeredKeys = UIDBitSet(count: reader.objectCount)
     }
 
     // MARK: One-call decoding
@@ -348,16 +352,17 @@ public final class KeyedUnarchiver {
 
     /// Position of a raw key, scanning from just after the last key found (keys are usually read in order).
     /// Key strings are uniqued in Apple's archives, so the plist object of a key seen before is looked for
-    /// first by number; the string comparison decides otherwise.
+    /// first by number; the string comparison decides otherwise, skipping keys whose objects are known to
+    /// hold other names (so a missing key costs one comparison of numbers per key, not of strings).
     func position(ofRawKey key: String) throws -> Int? {
-        let n = frame.fields.count
-        guard n > 0 else { return nil }
         let fields = frame.fields
+        let n = fields.count
+        guard n > 0 else { return nil }
         let hint = frame.hint < n ? frame.hint : 0
-        var known = -1
         let slot = frame.slot
         let request = frame.requests
-        frame.requests += 1
+        frame.requests = request + 1
+        var known = -1
         if slot >= 0, request < requestCaches[slot].count, requestCaches[slot][request].key == key {
             known = requestCaches[slot][request].object
         } else {
@@ -385,20 +390,24 @@ public final class KeyedUnarchiver {
             }
         }
         var key = key
-        let found: Int? = try key.withUTF8 { utf8 in
+        let found: (position: Int, object: Int)? = try key.withUTF8 { utf8 in
             var i = hint
             for _ in 0..<n {
-                if try reader.isString(reader.keyReference(fields, i), equalTo: utf8) { return i }
+                let ref = try reader.keyReference(fields, i)
+                // A first-registered key object other than `known` holds another name.
+                if !registeredKeys.contains(ref), try reader.isString(ref, equalTo: utf8) { return (i, ref) }
                 i += 1
                 if i == n { i = 0 }
             }
             return nil
         }
-        if let found {
-            frame.hint = found + 1
-            if keyObjects.count < 64 { keyObjects.append((key, try reader.keyReference(fields, found))) }
+        guard let found else { return nil }
+        frame.hint = found.position + 1
+        if keyObjects.count < 64, !keyObjects.contains(where: { $0.key == key }) {
+            keyObjects.append((key, found.object))
+            registeredKeys.insert(found.object)
         }
-        return found
+        return found.position
     }
 
     func fieldValue(forKey key: String) throws -> BinaryArchiveReader.Value? {

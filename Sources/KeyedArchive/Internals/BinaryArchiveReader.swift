@@ -70,10 +70,13 @@ struct BinaryArchiveReader {
     @inline(__always)
     func reference(at position: Int) throws -> Int {
         let v = number(at: position, width: refWidth)
-        guard v >= 0 && v < objectCount else {
-            throw KeyedArchiveError(.invalidPlist, "reference \(v) at byte \(position) is not below the object count \(objectCount)")
-        }
+        guard v >= 0 && v < objectCount else { throw referenceError(v, position) }
         return v
+    }
+
+    @inline(never)
+    private func referenceError(_ v: Int, _ position: Int) -> KeyedArchiveError {
+        KeyedArchiveError(.invalidPlist, "reference \(v) at byte \(position) is not below the object count \(objectCount)")
     }
 
     /// The count after a collection marker at `start` and where the references begin.
@@ -226,13 +229,16 @@ struct BinaryArchiveReader {
         return plainASCII(start: start, marker: marker)
     }
 
+    @inline(__always)
     func keyReference(_ d: Dictionary, _ i: Int) throws -> Int { try reference(at: d.keys + i * refWidth) }
     /// A key reference without the object-count check, for comparing with a known valid object number.
     @inline(__always)
     func uncheckedKeyReference(_ d: Dictionary, _ i: Int) -> Int { number(at: d.keys + i * refWidth, width: refWidth) }
+    @inline(__always)
     func valueReference(_ d: Dictionary, _ i: Int) throws -> Int {
         try reference(at: d.keys + (d.count + i) * refWidth)
     }
+    @inline(__always)
     func elementReference(_ a: Array, _ i: Int) throws -> Int { try reference(at: a.refs + i * refWidth) }
 
     /// Whether object `object` is the string whose UTF-8 bytes are `key`.
