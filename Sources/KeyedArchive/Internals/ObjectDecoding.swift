@@ -15,14 +15,19 @@ extension KeyedUnarchiver {
         case .other(let p): value = Self.bareValue(p)
         case .array, .dictionary: throw mismatch(key, "\(T.self)", v)
         }
+        return try convert(value, T.self, key: key, uid: { if case .uid(let u) = v { u } else { nil } }())
+    }
+
+    /// A decoded value as `T`: itself, an exact numeric conversion, or an array converted element-wise;
+    /// otherwise a type mismatch. (Non-optional, so no `Optional<T>` metadata is looked up per call.)
+    func convert<T>(_ value: Any, _: T.Type, key: String, uid: Int?) throws -> T {
         if let t = value as? T { return t }
         if let t = convertNumber(value, to: T.self) { return t }
         if let arrayType = T.self as? ArchiveDecodableArray.Type, let list = value as? [Any],
            let t = arrayType.converting(list, { v, type in self.convertNumber(v, toType: type) }) as? T {
             return t
         }
-        throw error(.typeMismatch, "expected \(T.self), found \(Swift.type(of: value))", key: key,
-                    uid: { if case .uid(let u) = v { u } else { nil } }())
+        throw error(.typeMismatch, "expected \(T.self), found \(Swift.type(of: value))", key: key, uid: uid)
     }
 
     /// The natural Swift value of a bare plist scalar in `$objects`.
@@ -72,6 +77,9 @@ extension KeyedUnarchiver {
         var result: [E] = []
         try withArrayElements(uid, key: key) { element, count in
             if result.isEmpty { result.reserveCapacity(count) }
+            if case .uid(let u) = element, u > 0, let object = try decodeObject(u, key: key) {
+                return result.append(try convert(object, E.self, key: key, uid: u))
+            }
             guard let e = try typed(element, E.self, key: key) else {
                 throw error(.valueNotFound, "$null element in an array of \(E.self)", key: key)
             }
@@ -169,14 +177,15 @@ extension KeyedUnarchiver {
         guard depth < maxDepth else {
             throw error(.depthLimitExceeded, "objects nest deeper than \(maxDepth)", key: key, uid: uid)
         }
-        let saved = frame
-        frame = Frame(uid: uid, fields: fields, classChain: chain, slot: slot)
+        // Swapped in and out rather than copied: a copy of a frame retains and releases its class chain.
+        var other = Frame(uid: uid, fields: fields, classChain: chain, slot: slot)
+        swap(&frame, &other)
         keyPath.append(key)
         depth += 1
         defer {
             depth -= 1
             keyPath.removeLast()
-            frame = saved
+            swap(&frame, &other)
         }
         return try body()
     }
