@@ -5,7 +5,9 @@ import BinaryPlist
 /// Hot values (dictionaries, UIDs, integers, reals, booleans, ASCII key strings) are decoded here with every
 /// size checked against the object area; anything else goes through ``BinaryPlistDocument/object(_:)``.
 /// `raw` borrows `document.bytes` and is only valid inside the `withUnsafeBytes` scope that created it.
-struct BinaryArchiveReader {
+/// A class, so that the unarchiver's hot paths reach it by reference instead of copying (and retaining)
+/// the whole document at each call.
+final class BinaryArchiveReader {
     let document: BinaryPlistDocument
     let raw: UnsafeRawBufferPointer
     let objectCount: Int

@@ -74,18 +74,25 @@ extension KeyedUnarchiver {
             if case .uid = v { throw error(.valueNotFound, "no value for key \"\(key)\"", key: key) }
             throw mismatch(key, "[\(E.self)]", v)
         }
-        var result: [E] = []
-        try withArrayElements(uid, key: key) { element, count in
-            if result.isEmpty { result.reserveCapacity(count) }
-            if case .uid(let u) = element, u > 0, let object = try decodeObject(u, key: key) {
-                return result.append(try convert(object, E.self, key: key, uid: u))
+        let (fields, resolved) = try arrayFields(uid, key: key)
+        // One loop, no closure per element: the generic metadata it needs is looked up once.
+        return try enter(uid, resolved.chain, fields, key: key) {
+            guard let refs = try elementArray("NS.objects") else { return [] }
+            var result: [E] = []
+            result.reserveCapacity(refs.count)
+            for i in 0..<refs.count {
+                let ref = try reader.elementReference(refs, i)
+                if let u = try reader.uid(ref), u > 0, let object = try decodeObject(u, key: key) {
+                    result.append(try convert(object, E.self, key: key, uid: u))
+                    continue
+                }
+                guard let e = try typed(reader.value(ref), E.self, key: key) else {
+                    throw error(.valueNotFound, "$null element in an array of \(E.self)", key: key)
+                }
+                result.append(e)
             }
-            guard let e = try typed(element, E.self, key: key) else {
-                throw error(.valueNotFound, "$null element in an array of \(E.self)", key: key)
-            }
-            result.append(e)
+            return result
         }
-        return result
     }
 
     func typedDictionary<K: Hashable, V>(_ v: BinaryArchiveReader.Value, _: K.Type, _: V.Type, key: String) throws -> [K: V] {
@@ -105,9 +112,8 @@ extension KeyedUnarchiver {
         return result
     }
 
-    /// Calls `body` for each element of the `NSArray` / `NSSet` at `uid`, type-checking nothing.
-    func withArrayElements(_ uid: Int, key: String,
-                           _ body: (BinaryArchiveReader.Value, Int) throws -> Void) throws {
+    /// The dictionary and resolved class of the `NSArray` / `NSSet` at `uid`.
+    func arrayFields(_ uid: Int, key: String) throws -> (BinaryArchiveReader.Dictionary, ResolvedClass) {
         let (fields, resolved) = try objectFields(uid)
         switch resolved.kind {
         case .standard(.array), .standard(.mutableArray), .standard(.set), .standard(.mutableSet): break
@@ -115,12 +121,7 @@ extension KeyedUnarchiver {
             throw error(.typeMismatch, "expected an array, found \(resolved.chain.first ?? "")", key: key, uid: uid,
                         chain: resolved.chain)
         }
-        try enter(uid, resolved.chain, fields, key: key) {
-            guard let refs = try elementArray("NS.objects") else { return }
-            for i in 0..<refs.count {
-                try body(reader.value(reader.elementReference(refs, i)), refs.count)
-            }
-        }
+        return (fields, resolved)
     }
 
     /// The dictionary and resolved class of `$objects[uid]`.
