@@ -104,3 +104,83 @@ struct RecentIntegerCache {
         values[i] = value
     }
 }
+
+/// An open-addressing hash map from strings to non-negative `Int32` values, for the builder's string
+/// uniquing. Each slot keeps the string's hash, so growing never hashes a string again, and the hash is an
+/// unseeded multiply-and-fold over the UTF-8 bytes, eight at a time (cheaper than `Hasher`, which also
+/// needs a seed per call). The table only finds values; the order of the output never depends on it.
+struct StringTable {
+    private var hashes: [UInt64]
+    private var strings: [String]
+    /// -1 marks an empty slot.
+    private var values: [Int32]
+    private var mask: Int
+    private(set) var count = 0
+
+    init(capacity: Int = 1024) {
+        var size = 16
+        while size < capacity * 2 { size <<= 1 }
+        hashes = Array(repeating: 0, count: size)
+        strings = Array(repeating: "", count: size)
+        values = Array(repeating: -1, count: size)
+        mask = size - 1
+    }
+
+    @inline(__always)
+    static func hash(_ s: String) -> UInt64 {
+        if let h = s.utf8.withContiguousStorageIfAvailable({ hash(UnsafeRawBufferPointer($0)) }) { return h }
+        return Array(s.utf8).withUnsafeBytes { hash($0) }
+    }
+
+    /// Eight bytes per step, each step a multiply and a fold (MurmurHash3's constants).
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
+        var i = 0
+        while i + 8 <= bytes.count {
+            h = (h ^ bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
+            h ^= h >> 32
+            i += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while i < bytes.count {
+            tail |= UInt64(bytes[i]) << shift
+            shift += 8
+            i += 1
+        }
+        h = (h ^ tail) &* 0xC4CE_B9FE_1A85_EC53
+        return h ^ (h >> 29)
+    }
+
+    /// The value for `s`, after inserting `value` for it if `s` is new.
+    mutating func uniqueValue(for s: String, _ value: Int32) -> Int32 {
+        let h = Self.hash(s)
+        var i = Int(truncatingIfNeeded: h) & mask
+        while values[i] >= 0 {
+            if hashes[i] == h && strings[i] == s { return values[i] }
+            i = (i + 1) & mask
+        }
+        hashes[i] = h
+        strings[i] = s
+        values[i] = value
+        count += 1
+        if count * 2 > values.count { grow() }
+        return value
+    }
+
+    private mutating func grow() {
+        let oldHashes = hashes, oldStrings = strings, oldValues = values
+        let size = values.count * 2
+        hashes = Array(repeating: 0, count: size)
+        strings = Array(repeating: "", count: size)
+        values = Array(repeating: -1, count: size)
+        mask = size - 1
+        for j in oldValues.indices where oldValues[j] >= 0 {
+            var i = Int(truncatingIfNeeded: oldHashes[j]) & mask
+            while values[i] >= 0 { i = (i + 1) & mask }
+            hashes[i] = oldHashes[j]
+            strings[i] = oldStrings[j]
+            values[i] = oldValues[j]
+        }
+    }
+}
