@@ -23,28 +23,91 @@ import FoundationEssentials
 public final class KeyedArchiver {
     /// The format ``finishEncoding()`` writes. Mirrors `NSKeyedArchiver.outputFormat`.
     public var outputFormat: PlistFormat
-    /// Deepest nesting of objects accepted. Default 512.
-    public var maxDepth: Int = 512
 
-    var builder = ArchivePlistBuilder()
+    /// The state touched for every key and object, behind a pointer that only this archiver holds: stored
+    /// properties of a class get a dynamic exclusivity check at each access, which cost more than the
+    /// encoding work itself. The archiver is not Sendable and runs on one thread at a time.
+    let state: UnsafeMutablePointer<EncodingState>
+
+    struct EncodingState {
+        var builder: ArchivePlistBuilder = ArchivePlistBuilder()
+        var objectNodes: [Int32] = []
+        var scratch: [Int32] = []
+        var frameStart: Int = 0
+        var unkeyedCount: Int = 0
+        var depth: Int = 0
+        var identities: IntegerTable = IntegerTable(capacity: 1024)
+        var typeInfo: [ObjectIdentifier: (classUID: Int32, slot: Int)] = [:]
+        var keyCaches: [[(key: String, node: Int32)]] = []
+        var currentSlot: Int = -1
+        var retained: [AnyObject] = []
+        var stringUIDs: [Int32] = []
+        var standardKeyNodes: [Int32] = [Int32](repeating: -1, count: StandardKey.allCases.count)
+        var standardClassUIDs: [Int32] = [Int32](repeating: -1, count: StandardClass.allCases.count)
+        var frameStack: [(start: Int, unkeyed: Int, slot: Int)] = []
+        var maxDepth: Int = 512
+    }
+    /// Deepest nesting of objects accepted. Default 512.
+    public var maxDepth: Int {
+        get { state.pointee.maxDepth }
+        set { state.pointee.maxDepth = newValue }
+    }
+
+    var builder: ArchivePlistBuilder {
+        _read { yield state.pointee.builder }
+        _modify { yield &state.pointee.builder }
+    }
     /// `$objects`: archive UID -> plist node (-1 while the object is being encoded).
-    var objectNodes: [Int32] = []
+    var objectNodes: [Int32] {
+        _read { yield state.pointee.objectNodes }
+        _modify { yield &state.pointee.objectNodes }
+    }
     /// `(key node, value node)` pairs of the objects being encoded, innermost last.
-    var scratch: [Int32] = []
-    var frameStart = 0
-    var unkeyedCount = 0
-    var depth = 0
-    var identities = IntegerTable(capacity: 1024)
+    var scratch: [Int32] {
+        _read { yield state.pointee.scratch }
+        _modify { yield &state.pointee.scratch }
+    }
+    var frameStart: Int {
+        _read { yield state.pointee.frameStart }
+        _modify { yield &state.pointee.frameStart }
+    }
+    var unkeyedCount: Int {
+        _read { yield state.pointee.unkeyedCount }
+        _modify { yield &state.pointee.unkeyedCount }
+    }
+    var depth: Int {
+        _read { yield state.pointee.depth }
+        _modify { yield &state.pointee.depth }
+    }
+    var identities: IntegerTable {
+        _read { yield state.pointee.identities }
+        _modify { yield &state.pointee.identities }
+    }
     /// Per archived type: its class dictionary UID (-1 until the first instance is closed) and key cache slot.
-    var typeInfo: [ObjectIdentifier: (classUID: Int32, slot: Int)] = [:]
+    var typeInfo: [ObjectIdentifier: (classUID: Int32, slot: Int)] {
+        _read { yield state.pointee.typeInfo }
+        _modify { yield &state.pointee.typeInfo }
+    }
     /// Per type slot, the keys written at each field position with their nodes: objects of one type write
     /// the same keys in the same order, so a key is usually found by one string comparison.
-    var keyCaches: [[(key: String, node: Int32)]] = []
-    var currentSlot = -1
-    var retained: [AnyObject] = []
+    var keyCaches: [[(key: String, node: Int32)]] {
+        _read { yield state.pointee.keyCaches }
+        _modify { yield &state.pointee.keyCaches }
+    }
+    var currentSlot: Int {
+        _read { yield state.pointee.currentSlot }
+        _modify { yield &state.pointee.currentSlot }
+    }
+    var retained: [AnyObject] {
+        _read { yield state.pointee.retained }
+        _modify { yield &state.pointee.retained }
+    }
     var conditionals: [ObjectIdentifier] = []
     /// Per plist string node, the UID of its bare `NSString` object (-1 when it has none).
-    var stringUIDs: [Int32] = []
+    var stringUIDs: [Int32] {
+        _read { yield state.pointee.stringUIDs }
+        _modify { yield &state.pointee.stringUIDs }
+    }
     var integerObjects: [Int64: Int32] = [:]
     var realObjects: [UInt64: Int32] = [:]
     var boolObjects: [Int32] = [-1, -1]
@@ -52,9 +115,15 @@ public final class KeyedArchiver {
     var chainObjects: [[String]: Int32] = [:]
     var keyNodes: [String: Int32] = [:]
     /// Per ``StandardKey``, its key node (-1 until first written).
-    var standardKeyNodes = [Int32](repeating: -1, count: StandardKey.allCases.count)
+    var standardKeyNodes: [Int32] {
+        _read { yield state.pointee.standardKeyNodes }
+        _modify { yield &state.pointee.standardKeyNodes }
+    }
     /// Per ``StandardClass``, its class dictionary UID (-1 until first written).
-    var standardClassUIDs = [Int32](repeating: -1, count: StandardClass.allCases.count)
+    var standardClassUIDs: [Int32] {
+        _read { yield state.pointee.standardClassUIDs }
+        _modify { yield &state.pointee.standardClassUIDs }
+    }
     var classNames: [ObjectIdentifier: String] = [:]
     var failure: KeyedArchiveError?
     var finished = false
@@ -62,7 +131,14 @@ public final class KeyedArchiver {
     /// An archiver with an empty archive. Mirrors `NSKeyedArchiver(requiringSecureCoding:)`.
     public init(outputFormat: PlistFormat = .binary) {
         self.outputFormat = outputFormat
+        state = UnsafeMutablePointer<EncodingState>.allocate(capacity: 1)
+        state.initialize(to: EncodingState())
         objectNodes.append(builder.string("$null"))
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
     /// Archives `rootObject` under the key `root`. Mirrors `NSKeyedArchiver.archivedData(withRootObject:requiringSecureCoding:)`.
@@ -323,7 +399,10 @@ public final class KeyedArchiver {
         depth += 1
     }
 
-    var frameStack: [(start: Int, unkeyed: Int, slot: Int)] = []
+    var frameStack: [(start: Int, unkeyed: Int, slot: Int)] {
+        _read { yield state.pointee.frameStack }
+        _modify { yield &state.pointee.frameStack }
+    }
 
     @inline(__always)
     func closeFrame(_ uid: Int32, classUID: Int32) {
