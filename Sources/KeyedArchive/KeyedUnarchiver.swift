@@ -34,26 +34,83 @@ public final class KeyedUnarchiver {
     /// Most objects decoded in one archive, counting a shared value at each use. Default 16,777,216.
     public let maxObjects: Int
 
+    /// The state touched for every key and object, behind a pointer that only this unarchiver holds: stored
+    /// properties of a class get a dynamic exclusivity check at each access, which cost more than the
+    /// decoding work itself. The unarchiver is not Sendable and runs on one thread at a time.
+    let state: UnsafeMutablePointer<DecodingState>
+
+    struct DecodingState {
+        var frame: Frame
+        var instances: [AnyObject?]
+        var inProgress: UIDBitSet
+        var registeredKeys: UIDBitSet
+        var valid: Bool = true
+        var depth: Int = 0
+        var decodedCount: Int = 0
+        var keyPath: [String] = []
+        var pending: [Int: [(AnyObject) -> Void]] = [:]
+        var classCache: ResolvedClassCache = ResolvedClassCache()
+        var keyObjects: [(key: String, object: Int)] = []
+        var knownKeyObjects: [Int] = [Int](repeating: -1, count: StandardKey.allCases.count)
+        var requestCaches: [[(key: String, object: Int)]] = []
+    }
+
     let reader: BinaryArchiveReader
     let objects: BinaryArchiveReader.Array
     let allowedTypes: [Any.Type]?
-    var frame: Frame
-    var valid = true
-    var depth = 0
-    var decodedCount = 0
-    var keyPath: [String] = []
-    var instances: [AnyObject?]
-    var inProgress: UIDBitSet
-    var pending: [Int: [(AnyObject) -> Void]] = [:]
-    var classCache = ResolvedClassCache()
+    var frame: Frame {
+        _read { yield state.pointee.frame }
+        _modify { yield &state.pointee.frame }
+    }
+    var valid: Bool {
+        _read { yield state.pointee.valid }
+        _modify { yield &state.pointee.valid }
+    }
+    var depth: Int {
+        _read { yield state.pointee.depth }
+        _modify { yield &state.pointee.depth }
+    }
+    var decodedCount: Int {
+        _read { yield state.pointee.decodedCount }
+        _modify { yield &state.pointee.decodedCount }
+    }
+    var keyPath: [String] {
+        _read { yield state.pointee.keyPath }
+        _modify { yield &state.pointee.keyPath }
+    }
+    var instances: [AnyObject?] {
+        _read { yield state.pointee.instances }
+        _modify { yield &state.pointee.instances }
+    }
+    var inProgress: UIDBitSet {
+        _read { yield state.pointee.inProgress }
+        _modify { yield &state.pointee.inProgress }
+    }
+    var pending: [Int: [(AnyObject) -> Void]] {
+        _read { yield state.pointee.pending }
+        _modify { yield &state.pointee.pending }
+    }
+    var classCache: ResolvedClassCache {
+        _read { yield state.pointee.classCache }
+        _modify { yield &state.pointee.classCache }
+    }
     var deferredFailure: KeyedArchiveError?
     /// Recently found keys and their plist string objects.
-    var keyObjects: [(key: String, object: Int)] = []
+    var keyObjects: [(key: String, object: Int)] {
+        _read { yield state.pointee.keyObjects }
+        _modify { yield &state.pointee.keyObjects }
+    }
     /// The plist objects in `keyObjects`: each is the first object found for its name, so no other
     /// registered object holds that name.
-    var registeredKeys: UIDBitSet
+    var registeredKeys: UIDBitSet {
+        _read { yield state.pointee.registeredKeys }
+        _modify { yield &state.pointee.registeredKeys }
+    }
     /// Per ``StandardKey``, the plist string object that held it last (-1 before it is found).
-    var knownKeyObjects = [Int](repeating: -1, count: StandardKey.allCases.count)
+    var knownKeyObjects: [Int] {
+        _read { yield state.pointee.knownKeyObjects }
+        _modify { yield &state.pointee.knownKeyObjects }
+    }
 
     struct Frame {
         var uid: Int
@@ -69,7 +126,10 @@ public final class KeyedUnarchiver {
 
     /// Per resolved class, the keys looked up in request order with their plist string objects: every
     /// object of a class usually reads the same keys in the same order.
-    var requestCaches: [[(key: String, object: Int)]] = []
+    var requestCaches: [[(key: String, object: Int)]] {
+        _read { yield state.pointee.requestCaches }
+        _modify { yield &state.pointee.requestCaches }
+    }
 
     init(reader: BinaryArchiveReader, registry: ClassRegistry, allowedTypes: [Any.Type]?, maxDepth: Int,
          maxObjects: Int) throws {
@@ -80,10 +140,15 @@ public final class KeyedUnarchiver {
         self.maxObjects = maxObjects
         let (top, objects) = try ArchiveHeader.validate(reader)
         self.objects = objects
-        self.frame = Frame(uid: -1, fields: top)
-        self.instances = Array(repeating: nil, count: objects.count)
-        self.inProgress = UIDBitSet(count: objects.count)
-        self.registeredKeys = UIDBitSet(count: reader.objectCount)
+        state = UnsafeMutablePointer<DecodingState>.allocate(capacity: 1)
+        state.initialize(to: DecodingState(
+            frame: Frame(uid: -1, fields: top), instances: Array(repeating: nil, count: objects.count),
+            inProgress: UIDBitSet(count: objects.count), registeredKeys: UIDBitSet(count: reader.objectCount)))
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
     // MARK: One-call decoding
