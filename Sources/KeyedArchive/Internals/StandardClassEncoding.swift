@@ -98,7 +98,9 @@ extension KeyedArchiver {
     func arrayObject<Element>(_ array: [Element]) -> Int32 {
         guard let archivable = Element.self as? any KeyedArchivable.Type else { return encodeObject(array) }
         func encodeElements<A: KeyedArchivable>(_: A.Type) -> Int32 {
-            guard let elements = array as? [A] else { return encodeObject(array) }
+            // `A` is `Element` opened: a reinterpretation, not an element-by-element `as?` copy.
+            guard A.self == Element.self else { return encodeObject(array) }
+            let elements = unsafeBitCast(array, to: [A].self)
             return withObjectFrame(classUID: { classObject(.array) }) {
                 let key = knownKeyNode(.objects)
                 var refs: [Int32] = []
