@@ -15,7 +15,7 @@ extension Inspector {
                 + "{\"date\": s}; NSData as {\"data\": base64}; NSUUID as {\"uuid\": \"UPPERCASE\"}; NSURL as {\"url\": "
                 + "absolute string}; NSNull and nil as null; any other class as {\"class\": name, \"fields\": {key: "
                 + "value}}; a reference back to an object still being printed as {\"ref\": name}. An archive whose "
-                + "$top is not just root prints as {\"$top\": {key: value, ...}}.\n"
+                + "$top is not just root prints as {\"$top\": {key: value, ...}}.\n\n"
                 + "Shared objects print in full at each use, so a heavily shared graph (a compiled nib) can be "
                 + "exponentially larger than its archive. Printing stops with exit status 65 past a budget of "
                 + "objects (counting a shared object at each use): by default the larger of 100000 and 16 times "
