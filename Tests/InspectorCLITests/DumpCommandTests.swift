@@ -56,11 +56,8 @@ import Testing
         ["encode", "in.json", "-o", "o", "--format", "json"], ["dump"], ["dump", "a", "b"], ["dump", "--pretty", "a"],
     ])
     func usageErrorsExit64WithUsageOnStderr(arguments: [String]) {
-        let result = inspect(arguments)
-        #expect(result.status == ExitStatus.usage)
-        #expect(result.stdout.isEmpty)
-        #expect(result.stderr.hasPrefix("Error: "))
-        #expect(result.stderr.contains("\nUsage: keyedarchive \(arguments[0]) "))
+        expectUsageError(arguments)
+        #expect(inspect(arguments).stderr.contains("\nUsage: keyedarchive \(arguments[0]) "))
     }
 
     @Test(arguments: [

@@ -70,12 +70,7 @@ import Testing
         ["frobnicate"],
     ])
     func usageErrorsExit64WithUsageOnStderr(arguments: [String]) {
-        let result = inspect(arguments)
-        #expect(result.status == ExitStatus.usage)
-        #expect(result.stdout.isEmpty)
-        #expect(result.stderr.hasPrefix("Error: "))
-        #expect(result.stderr.contains("\nUsage: keyedarchive "))
-        #expect(result.stderr.contains("--help' for more information.\n"))
+        expectUsageError(arguments)
     }
 
     @Test(arguments: [

@@ -1,6 +1,7 @@
 import CommandLineSupport
 import Foundation
 import InspectorCLI
+import Testing
 
 /// The repository's `Fixtures/` folder, located from this source file.
 let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -30,4 +31,15 @@ func scratchDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("inspector-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
+}
+
+/// Expects `arguments` to be a usage error: status 64, nothing on stdout, `Error: ...`, the verb's usage and
+/// the `--help` hint on stderr.
+func expectUsageError(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+    let result = inspect(arguments)
+    #expect(result.status == ExitStatus.usage, sourceLocation: sourceLocation)
+    #expect(result.stdout.isEmpty, sourceLocation: sourceLocation)
+    #expect(result.stderr.hasPrefix("Error: "), sourceLocation: sourceLocation)
+    #expect(result.stderr.contains("\nUsage: keyedarchive "), sourceLocation: sourceLocation)
+    #expect(result.stderr.contains("--help' for more information.\n"), sourceLocation: sourceLocation)
 }
