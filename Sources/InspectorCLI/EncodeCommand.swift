@@ -13,6 +13,7 @@ extension Inspector {
                 + "(its $classes: name, NSObject) whose integers, reals, booleans and data are stored inline and "
                 + "everything else as references; {\"ref\": name} refers to the nearest enclosing object of that "
                 + "class, recreating the cycle.",
+            usage: ["<in.json> --output <out> [--format <format>]"],
             arguments: [.required("in.json", help: "The archive-JSON to read.")],
             options: [
                 .option("output", short: "o", valueName: "out", help: "Where to write the archive ('-' for stdout).",

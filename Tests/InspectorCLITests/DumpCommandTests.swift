@@ -101,7 +101,7 @@ import Testing
         let decode = inspect(["decode", "--help"]).text
         #expect(decode.contains("USAGE: keyedarchive decode [--pretty] [--max-objects <n>] <file>"))
         #expect(decode.contains("'keyedarchive dump'"))
-        #expect(inspect(["encode", "-h"]).text.contains("USAGE: keyedarchive encode --output <out> [--format <format>] <in.json>"))
+        #expect(inspect(["encode", "-h"]).text.contains("USAGE: keyedarchive encode <in.json> --output <out> [--format <format>]"))
     }
 }
 
