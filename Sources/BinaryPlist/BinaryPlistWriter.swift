@@ -23,6 +23,13 @@ public struct BinaryPlistWriter {
     }
 }
 
+/// Sets a free uniquing slot (-1) to `candidate`; returns the slot's object number.
+@inline(__always)
+private func claim(_ slot: inout Int, _ candidate: Int) -> Int {
+    if slot < 0 { slot = candidate }
+    return slot
+}
+
 /// Flattened object table: one record per object, references in one shared pool, scalars uniqued per kind.
 private struct Flattener {
     /// 0 for a scalar, else the collection marker's high nibble (0xA0, 0xC0, 0xD0).
@@ -75,45 +82,22 @@ private struct Flattener {
             let me = newObject(0xD0, pool.count, n)
             let slot = pool.count
             pool.append(contentsOf: repeatElement(0, count: 2 * n))
-            for (i, e) in dict.entries.enumerated() {
-                if e.key.isCollection {
-                    throw PlistError(.invalidKey, "\(e.key.kindNameWithArticle) cannot be a dictionary key")
+            let entries = dict.entries
+            for i in 0..<n {
+                if entries[i].key.isCollection {
+                    throw PlistError(.invalidKey, "\(entries[i].key.kindNameWithArticle) cannot be a dictionary key")
                 }
-                pool[slot + i] = try add(e.key, depth: depth + 1)
+                pool[slot + i] = try add(entries[i].key, depth: depth + 1)
             }
-            for (i, e) in dict.entries.enumerated() { pool[slot + n + i] = try add(e.value, depth: depth + 1) }
+            for i in 0..<n { pool[slot + n + i] = try add(entries[i].value, depth: depth + 1) }
             return me
-        case .string(let s):
-            if let existing = strings[s] { return existing }
-            let me = newScalar(value)
-            strings[s] = me
-            return me
-        case .integer(let i):
-            if let existing = integers[i] { return existing }
-            let me = newScalar(value)
-            integers[i] = me
-            return me
-        case .real(let r):
-            if let existing = reals[r.bitPattern] { return existing }
-            let me = newScalar(value)
-            reals[r.bitPattern] = me
-            return me
-        case .date(let d):
-            let bits = d.secondsSinceReferenceDate.bitPattern
-            if let existing = dates[bits] { return existing }
-            let me = newScalar(value)
-            dates[bits] = me
-            return me
-        case .data(let d):
-            if let existing = datas[d] { return existing }
-            let me = newScalar(value)
-            datas[d] = me
-            return me
-        case .uid(let u):
-            if let existing = uids[u.value] { return existing }
-            let me = newScalar(value)
-            uids[u.value] = me
-            return me
+        // One hash lookup per scalar: claim the slot for the next object number, keep it if it was free.
+        case .string(let s): return keep(value, claim(&strings[s, default: -1], kinds.count))
+        case .integer(let i): return keep(value, claim(&integers[i, default: -1], kinds.count))
+        case .real(let r): return keep(value, claim(&reals[r.bitPattern, default: -1], kinds.count))
+        case .date(let d): return keep(value, claim(&dates[d.secondsSinceReferenceDate.bitPattern, default: -1], kinds.count))
+        case .data(let d): return keep(value, claim(&datas[d, default: -1], kinds.count))
+        case .uid(let u): return keep(value, claim(&uids[u.value, default: -1], kinds.count))
         case .null, .bool:
             let slot = value.boolValue.map { $0 ? 2 : 1 } ?? 0
             if let existing = constants[slot] { return existing }
@@ -121,6 +105,13 @@ private struct Flattener {
             constants[slot] = me
             return me
         }
+    }
+
+    /// Appends `value` as a new scalar object when `object` is the next object number.
+    @inline(__always)
+    private mutating func keep(_ value: PlistValue, _ object: Int) -> Int {
+        if object == kinds.count { _ = newScalar(value) }
+        return object
     }
 
     private func checkDepth(_ depth: Int) throws {

@@ -2,46 +2,6 @@ import BinaryPlist
 import Foundation
 import Testing
 
-/// The real-world files under `Fixtures/bplist` and `Fixtures/keyed`, checked against CPython plistlib's
-/// reading of them (their `.plist.json` siblings, rendered by `shared/tools/plist-json.py`).
-enum Fixtures {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures")
-
-    /// Every data file (path relative to `Fixtures/`), sorted: everything but renderings, notes and licenses.
-    static let dataFiles: [String] = {
-        var files: [String] = []
-        for folder in ["bplist", "keyed"] {
-            let base = root.appendingPathComponent(folder)
-            guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: [.isRegularFileKey])
-            else { continue }
-            for case let url as URL in walker {
-                guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
-                let name = url.lastPathComponent
-                if name.hasSuffix(".expected.txt") || name.hasSuffix(".plist.json") || name.hasSuffix(".md")
-                    || name.hasPrefix("COPYING")
-                { continue }
-                files.append(folder + "/" + url.path.dropFirst(base.path.count + 1))
-            }
-        }
-        return files.sorted()
-    }()
-
-    static func bytes(_ file: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: root.appendingPathComponent(file)))
-    }
-
-    static func text(_ file: String) throws -> String? {
-        let url = root.appendingPathComponent(file)
-        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-        return try String(contentsOf: url, encoding: .utf8)
-    }
-
-    static func plistJSON(of file: String) throws -> String? { try text(file + ".plist.json") }
-
-    static var filesWithJSON: [String] { dataFiles.filter { (try? plistJSON(of: $0)) != nil } }
-}
-
 /// What our reader does with a file that plistlib refuses or that references itself (no `.plist.json`).
 enum ExpectedOutcome: Sendable, CustomStringConvertible {
     /// Decodes (the value is then checked to re-encode and decode back equal).
@@ -57,6 +17,8 @@ enum ExpectedOutcome: Sendable, CustomStringConvertible {
     }
 }
 
+/// The real-world files under `Fixtures/bplist` and `Fixtures/keyed`, checked against CPython plistlib's
+/// reading of them (their `.plist.json` siblings).
 @Suite struct FixtureConformanceTests {
     /// Files without a `.plist.json`, each with the outcome we decided on.
     static let expectations: [String: ExpectedOutcome] = [
@@ -86,26 +48,26 @@ enum ExpectedOutcome: Sendable, CustomStringConvertible {
     ]
 
     @Test func fixturesAreFound() {
-        #expect(Fixtures.dataFiles.count == 241)
-        #expect(Fixtures.filesWithJSON.count == 228)
+        #expect(FixtureFiles.dataFiles.count == 241)
+        #expect(FixtureFiles.filesWithJSON.count == 228)
     }
 
-    @Test(arguments: Fixtures.filesWithJSON)
+    @Test(arguments: FixtureFiles.filesWithJSON)
     func decodesToWhatPlistlibReads(file: String) throws {
-        let reference = try PlistJSON.parse(try #require(try Fixtures.plistJSON(of: file)))
-        let value = try PropertyList.decode(try Fixtures.bytes(file))
-        #expect(PlistlibEquivalence.matches(value, reference), "\(file)")
+        let reference = try #require(try PlistlibReference.value(of: file))
+        let (value, format) = try PropertyList.decodeWithFormat(try FixtureFiles.bytes(file))
+        #expect(PlistlibReference.matches(value, reference, format: format), "\(file)")
     }
 
-    @Test(arguments: Fixtures.filesWithJSON)
+    @Test(arguments: FixtureFiles.filesWithJSON)
     func rendersEachReferenceJSONByteForByte(file: String) throws {
-        let text = try #require(try Fixtures.plistJSON(of: file))
+        let text = try #require(try FixtureFiles.plistJSON(of: file))
         #expect(PlistJSON.render(try PlistJSON.parse(text), pretty: true) == text)
     }
 
-    @Test(arguments: Fixtures.dataFiles)
+    @Test(arguments: FixtureFiles.dataFiles)
     func everyDecodedValueReencodesToBinaryAndDecodesBackEqual(file: String) throws {
-        guard let value = try? PropertyList.decode(try Fixtures.bytes(file)) else {
+        guard let value = try? PropertyList.decode(try FixtureFiles.bytes(file)) else {
             #expect(Self.expectations[file] != nil, "\(file) does not decode and has no expectation")
             return
         }
@@ -114,10 +76,10 @@ enum ExpectedOutcome: Sendable, CustomStringConvertible {
         #expect(try PropertyList.encode(value, format: .binary) == binary, "\(file): writer is not deterministic")
     }
 
-    @Test(arguments: Fixtures.dataFiles.filter { (try? Fixtures.plistJSON(of: $0)) == nil })
+    @Test(arguments: FixtureFiles.dataFiles.filter { (try? FixtureFiles.plistJSON(of: $0)) == nil })
     func filesPlistlibRefusesHaveADecidedOutcome(file: String) throws {
         let expected = try #require(Self.expectations[file], "\(file) has no decided outcome")
-        let bytes = try Fixtures.bytes(file)
+        let bytes = try FixtureFiles.bytes(file)
         switch expected {
         case .decodes:
             #expect(throws: Never.self) { try PropertyList.decode(bytes) }
@@ -129,13 +91,13 @@ enum ExpectedOutcome: Sendable, CustomStringConvertible {
 
     @Test func expectationTableNamesOnlyFilesWithoutJSON() {
         for file in Self.expectations.keys {
-            #expect(Fixtures.dataFiles.contains(file), "\(file) is not a fixture")
-            #expect((try? Fixtures.plistJSON(of: file)) == nil, "\(file) has a .plist.json: check it there")
+            #expect(FixtureFiles.dataFiles.contains(file), "\(file) is not a fixture")
+            #expect((try? FixtureFiles.plistJSON(of: file)) == nil, "\(file) has a .plist.json: check it there")
         }
     }
 
     @Test func recursionFixtureWithRepairedTrailerIsACycle() throws {
-        let original = try Fixtures.bytes("bplist/libplist-LGPL/recursion.bplist")
+        let original = try FixtureFiles.bytes("bplist/libplist-LGPL/recursion.bplist")
         // Objects 8..<24 and the five 2-byte offsets at 24 unchanged; a trailer that no longer overlaps them.
         var repaired = Array(original[0..<34])
         repaired += [0, 0, 0, 0, 0, 0, 2, 1]  // unused, sort version, offset width 2, reference width 1
@@ -150,29 +112,7 @@ enum ExpectedOutcome: Sendable, CustomStringConvertible {
     func utf8InASCIIStringsIsAnErrorUnderStrictPolicy(file: String) throws {
         var strict = PlistLimits()
         strict.stringPolicy = .strict
-        let error = #expect(throws: PlistError.self) { try PropertyList.decode(try Fixtures.bytes(file), limits: strict) }
+        let error = #expect(throws: PlistError.self) { try PropertyList.decode(try FixtureFiles.bytes(file), limits: strict) }
         #expect(error?.code == .invalidString)
-    }
-}
-
-/// Compares our value with plistlib's reading: equal, except that plistlib keeps dates only to the
-/// microsecond (it converts them to `datetime`), so dates may differ by up to half a microsecond; and in XML
-/// plists plistlib leaves `<dict><key>CF$UID</key><integer>n</integer></dict>` a dictionary, where
-/// CoreFoundation, and we, read a UID.
-enum PlistlibEquivalence {
-    static func matches(_ ours: PlistValue, _ reference: PlistValue) -> Bool {
-        switch (ours, reference) {
-        case (.date(let a), .date(let b)):
-            return a == b || abs(a.secondsSinceReferenceDate - b.secondsSinceReferenceDate) <= 0.5e-6 * 1.000_001
-        case (.uid(let uid), .dictionary(let d)):
-            return d.count == 1 && d["CF$UID"] == .integer(PlistInteger(uid.value))
-        case (.array(let a), .array(let b)), (.set(let a), .set(let b)):
-            return a.count == b.count && zip(a, b).allSatisfy { matches($0, $1) }
-        case (.dictionary(let a), .dictionary(let b)):
-            return a.count == b.count
-                && zip(a.entries, b.entries).allSatisfy { matches($0.key, $1.key) && matches($0.value, $1.value) }
-        default:
-            return ours == reference
-        }
     }
 }

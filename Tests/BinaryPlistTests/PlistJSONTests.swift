@@ -90,7 +90,7 @@ import Testing
     }
 
     @Test func realsRoundTripBitForBit() throws {
-        var generator = SplitMix(seed: 0x5EED)
+        var generator = SeededGenerator(seed: 0x5EED)
         for _ in 0..<2000 {
             let r = Double(bitPattern: generator.next())
             let value = PlistValue.real(r)
@@ -202,18 +202,5 @@ import Testing
         limits.maxElements = 3
         let error = #expect(throws: PlistError.self) { try PlistJSON.parse("[1, 2, 3]", limits: limits) }
         #expect(error?.code == .elementLimitExceeded)
-    }
-}
-
-/// A small deterministic generator (SplitMix64) for reproducible random values.
-struct SplitMix: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
