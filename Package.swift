@@ -14,8 +14,8 @@ let package = Package(
         .executable(name: "shapes-example", targets: ["shapes-example"]),
     ],
     targets: [
-        // The property-list codec: imports nothing.
-        .target(name: "BinaryPlist"),
+        // The property-list codec: imports nothing. Double's rounding operations call libm on Linux.
+        .target(name: "BinaryPlist", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         // NSKeyedArchiver / NSKeyedUnarchiver and the Codable bridge: at most FoundationEssentials.
         .target(name: "KeyedArchive", dependencies: ["BinaryPlist"]),
         // Repository over archive files, FormCache.
@@ -32,8 +32,8 @@ let package = Package(
         .testTarget(name: "BinaryPlistTests", dependencies: ["BinaryPlist"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive"]),
         .testTarget(name: "ArchiveStoreTests", dependencies: ["ArchiveStore"]),
-        .testTarget(name: "FormCacheCLITests", dependencies: ["FormCacheCLI", "ArchiveStore"]),
-        .testTarget(name: "InspectorCLITests", dependencies: ["InspectorCLI", "BinaryPlist", "KeyedArchive"]),
+        .testTarget(name: "FormCacheCLITests", dependencies: ["FormCacheCLI", "ArchiveStore", "CommandLineSupport"]),
+        .testTarget(name: "InspectorCLITests", dependencies: ["InspectorCLI", "BinaryPlist", "KeyedArchive", "CommandLineSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

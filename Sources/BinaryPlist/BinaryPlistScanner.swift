@@ -68,6 +68,12 @@ struct BinaryPlistScanner {
     }
 
     func references(at p: Int, count: Int, _ index: Int, _ start: Int) throws -> BinaryPlistDocument.References {
+        try checkReferences(at: p, count: count, index, start)
+        return .init(bytes: document.bytes, start: p, width: referenceWidth, count: count)
+    }
+
+    /// Checks that `count` references fit in the object area and are each below the object count.
+    func checkReferences(at p: Int, count: Int, _ index: Int, _ start: Int) throws {
         try checkFits(count, referenceWidth, at: p, index, start)
         var q = p
         for _ in 0..<count {
@@ -77,7 +83,6 @@ struct BinaryPlistScanner {
             }
             q += referenceWidth
         }
-        return .init(bytes: document.bytes, start: p, width: referenceWidth, count: count)
     }
 
     func object(_ index: Int) throws -> BinaryPlistDocument.Object {
@@ -236,6 +241,8 @@ struct BinaryPlistMaterializer {
     var elements = 0
     /// Objects on the current path from the top (cycle detection).
     var onPath: UnsafeMutableBufferPointer<Bool>
+    /// Recently read strings by object index (direct-mapped): dictionary keys repeat the same objects.
+    var stringCache: [(index: Int, value: PlistValue)] = Array(repeating: (-1, .null), count: 256)
 
     init(scanner: BinaryPlistScanner, objectCount: Int) {
         self.scanner = scanner
@@ -247,29 +254,30 @@ struct BinaryPlistMaterializer {
 
     func release() { onPath.deallocate() }
 
-    /// A collection being filled.
+    /// A collection being filled. Plain offsets into the borrowed buffer: no reference counting per child.
     private struct Frame {
         enum Kind { case array, set, dictionary }
         let index: Int
         let start: Int
         let kind: Kind
-        let refs: BinaryPlistDocument.References
-        /// Dictionary values (keys are `refs`).
-        let valueRefs: BinaryPlistDocument.References?
+        /// Position of the first reference, and of the first value reference of a dictionary.
+        let refs: Int
+        let valueRefs: Int
+        let count: Int
         var position = 0
         var items: [PlistValue] = []
         var entries: [PlistDictionary.Entry] = []
-        var pendingKey: PlistValue?
-
-        /// Total children to visit (a dictionary visits key, value, key, value ...).
-        var total: Int { valueRefs == nil ? refs.count : 2 * refs.count }
-
-        func child(_ i: Int) -> Int {
-            guard let valueRefs else { return refs[i] }
-            return i & 1 == 0 ? refs[i >> 1] : valueRefs[i >> 1]
-        }
+        /// The key under which this collection goes into its parent dictionary.
+        var parentKey: PlistValue?
     }
 
+    @inline(__always)
+    private func reference(_ base: Int, _ i: Int) -> Int {
+        let width = scanner.referenceWidth
+        return Int(truncatingIfNeeded: readBigEndian(scanner.raw, base + i * width, width))
+    }
+
+    @inline(__always)
     private mutating func count(_ index: Int) throws {
         elements += 1
         if elements > maxElements {
@@ -278,17 +286,34 @@ struct BinaryPlistMaterializer {
         }
     }
 
-    /// Reads a scalar, or opens a frame for a collection.
-    private mutating func open(_ index: Int, depth: Int) throws -> (PlistValue?, Frame?) {
+    /// Reads object `index` when it is a scalar; `nil` when it is a collection.
+    @inline(__always)
+    private mutating func scalar(_ index: Int) throws -> PlistValue? {
         try count(index)
+        let slot = index & 255
+        if stringCache[slot].index == index { return stringCache[slot].value }
         let start = scanner.offset(index)
         let marker = scanner.raw[start]
-        let kind: Frame.Kind
         switch marker >> 4 {
-        case 0xA: kind = .array
-        case 0xC: kind = .set
-        case 0xD: kind = .dictionary
-        default: return (try scanner.scalar(index, start: start, marker: marker), nil)
+        case 0xA, 0xC, 0xD:
+            return nil
+        case 0x5:
+            let value = try scanner.scalar(index, start: start, marker: marker)
+            stringCache[slot] = (index, value)
+            return value
+        default:
+            return try scanner.scalar(index, start: start, marker: marker)
+        }
+    }
+
+    /// Opens a frame for the collection `index` (already counted), checking depth, cycles and references.
+    private mutating func collection(_ index: Int, depth: Int) throws -> Frame {
+        let start = scanner.offset(index)
+        let marker = scanner.raw[start]
+        let kind: Frame.Kind = switch marker >> 4 {
+        case 0xA: .array
+        case 0xC: .set
+        default: .dictionary
         }
         if depth > maxDepth {
             throw PlistError(.depthLimitExceeded, "nesting deeper than \(maxDepth)", byteOffset: start, objectIndex: index)
@@ -296,20 +321,20 @@ struct BinaryPlistMaterializer {
         if onPath[index] {
             throw PlistError(.cycle, "collection contains itself", byteOffset: start, objectIndex: index)
         }
-        onPath[index] = true
-        var frame: Frame
-        switch try scanner.object(index) {
-        case .array(let refs), .set(let refs):
-            frame = Frame(index: index, start: start, kind: kind, refs: refs, valueRefs: nil)
-            frame.items.reserveCapacity(refs.count)
-        case .dictionary(let keys, let values):
-            frame = Frame(index: index, start: start, kind: kind, refs: keys, valueRefs: values)
-            frame.entries.reserveCapacity(keys.count)
-        case .scalar(let v):
-            onPath[index] = false
-            return (v, nil)
+        let (n, p) = try scanner.count(marker, at: start, index)
+        let refCount = kind == .dictionary ? n.multipliedReportingOverflow(by: 2) : (partialValue: n, overflow: false)
+        if refCount.overflow {
+            throw PlistError(.invalidCount, "count \(describeCount(UInt64(n))) is too large", byteOffset: start, objectIndex: index)
         }
-        return (nil, frame)
+        try scanner.checkReferences(at: p, count: refCount.partialValue, index, start)
+        onPath[index] = true
+        var frame = Frame(index: index, start: start, kind: kind, refs: p, valueRefs: p + n * scanner.referenceWidth, count: n)
+        if kind == .dictionary {
+            frame.entries.reserveCapacity(n)
+        } else {
+            frame.items.reserveCapacity(n)
+        }
+        return frame
     }
 
     private mutating func close(_ frame: Frame) -> PlistValue {
@@ -321,47 +346,47 @@ struct BinaryPlistMaterializer {
         }
     }
 
-    /// Adds a finished child to the frame on top of the stack.
-    private func add(_ value: PlistValue, to frame: inout Frame) throws {
-        switch frame.kind {
-        case .array, .set:
-            frame.items.append(value)
-        case .dictionary:
-            if let key = frame.pendingKey {
-                frame.entries.append(.init(key: key, value: value))
-                frame.pendingKey = nil
-            } else {
-                if value.isCollection {
-                    throw PlistError(.invalidKey, "dictionary key is \(value.kindNameWithArticle)",
-                                     byteOffset: frame.start, objectIndex: frame.index)
-                }
-                frame.pendingKey = value
-            }
-        }
-    }
-
     mutating func value(_ index: Int, depth: Int) throws -> PlistValue {
-        let (scalar, first) = try open(index, depth: depth)
-        if let scalar { return scalar }
-        guard let first else { return .null }
-        var stack: [Frame] = [first]
-        while true {
-            let top = stack.count - 1
-            if stack[top].position < stack[top].total {
-                let child = stack[top].child(stack[top].position)
-                stack[top].position += 1
-                let (value, frame) = try open(child, depth: depth + stack.count)
-                if let frame {
-                    stack.append(frame)
-                } else if let value {
-                    try add(value, to: &stack[top])
+        if let scalar = try scalar(index) { return scalar }
+        var stack: [Frame] = [try collection(index, depth: depth)]
+        while let top = stack.indices.last {
+            let i = stack[top].position
+            if i < stack[top].count {
+                stack[top].position = i + 1
+                let childDepth = depth + stack.count
+                if stack[top].kind == .dictionary {
+                    let keyIndex = reference(stack[top].refs, i)
+                    guard let key = try scalar(keyIndex) else {
+                        throw PlistError(.invalidKey, "dictionary key is a collection",
+                                         byteOffset: stack[top].start, objectIndex: stack[top].index)
+                    }
+                    let valueIndex = reference(stack[top].valueRefs, i)
+                    if let value = try scalar(valueIndex) {
+                        stack[top].entries.append(.init(key: key, value: value))
+                    } else {
+                        var frame = try collection(valueIndex, depth: childDepth)
+                        frame.parentKey = key
+                        stack.append(frame)
+                    }
+                } else {
+                    let childIndex = reference(stack[top].refs, i)
+                    if let value = try scalar(childIndex) {
+                        stack[top].items.append(value)
+                    } else {
+                        stack.append(try collection(childIndex, depth: childDepth))
+                    }
                 }
             } else {
-                guard let done = stack.popLast() else { return .null }
+                guard let done = stack.popLast() else { break }
                 let value = close(done)
-                if stack.isEmpty { return value }
-                try add(value, to: &stack[stack.count - 1])
+                guard let parent = stack.indices.last else { return value }
+                if let key = done.parentKey {
+                    stack[parent].entries.append(.init(key: key, value: value))
+                } else {
+                    stack[parent].items.append(value)
+                }
             }
         }
+        return .null
     }
 }

@@ -20,6 +20,11 @@ public struct BinaryPlistTrailer: Sendable, Hashable {
 /// Big-endian reads from a raw buffer; callers have checked the bounds.
 @inline(__always)
 package func readBigEndian(_ base: UnsafeRawBufferPointer, _ at: Int, _ width: Int) -> UInt64 {
+    if at + 8 <= base.count {
+        // One unaligned 8-byte load, then drop the bytes past `width`.
+        let word = UInt64(bigEndian: base.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+        return width == 8 ? word : word >> UInt64(64 - 8 * width)
+    }
     var v: UInt64 = 0
     for i in 0..<width {
         v = (v << 8) | UInt64(base[at + i])

@@ -23,62 +23,95 @@ public struct BinaryPlistWriter {
     }
 }
 
-/// Flattened object table: the object list with references, and the scalar-uniquing map.
+/// Sets a free uniquing slot (-1) to `candidate`; returns the slot's object number.
+@inline(__always)
+private func claim(_ slot: inout Int, _ candidate: Int) -> Int {
+    if slot < 0 { slot = candidate }
+    return slot
+}
+
+/// Flattened object table: one record per object, references in one shared pool, scalars uniqued per kind.
 private struct Flattener {
-    enum Node {
-        case scalar(PlistValue)
-        case array([Int])
-        case set([Int])
-        case dictionary(keys: [Int], values: [Int])
-    }
+    /// 0 for a scalar, else the collection marker's high nibble (0xA0, 0xC0, 0xD0).
+    var kinds: [UInt8] = []
+    /// Scalar: index into `scalars`; collection: first slot in `pool`.
+    var payload: [Int] = []
+    /// Collection: element (or key/value pair) count.
+    var counts: [Int] = []
+    var pool: [Int] = []
+    var scalars: [PlistValue] = []
+
+    var strings: [String: Int] = [:]
+    var integers: [PlistInteger: Int] = [:]
+    var reals: [UInt64: Int] = [:]
+    var dates: [UInt64: Int] = [:]
+    var datas: [[UInt8]: Int] = [:]
+    var uids: [UInt64: Int] = [:]
+    var constants: [Int?] = [nil, nil, nil]  // null, false, true
 
     let maxDepth: Int
-    var nodes: [Node] = []
-    var unique: [PlistValue: Int] = [:]
 
     init(maxDepth: Int) { self.maxDepth = maxDepth }
 
+    private mutating func newObject(_ kind: UInt8, _ payload: Int, _ count: Int) -> Int {
+        kinds.append(kind)
+        self.payload.append(payload)
+        counts.append(count)
+        return kinds.count - 1
+    }
+
+    private mutating func newScalar(_ value: PlistValue) -> Int {
+        scalars.append(value)
+        return newObject(0, scalars.count - 1, 0)
+    }
+
+    /// Adds `value` and its children depth-first (a dictionary's keys, then its values); returns its index.
+    /// Recursion is bounded by `maxDepth`.
     mutating func add(_ value: PlistValue, depth: Int) throws -> Int {
         switch value {
-        case .array(let items):
+        case .array(let items), .set(let items):
             try checkDepth(depth)
-            let me = reserve()
-            var refs: [Int] = []
-            refs.reserveCapacity(items.count)
-            for item in items { refs.append(try add(item, depth: depth + 1)) }
-            nodes[me] = .array(refs)
-            return me
-        case .set(let items):
-            try checkDepth(depth)
-            let me = reserve()
-            var refs: [Int] = []
-            refs.reserveCapacity(items.count)
-            for item in items { refs.append(try add(item, depth: depth + 1)) }
-            nodes[me] = .set(refs)
+            let me = newObject(value.isSet ? 0xC0 : 0xA0, pool.count, items.count)
+            let slot = pool.count
+            pool.append(contentsOf: repeatElement(0, count: items.count))
+            for (i, item) in items.enumerated() { pool[slot + i] = try add(item, depth: depth + 1) }
             return me
         case .dictionary(let dict):
             try checkDepth(depth)
-            let me = reserve()
-            var keys: [Int] = []
-            var values: [Int] = []
-            keys.reserveCapacity(dict.count)
-            values.reserveCapacity(dict.count)
-            for e in dict.entries {
-                if e.key.isCollection {
-                    throw PlistError(.invalidKey, "\(e.key.kindNameWithArticle) cannot be a dictionary key")
+            let n = dict.count
+            let me = newObject(0xD0, pool.count, n)
+            let slot = pool.count
+            pool.append(contentsOf: repeatElement(0, count: 2 * n))
+            let entries = dict.entries
+            for i in 0..<n {
+                if entries[i].key.isCollection {
+                    throw PlistError(.invalidKey, "\(entries[i].key.kindNameWithArticle) cannot be a dictionary key")
                 }
-                keys.append(try add(e.key, depth: depth + 1))
+                pool[slot + i] = try add(entries[i].key, depth: depth + 1)
             }
-            for e in dict.entries { values.append(try add(e.value, depth: depth + 1)) }
-            nodes[me] = .dictionary(keys: keys, values: values)
+            for i in 0..<n { pool[slot + n + i] = try add(entries[i].value, depth: depth + 1) }
             return me
-        default:
-            if let existing = unique[value] { return existing }
-            let me = nodes.count
-            nodes.append(.scalar(value))
-            unique[value] = me
+        // One hash lookup per scalar: claim the slot for the next object number, keep it if it was free.
+        case .string(let s): return keep(value, claim(&strings[s, default: -1], kinds.count))
+        case .integer(let i): return keep(value, claim(&integers[i, default: -1], kinds.count))
+        case .real(let r): return keep(value, claim(&reals[r.bitPattern, default: -1], kinds.count))
+        case .date(let d): return keep(value, claim(&dates[d.secondsSinceReferenceDate.bitPattern, default: -1], kinds.count))
+        case .data(let d): return keep(value, claim(&datas[d, default: -1], kinds.count))
+        case .uid(let u): return keep(value, claim(&uids[u.value, default: -1], kinds.count))
+        case .null, .bool:
+            let slot = value.boolValue.map { $0 ? 2 : 1 } ?? 0
+            if let existing = constants[slot] { return existing }
+            let me = newScalar(value)
+            constants[slot] = me
             return me
         }
+    }
+
+    /// Appends `value` as a new scalar object when `object` is the next object number.
+    @inline(__always)
+    private mutating func keep(_ value: PlistValue, _ object: Int) -> Int {
+        if object == kinds.count { _ = newScalar(value) }
+        return object
     }
 
     private func checkDepth(_ depth: Int) throws {
@@ -87,41 +120,35 @@ private struct Flattener {
         }
     }
 
-    private mutating func reserve() -> Int {
-        nodes.append(.array([]))
-        return nodes.count - 1
-    }
-
     func serialize() -> [UInt8] {
-        let refWidth = byteWidth(toExceed: nodes.count)
+        let objectCount = kinds.count
+        let refWidth = byteWidth(toExceed: objectCount)
         var out = BinaryPlistBuffer()
-        out.bytes.reserveCapacity(nodes.count * 12 + 64)
+        out.bytes.reserveCapacity(pool.count * refWidth + scalars.count * 16 + objectCount * 4 + 64)
         out.bytes.append(contentsOf: Array("bplist00".utf8))
         var offsets: [Int] = []
-        offsets.reserveCapacity(nodes.count)
-        for node in nodes {
+        offsets.reserveCapacity(objectCount)
+        for i in 0..<objectCount {
             offsets.append(out.bytes.count)
-            switch node {
-            case .scalar(let v): out.writeScalar(v)
-            case .array(let refs):
-                out.writeMarker(0xA0, count: refs.count)
-                out.writeReferences(refs, width: refWidth)
-            case .set(let refs):
-                out.writeMarker(0xC0, count: refs.count)
-                out.writeReferences(refs, width: refWidth)
-            case .dictionary(let keys, let values):
-                out.writeMarker(0xD0, count: keys.count)
-                out.writeReferences(keys, width: refWidth)
-                out.writeReferences(values, width: refWidth)
+            let kind = kinds[i]
+            if kind == 0 {
+                out.writeScalar(scalars[payload[i]])
+                continue
             }
+            let n = counts[i]
+            out.writeMarker(kind, count: n)
+            let start = payload[i]
+            let refs = kind == 0xD0 ? 2 * n : n
+            for r in pool[start..<(start + refs)] { out.writeBigEndian(UInt64(r), width: refWidth) }
         }
         let tableOffset = out.bytes.count
         let offsetWidth = byteWidth(toExceed: tableOffset)
+        out.bytes.reserveCapacity(tableOffset + objectCount * offsetWidth + 32)
         for o in offsets { out.writeBigEndian(UInt64(o), width: offsetWidth) }
         out.bytes.append(contentsOf: [0, 0, 0, 0, 0, 0])  // 5 unused + sort version
         out.bytes.append(UInt8(offsetWidth))
         out.bytes.append(UInt8(refWidth))
-        out.writeBigEndian(UInt64(nodes.count), width: 8)
+        out.writeBigEndian(UInt64(objectCount), width: 8)
         out.writeBigEndian(0, width: 8)  // the top object is always object 0
         out.writeBigEndian(UInt64(tableOffset), width: 8)
         return out.bytes
@@ -135,11 +162,11 @@ package struct BinaryPlistBuffer {
 
     @inline(__always)
     package mutating func writeBigEndian(_ v: UInt64, width: Int) {
-        var shift = (width - 1) * 8
-        while shift >= 0 {
-            bytes.append(UInt8(truncatingIfNeeded: v >> UInt64(shift)))
-            shift -= 8
+        if width == 1 {
+            bytes.append(UInt8(truncatingIfNeeded: v))
+            return
         }
+        withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0[(8 - width)...]) }
     }
 
     package mutating func writeMarker(_ kind: UInt8, count: Int) {

@@ -56,6 +56,9 @@ extension PlistValue {
     public var arrayValue: [PlistValue]? { if case .array(let a) = self { a } else { nil } }
     public var dictionaryValue: PlistDictionary? { if case .dictionary(let d) = self { d } else { nil } }
 
+    /// Whether the value is a set.
+    public var isSet: Bool { if case .set = self { true } else { false } }
+
     /// Whether the value is an array, set or dictionary.
     public var isCollection: Bool {
         switch self {

@@ -193,9 +193,8 @@ private struct XMLPlistParser {
 
     mutating func countElement(at offset: Int) throws {
         elements += 1
-        let budget = limits.elementBudget(forInputOf: bytes.count)
-        if elements > budget {
-            throw fail(.elementLimitExceeded, "more than \(budget) values", at: offset)
+        if elements > limits.elementBudget(forInputOf: bytes.count) {
+            throw fail(.elementLimitExceeded, "more than \(limits.elementBudget(forInputOf: bytes.count)) values", at: offset)
         }
     }
 

@@ -1,1 +1,3 @@
-print("not yet")
+import InspectorCLI
+
+Inspector.main()

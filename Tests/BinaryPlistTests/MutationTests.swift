@@ -30,7 +30,7 @@ struct MutationTests {
         return b
     }
 
-    static let inputs: [String] = (FixtureFiles.dataFiles(under: "bplist") + FixtureFiles.dataFiles(under: "keyed"))
+    static let inputs: [String] = FixtureFiles.dataFiles
         .filter { (try? FixtureFiles.bytes($0).count) ?? 0 < 64 * 1024 }
 
     @Test(arguments: seeds)

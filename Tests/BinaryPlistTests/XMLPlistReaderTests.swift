@@ -31,38 +31,39 @@ private func decodeError(_ text: String, limits: PlistLimits = .default, sourceL
 @Suite("XML plist reader: fixtures")
 struct XMLPlistReaderFixtureTests {
     @Test func fixtureFolderHoldsXMLPlists() {
-        #expect(XMLTestFixtures.xmlPlistsWithJSON.count >= 30)
-        #expect(XMLTestFixtures.xmlPlistsWithJSON.contains("keyed/dracula-terminal-app/embedded/Dracula.terminal"))
+        #expect(FixtureFiles.xmlPlistsWithJSON.count >= 30)
+        #expect(FixtureFiles.xmlPlistsWithJSON.contains("keyed/dracula-terminal-app/embedded/Dracula.terminal"))
     }
 
-    @Test(arguments: XMLTestFixtures.xmlPlistsWithJSON)
+    @Test(arguments: FixtureFiles.xmlPlistsWithJSON)
     func fixtureDecodesToItsJSONRendering(_ fixture: String) throws {
-        let value = try XMLPlistReader().decode(try XMLTestFixtures.bytes(fixture))
-        let expected = try XMLTestJSON.expectedValue(forFixture: fixture)
-        #expect(value == expected)
+        let value = try XMLPlistReader().decode(try FixtureFiles.bytes(fixture))
+        let reference = try #require(try PlistlibReference.value(of: fixture))
+        #expect(PlistlibReference.matches(value, reference, format: .xml))
     }
 
-    @Test(arguments: XMLTestFixtures.xmlPlistsWithJSON)
+    @Test(arguments: FixtureFiles.xmlPlistsWithJSON)
     func fixtureIsDetectedAsXMLByPropertyList(_ fixture: String) throws {
-        let (value, format) = try PropertyList.decodeWithFormat(try XMLTestFixtures.bytes(fixture))
+        let (value, format) = try PropertyList.decodeWithFormat(try FixtureFiles.bytes(fixture))
         #expect(format == .xml)
-        #expect(value == (try XMLTestJSON.expectedValue(forFixture: fixture)))
+        let reference = try #require(try PlistlibReference.value(of: fixture))
+        #expect(PlistlibReference.matches(value, reference, format: .xml))
     }
 
     @Test func fixtureThatIsNotWellFormedIsRejected() throws {
-        let bytes = try XMLTestFixtures.bytes("keyed/danielpaulus-nskeyedarchiver/broken/xml/broken_plist.xml")
+        let bytes = try FixtureFiles.bytes("keyed/danielpaulus-nskeyedarchiver/broken/xml/broken_plist.xml")
         #expect(throws: PlistError.self) { try XMLPlistReader().decode(bytes) }
     }
 
     @Test func cfUIDDictionariesReadAsUIDs() throws {
         let fixture = "keyed/kiler129-NSKeyedUnarchiver/xml/date.xml.plist"
-        let value = try XMLPlistReader().decode(try XMLTestFixtures.bytes(fixture))
+        let value = try XMLPlistReader().decode(try FixtureFiles.bytes(fixture))
         #expect(value["$top"]?["root"] == .uid(PlistUID(1)))
     }
 
     @Test func terminalProfileDataHoldsBinaryArchives() throws {
         let fixture = "keyed/dracula-terminal-app/embedded/Dracula.terminal"
-        let value = try XMLPlistReader().decode(try XMLTestFixtures.bytes(fixture))
+        let value = try XMLPlistReader().decode(try FixtureFiles.bytes(fixture))
         let color = try #require(value["ANSIBlackColor"]?.dataValue)
         #expect(color.starts(with: Array("bplist00".utf8)))
     }
@@ -366,11 +367,11 @@ struct XMLPlistReaderHostileTests {
     }
 
     @Test func seededMutationsOfFixturesNeverTrap() throws {
-        var random = XMLTestRandom(seed: 0x584D_4C21)
+        var random = SeededGenerator(seed: 0x584D_4C21)
         var decoded = 0
         var refused = 0
-        for fixture in XMLTestFixtures.xmlPlists {
-            let original = try XMLTestFixtures.bytes(fixture)
+        for fixture in FixtureFiles.xmlPlists {
+            let original = try FixtureFiles.bytes(fixture)
             guard !original.isEmpty else { continue }
             for _ in 0..<40 {
                 var bytes = original
@@ -393,6 +394,6 @@ struct XMLPlistReaderHostileTests {
             }
         }
         #expect(refused > 0)
-        #expect(decoded + refused == XMLTestFixtures.xmlPlists.count * 40)
+        #expect(decoded + refused == FixtureFiles.xmlPlists.count * 40)
     }
 }

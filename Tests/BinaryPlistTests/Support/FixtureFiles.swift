@@ -1,29 +1,60 @@
 import Foundation
 
 /// Locates the repository's `Fixtures/` folder from this source file, so tests never read `../shared`.
+/// The plist collection lives in `Fixtures/bplist` and `Fixtures/keyed`; a fixture's `.plist.json` sibling is
+/// CPython plistlib's reading of it (rendered by `shared/tools/plist-json.py`).
 enum FixtureFiles {
     static let root: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures")
+        .deletingLastPathComponent()  // Support
+        .deletingLastPathComponent()  // BinaryPlistTests
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()  // repository
+        .appendingPathComponent("Fixtures")
 
     /// Bytes of a fixture given by its path below `Fixtures/`.
     static func bytes(_ relative: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: root.appendingPathComponent(relative)))
     }
 
-    /// Every data file below `folder` (relative to `Fixtures/`), as relative paths, sorted.
-    static func dataFiles(under folder: String) -> [String] {
+    /// Text of a file given by its path below `Fixtures/`, or nil when there is no such file.
+    static func text(_ relative: String) throws -> String? {
+        let url = root.appendingPathComponent(relative)
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        return try String(contentsOf: url, encoding: .utf8)
+    }
+
+    /// The `.plist.json` rendering of a fixture, or nil when plistlib refused the file.
+    static func plistJSON(of relative: String) throws -> String? { try text(relative + ".plist.json") }
+
+    /// Every data file in `bplist/` and `keyed/` (paths relative to `Fixtures/`), sorted: everything but
+    /// renderings, notes and licenses.
+    static let dataFiles: [String] = ["bplist", "keyed"].flatMap { folder -> [String] in
         let base = root.appendingPathComponent(folder)
-        guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else { return [] }
-        var out: [String] = []
+        guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: [.isRegularFileKey])
+        else { return [] }
+        var files: [String] = []
         for case let url as URL in walker {
+            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
             let name = url.lastPathComponent
             if name.hasSuffix(".expected.txt") || name.hasSuffix(".plist.json") || name.hasSuffix(".md")
-                || name.hasPrefix("COPYING") { continue }
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir), !isDir.boolValue else { continue }
-            out.append(String(url.path.dropFirst(root.path.count + 1)))
+                || name.hasPrefix("COPYING")
+            { continue }
+            files.append(folder + "/" + url.path.dropFirst(base.path.count + 1))
         }
-        return out.sorted()
+        return files
+    }.sorted()
+
+    /// Data files that have a `.plist.json` rendering.
+    static let filesWithJSON: [String] = dataFiles.filter { (try? plistJSON(of: $0)) != nil }
+
+    /// Data files whose first bytes are an XML plist.
+    static let xmlPlists: [String] = dataFiles.filter { file in
+        guard let head = FileManager.default.contents(atPath: root.appendingPathComponent(file).path)?.prefix(512)
+        else { return false }
+        let text = String(decoding: head, as: UTF8.self)
+        return text.contains("<plist") || text.hasPrefix("<?xml")
     }
+
+    /// XML fixtures that have a `.plist.json` rendering.
+    static let xmlPlistsWithJSON: [String] = xmlPlists.filter { filesWithJSON.contains($0) }
 }

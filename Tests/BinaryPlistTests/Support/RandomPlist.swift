@@ -1,68 +1,131 @@
-@testable import BinaryPlist
+import BinaryPlist
 
-/// A small deterministic PRNG (SplitMix64) so that random tests repeat exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// Random plist values for round-trip and differential tests.
+/// Seeded random plist values for round-trip and differential tests. The profile says which kinds may appear,
+/// so one generator serves the binary format, the XML format and the comparisons with Foundation.
 struct RandomPlist {
-    var rng: SeededGenerator
-    /// Kinds Foundation's PropertyListSerialization can also express (no null, UID, set, non-string keys).
-    var foundationCompatible = false
+    struct Profile: Sendable {
+        /// Nulls, sets and non-string dictionary keys: kinds only the binary format holds.
+        var binaryOnlyKinds = false
+        /// What our codecs hold and Foundation does not: UIDs (in `PropertyListSerialization`'s eyes), integers
+        /// beyond 64 bits, -0.0 (swift-corelibs-foundation writes it as "0.0"), dates outside the years
+        /// 1601...9999, strings holding U+FEFF (Foundation's reader drops one that starts a string).
+        var beyondFoundation = true
+        /// Only reals whose shortest text and CoreFoundation's 17-digit text are the same, and no 0.0.
+        var sameRealTextAsCoreFoundation = false
+        /// Collections nest at most `maxDepth - 1` deep.
+        var maxDepth = 4
 
-    init(seed: UInt64, foundationCompatible: Bool = false) {
-        rng = SeededGenerator(seed: seed)
-        self.foundationCompatible = foundationCompatible
+        /// Everything our binary format holds.
+        static let binary = Profile(binaryOnlyKinds: true)
+        /// Everything our XML format holds.
+        static let xml = Profile()
+        /// Values Foundation can hold and compare after a trip through `PropertyListSerialization`.
+        static let foundation = Profile(beyondFoundation: false)
+        /// Values whose XML text Foundation writes exactly as we do.
+        static let foundationXMLBytes = Profile(beyondFoundation: false, sameRealTextAsCoreFoundation: true)
     }
 
-    mutating func string() -> String {
-        let pools: [[Character]] = [
-            Array("abcdefghijklmnopqrstuvwxyz0123456789 _-$"),
-            Array("éüßçñ€你好мир😀🎉\u{7F}\t\n<>&\""),
-        ]
-        let pool = pools[Int.random(in: 0..<2, using: &rng)]
-        let n = Int.random(in: 0..<24, using: &rng)
-        return String((0..<n).map { _ in pool[Int.random(in: 0..<pool.count, using: &rng)] })
+    var rng: SeededGenerator
+    let profile: Profile
+
+    init(seed: UInt64, profile: Profile) {
+        rng = SeededGenerator(seed: seed)
+        self.profile = profile
+    }
+
+    /// Pieces that strings are joined from: markup characters, line ends, combining marks, astral characters,
+    /// control characters, keys that mean something to keyed archives.
+    static let stringPieces: [String] = [
+        "", "a", "plain", "with space", "  padded  ", "tab\there", "line\nbreak", "cr\r\nlf", "&", "<", ">", "<&>",
+        "a&amp;b", "]]>", "\"quoted\" 'single'", "é", "e\u{301}", "日本語", "😀", "\u{FEFF}", "CF$UID", "$objects",
+        "\u{1}\u{8}", "\u{7F}", "\u{FFFD}", "ｚ", "Z", "z",
+    ]
+    /// Alphabets for runs of characters: one all ASCII, one all beyond ASCII (so a string of it is UTF-16 in a
+    /// binary plist).
+    static let alphabets: [[Character]] = [
+        Array("abcdefghijklmnopqrstuvwxyz0123456789 _-$"),
+        Array("éüßçñ€你好мир😀🎉"),
+    ]
+
+    mutating func value() -> PlistValue { value(depth: 1) }
+
+    mutating func value(depth: Int) -> PlistValue {
+        if depth >= profile.maxDepth || !rng.chance(33) { return scalar() }
+        let count = rng.below(depth == 1 ? 30 : 8)
+        switch rng.below(profile.binaryOnlyKinds ? 3 : 2) {
+        case 0: return .array((0..<count).map { _ in value(depth: depth + 1) })
+        case 1:
+            var d = PlistDictionary()
+            for _ in 0..<count { d[string()] = value(depth: depth + 1) }
+            if profile.binaryOnlyKinds && rng.chance(50) {
+                d.append(key: .integer(PlistInteger(Int64(count))), value: scalar())
+            }
+            return .dictionary(d)
+        default: return .set((0..<count).map { _ in scalar() })
+        }
     }
 
     mutating func scalar() -> PlistValue {
-        switch Int.random(in: 0..<(foundationCompatible ? 9 : 12), using: &rng) {
-        case 0: return .bool(Bool.random(using: &rng))
-        case 1: return .integer(PlistInteger(Int64.random(in: -1000...1000, using: &rng)))
-        case 2: return .integer(PlistInteger(Int64.random(in: .min ... .max, using: &rng)))
-        case 3: return .integer(PlistInteger(UInt64.random(in: UInt64(Int64.max)...UInt64.max, using: &rng)))
-        case 4: return .real([0, 1, -1.5, .pi, 1e300, -2.5e-300, Double(Float(0.1)), 1.0 / 3][Int.random(in: 0..<8, using: &rng)])
-        case 5: return .date(PlistDate(secondsSinceReferenceDate: Double(Int.random(in: -1_000_000_000...1_000_000_000, using: &rng))))
-        case 6: return .data((0..<Int.random(in: 0..<40, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
-        case 7, 8: return .string(string())
-        case 9: return .uid(PlistUID(UInt64.random(in: 0...UInt64(UInt32.max), using: &rng)))
-        case 10: return .null
-        default: return .real([.nan, .infinity, -.infinity, -0.0][Int.random(in: 0..<4, using: &rng)])
+        let kinds = 7 + (profile.beyondFoundation ? 1 : 0) + (profile.binaryOnlyKinds ? 1 : 0)
+        switch rng.below(kinds) {
+        case 0: return .bool(rng.chance(50))
+        case 1: return .integer(integer())
+        case 2: return .real(real())
+        case 3: return .date(date())
+        case 4: return .data((0..<[0, 1, 2, 3, 14, 15, 16, 45, 57, 58, 200][rng.below(11)]).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
+        case 5, 6: return .string(string())
+        case 7 where profile.beyondFoundation: return .uid(PlistUID(rng.chance(50) ? UInt64(rng.below(1000)) : rng.next()))
+        default: return .null
         }
     }
 
-    mutating func value(depth: Int = 0) -> PlistValue {
-        if depth > 4 || Int.random(in: 0..<3, using: &rng) > 0 { return scalar() }
-        let n = Int.random(in: 0..<(depth == 0 ? 30 : 8), using: &rng)
-        switch Int.random(in: 0..<(foundationCompatible ? 2 : 3), using: &rng) {
-        case 0: return .array((0..<n).map { _ in value(depth: depth + 1) })
-        case 1:
-            var d = PlistDictionary()
-            for _ in 0..<n { d[string()] = value(depth: depth + 1) }
-            if !foundationCompatible && Bool.random(using: &rng) {
-                d.append(key: .integer(PlistInteger(Int64(n))), value: scalar())
-            }
-            return .dictionary(d)
-        default: return .set((0..<n).map { _ in scalar() })
+    mutating func string() -> String {
+        if rng.chance(50) {
+            let alphabet = Self.alphabets[rng.below(Self.alphabets.count)]
+            return String((0..<rng.below(24)).map { _ in alphabet[rng.below(alphabet.count)] })
         }
+        let pieces = profile.beyondFoundation ? Self.stringPieces : Self.stringPieces.filter { $0 != "\u{FEFF}" }
+        return (0..<rng.below(4)).map { _ in pieces[rng.below(pieces.count)] }.joined()
+    }
+
+    mutating func real() -> Double {
+        if profile.sameRealTextAsCoreFoundation {
+            switch rng.below(5) {
+            case 0: return [.nan, .infinity, -.infinity, 1e20, -0.375][rng.below(5)]
+            case 1: return Double(Int64(rng.below(2_000_000)) - 1_000_000) / 4 + 0.25
+            default: return Double(Int64(bitPattern: rng.next() >> 14) | 1)  // whole, |x| < 2^50
+            }
+        }
+        switch rng.below(6) {
+        case 0:
+            let specials: [Double] = [
+                .nan, .infinity, -.infinity, 0.0, .pi, 0.1, 1.0 / 3, Double(Float(0.1)), -1.5, 1e300, 1e-300, -2.5e-300,
+                .leastNonzeroMagnitude, .greatestFiniteMagnitude, -0.0,
+            ]
+            return specials[rng.below(profile.beyondFoundation ? specials.count : specials.count - 1)]
+        case 1: return Double(Int64(bitPattern: rng.next()) >> 20)
+        default:
+            let d = Double(bitPattern: rng.next())
+            return d.isNaN ? .nan : d  // only the canonical NaN survives a text round trip
+        }
+    }
+
+    mutating func integer() -> PlistInteger {
+        switch rng.below(profile.beyondFoundation ? 5 : 4) {
+        case 0: return PlistInteger(Int64(rng.below(2001)) - 1000)
+        case 1: return PlistInteger(Int64(bitPattern: rng.next()))
+        case 2: return PlistInteger(rng.next() | 1 << 63)  // above Int64.max
+        case 3: return [PlistInteger(Int64.min), PlistInteger(Int64.max), PlistInteger(UInt64.max), 0][rng.below(4)]
+        default: return PlistInteger(high: Int64(bitPattern: rng.next()), low: rng.next())
+        }
+    }
+
+    /// Whole seconds: XML keeps no fraction.
+    mutating func date() -> PlistDate {
+        let seconds: Int64 =
+            profile.beyondFoundation
+            ? Int64(bitPattern: rng.next()) >> 28  // about ±1000 years... and beyond
+            : Int64(rng.next() % 265_000_000_000) - 12_600_000_000  // years 1601...9999
+        return PlistDate(secondsSinceReferenceDate: Double(seconds))
     }
 }

@@ -1,0 +1,74 @@
+import Foundation
+
+/// Timing helpers: alternate implementations within one run and report medians, so that a noisy shared
+/// machine affects every implementation alike.
+struct Measurement {
+    let impl: String
+    let op: String
+    let workload: String
+    let n: Int
+    var samples: [Double] = []  // milliseconds
+    var bytes: Int = 0
+
+    var median: Double {
+        let s = samples.sorted()
+        guard !s.isEmpty else { return .nan }
+        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+    }
+
+    var resultLine: String {
+        "RESULT impl=\(impl) op=\(op) workload=\(workload) n=\(n) ms=\(String(format: "%.2f", median)) bytes=\(bytes)"
+    }
+}
+
+/// Milliseconds taken by `body`.
+@inline(never)
+func timeMS(_ body: () throws -> Void) rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+}
+
+/// Keeps the optimizer from discarding a result.
+@inline(never)
+func blackHole<T>(_ value: T) {
+    withExtendedLifetime(value) {}
+}
+
+/// Peak resident set size of this process so far, in bytes (Linux: VmHWM).
+func peakResidentBytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        let digits = line.filter(\.isNumber)
+        return (Int(digits) ?? 0) * 1024
+    }
+    return 0
+}
+
+/// Resets the peak so the next phase can be measured on its own (Linux: writes 5 to clear_refs).
+func resetPeakResident() {
+    try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+}
+
+func currentResidentBytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        return (Int(line.filter(\.isNumber)) ?? 0) * 1024
+    }
+    return 0
+}
+
+/// Prints a table of measurements and the RESULT lines.
+func report(_ measurements: [Measurement], baseline: (String) -> String?) {
+    print(String(format: "%-20@ %-10@ %-8@ %12@ %12@ %10@", "impl" as NSString, "op" as NSString,
+                 "workload" as NSString, "median ms" as NSString, "bytes" as NSString, "speed-up" as NSString))
+    for m in measurements {
+        var ratio = ""
+        if let base = baseline(m.op), let b = measurements.first(where: { $0.impl == base && $0.op == m.op }), m.impl != base {
+            ratio = String(format: "%.1fx", b.median / m.median)
+        }
+        print(String(format: "%-20@ %-10@ %-8@ %12.2f %12d %10@", m.impl as NSString, m.op as NSString,
+                     m.workload as NSString, m.median, m.bytes, ratio as NSString))
+    }
+    for m in measurements { print(m.resultLine) }
+}

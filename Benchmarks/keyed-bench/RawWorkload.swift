@@ -1,0 +1,111 @@
+import BinaryPlist
+import Foundation
+
+/// `keyed-bench raw`: a ~20 MB binary plist of 100,000 dictionaries of mixed scalars, read, written and
+/// validated by our codec and by the toolchain's PropertyListSerialization, alternating, in one run.
+enum RawWorkload {
+    static func makeValue(count: Int) -> PlistValue {
+        var records: [PlistValue] = []
+        records.reserveCapacity(count)
+        for i in 0..<count {
+            var d = PlistDictionary()
+            d["id"] = .integer(PlistInteger(Int64(i)))
+            d["uuid"] = .string(String(format: "%08X-0000-4000-8000-%012X", i, i &* 2_654_435_761))
+            d["name"] = .string("Record number \(i)")
+            d["email"] = .string("user\(i)@example.com")
+            d["score"] = .real(Double(i) * 0.731 + 0.5)
+            d["active"] = .bool(i % 3 == 0)
+            d["created"] = .date(PlistDate(secondsSinceReferenceDate: 700_000_000 + Double(i) * 61.5))
+            d["balance"] = .integer(PlistInteger(Int64(i) * -7919))
+            d["payload"] = .data((0..<40).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ i) })
+            records.append(.dictionary(d))
+        }
+        return .array(records)
+    }
+
+    static func foundationObject(_ v: PlistValue) -> Any {
+        switch v {
+        case .bool(let b): return b
+        case .integer(let i): return NSNumber(value: i.int64Value ?? 0)
+        case .real(let r): return NSNumber(value: r)
+        case .date(let d): return Date(timeIntervalSinceReferenceDate: d.secondsSinceReferenceDate)
+        case .data(let d): return Data(d)
+        case .string(let s): return s
+        case .array(let a): return a.map(foundationObject)
+        case .dictionary(let d):
+            var out: [String: Any] = [:]
+            for e in d.entries { if let k = e.key.stringValue { out[k] = foundationObject(e.value) } }
+            return out
+        default: return "?"
+        }
+    }
+
+    static func run(count: Int, rounds: Int) throws {
+        let value = makeValue(count: count)
+        let bytes = try PropertyList.encode(value, format: .binary)
+        let data = Data(bytes)
+        let object = foundationObject(value)
+        print("workload raw: \(count) dictionaries, \(bytes.count) bytes (\(String(format: "%.1f", Double(bytes.count) / 1e6)) MB)")
+        // Sanity: both readers agree on the record count, and our reading equals what we wrote.
+        guard try PropertyList.decode(bytes) == value else { throw BenchError("our reader disagrees with our writer") }
+        guard let check = try PropertyListSerialization.propertyList(from: data, format: nil) as? [Any], check.count == count else {
+            throw BenchError("PropertyListSerialization did not read \(count) records")
+        }
+
+        var ours = ["read": Measurement(impl: "ours", op: "read", workload: "raw", n: count),
+                    "write": Measurement(impl: "ours", op: "write", workload: "raw", n: count),
+                    "validate": Measurement(impl: "ours", op: "validate", workload: "raw", n: count)]
+        var theirs = ["read": Measurement(impl: "plistserialization", op: "read", workload: "raw", n: count),
+                      "write": Measurement(impl: "plistserialization", op: "write", workload: "raw", n: count)]
+        for round in 0..<rounds {
+            // Alternate which implementation goes first.
+            let order = round % 2 == 0 ? [true, false] : [false, true]
+            for oursFirst in order {
+                if oursFirst {
+                    ours["validate"]?.samples.append(try timeMS { blackHole(try BinaryPlistDocument(bytes)) })
+                    var read: PlistValue = .null
+                    ours["read"]?.samples.append(try timeMS { read = try PropertyList.decode(bytes) })
+                    blackHole(read)  // freed outside the timed part, as for Foundation below
+                    var written: [UInt8] = []
+                    ours["write"]?.samples.append(try timeMS { written = try PropertyList.encode(value, format: .binary) })
+                    ours["write"]?.bytes = written.count
+                } else {
+                    var read: Any = 0
+                    theirs["read"]?.samples.append(try timeMS {
+                        read = try PropertyListSerialization.propertyList(from: data, format: nil)
+                    })
+                    blackHole(read)
+                    var written = Data()
+                    theirs["write"]?.samples.append(try timeMS {
+                        written = try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0)
+                    })
+                    theirs["write"]?.bytes = written.count
+                }
+            }
+        }
+        for k in ["read", "validate"] { ours[k]?.bytes = bytes.count }
+        theirs["read"]?.bytes = bytes.count
+        let all = [ours["read"], theirs["read"], ours["write"], theirs["write"], ours["validate"]].compactMap { $0 }
+        report(all) { _ in "plistserialization" }
+        if let r = ours["read"] {
+            print(String(format: "ours read throughput: %.0f MB/s", Double(bytes.count) / 1e6 / (r.median / 1000)))
+        }
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+extension RawWorkload {
+    /// Repeats one operation for a profiler (`keyed-bench raw-profile read|write`).
+    static func profile(_ op: String, count: Int, repeats: Int) throws {
+        let value = makeValue(count: count)
+        let bytes = try PropertyList.encode(value, format: .binary)
+        for _ in 0..<repeats {
+            if op == "write" { blackHole(try PropertyList.encode(value, format: .binary)) }
+            else { blackHole(try PropertyList.decode(bytes)) }
+        }
+    }
+}

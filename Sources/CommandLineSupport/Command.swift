@@ -1,0 +1,80 @@
+/// One verb of a command-line tool: its help, what it accepts, and what it does.
+///
+/// Put each verb in its own file as a static property returning a `Command`:
+///
+/// ```swift
+/// extension Verbs {
+///     static var get: Command {
+///         Command(name: "get", abstract: "Print one record.",
+///                 arguments: [.required("id", help: "The record's id.")],
+///                 options: [.flag("json", help: "Print JSON.")]) { context in
+///             guard let id = context.arguments.value("id") else { throw UsageError("missing id") }
+///             context.stdout.write(id + "\n")
+///             return ExitStatus.success
+///         }
+///     }
+/// }
+/// ```
+///
+/// `run` may throw ``UsageError`` (exit 64 with usage), ``CommandFailure`` (its status) or any other error
+/// (`Error: <error>`, exit 1). Build commands in a function, not a stored global: the closure is not `Sendable`.
+///
+/// Mirrors swift-argument-parser's `ParsableCommand` with its `CommandConfiguration`.
+public struct Command {
+    public var name: String
+    /// One line for OVERVIEW and the SUBCOMMANDS list.
+    public var abstract: String
+    /// Paragraphs shown after the overview in the verb's help.
+    public var discussion: String
+    /// Usage lines after `<tool> <verb> ` replacing the generated one (for verbs with several forms).
+    public var usage: [String]
+    public var arguments: [ArgumentSpec]
+    public var options: [OptionSpec]
+    public var run: (inout CommandContext) throws -> Int32
+
+    public init(
+        name: String, abstract: String, discussion: String = "", usage: [String] = [],
+        arguments: [ArgumentSpec] = [], options: [OptionSpec] = [],
+        run: @escaping (inout CommandContext) throws -> Int32
+    ) {
+        self.name = name
+        self.abstract = abstract
+        self.discussion = discussion
+        self.usage = usage
+        self.arguments = arguments
+        self.options = options
+        self.run = run
+    }
+}
+
+/// What a running command gets: its parsed arguments, the environment and the output streams.
+public struct CommandContext {
+    public var arguments: ParsedArguments
+    public var environment: [String: String]
+    /// Data only.
+    public var stdout: OutputSink
+    /// Messages.
+    public var stderr: OutputSink
+    /// The tool's name, as shown in messages (`formcache`).
+    public var toolName: String
+    /// The verb's name (`add`).
+    public var commandName: String
+
+    public init(
+        arguments: ParsedArguments, environment: [String: String], io: CommandIO, toolName: String,
+        commandName: String
+    ) {
+        self.arguments = arguments
+        self.environment = environment
+        self.stdout = io.stdout
+        self.stderr = io.stderr
+        self.toolName = toolName
+        self.commandName = commandName
+    }
+
+    /// Writes `Error: <message>` as one line on stderr and returns `status`, for `return context.fail(...)`.
+    public func fail(_ status: Int32, _ message: String) -> Int32 {
+        stderr.write("Error: \(message)\n")
+        return status
+    }
+}

@@ -1,1 +1,0 @@
-// CommandLineSupport: work in progress.

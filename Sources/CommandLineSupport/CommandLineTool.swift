@@ -1,0 +1,116 @@
+/// A command-line tool made of verbs: it parses the command line, prints help and usage errors in
+/// swift-argument-parser's layout, and runs the chosen ``Command``.
+///
+/// ```swift
+/// let tool = CommandLineTool(name: "keyedarchive", abstract: "Inspect plists.", version: "0.1.0",
+///                            commands: [plistCommand])
+/// let status = tool.run(arguments: ["plist", "a.plist"], environment: [:], io: .standard)
+/// ```
+///
+/// Understands `tool --help`, `tool -h`, `tool help`, `tool help <verb>`, `tool <verb> --help`,
+/// `tool --version`; options as `--name value`, `--name=value`, `-n value`, `-nvalue`; `--` ends options;
+/// `-` alone is a positional argument. A usage error prints, on stderr,
+///
+/// ```
+/// Error: Missing expected argument '<file>'
+/// Usage: keyedarchive plist <file>
+///   See 'keyedarchive plist --help' for more information.
+/// ```
+///
+/// and returns ``ExitStatus/usage`` (64).
+///
+/// Mirrors swift-argument-parser's `ParsableCommand.main()` with `subcommands`.
+public struct CommandLineTool {
+    public var name: String
+    public var abstract: String
+    public var discussion: String
+    /// Printed by `--version`; `nil` means the tool has no `--version`.
+    public var version: String?
+    public var commands: [Command]
+
+    public init(name: String, abstract: String, discussion: String = "", version: String? = nil, commands: [Command]) {
+        self.name = name
+        self.abstract = abstract
+        self.discussion = discussion
+        self.version = version
+        self.commands = commands
+    }
+
+    /// The tool's help text (`tool --help`).
+    public var help: String { HelpFormatter.toolHelp(self) }
+
+    /// A verb's help text (`tool help verb`), or `nil` for an unknown verb.
+    public func help(for commandName: String) -> String? {
+        command(named: commandName).map { HelpFormatter.commandHelp($0, toolName: name) }
+    }
+
+    /// Parses `arguments` (without the program name), runs the verb they name and returns the exit status.
+    public func run(arguments: [String], environment: [String: String], io: CommandIO) -> Int32 {
+        guard let first = arguments.first else {
+            return usageError("Missing expected subcommand.", io: io)
+        }
+        switch first {
+        case "-h", "--help":
+            io.stdout.write(help)
+            return ExitStatus.success
+        case "--version" where version != nil:
+            io.stdout.write((version ?? "") + "\n")
+            return ExitStatus.success
+        case "help":
+            let rest = arguments.dropFirst()
+            guard let verb = rest.first else {
+                io.stdout.write(help)
+                return ExitStatus.success
+            }
+            guard rest.count == 1, let text = help(for: verb) else {
+                return usageError(rest.count == 1 ? "Unknown subcommand '\(verb)'." : "Unexpected argument '\(rest[rest.startIndex + 1])'.", io: io)
+            }
+            io.stdout.write(text)
+            return ExitStatus.success
+        default:
+            break
+        }
+        guard let command = command(named: first) else {
+            let message = first.hasPrefix("-") ? "Unknown option '\(first)'." : "Unknown subcommand '\(first)'."
+            return usageError(message, io: io)
+        }
+        let parsed: ParsedArguments
+        switch ArgumentParser.parse(Array(arguments.dropFirst()), for: command) {
+        case .help:
+            io.stdout.write(HelpFormatter.commandHelp(command, toolName: name))
+            return ExitStatus.success
+        case .failure(let error):
+            return usageError(error.message, command: command, io: io)
+        case .success(let arguments):
+            parsed = arguments
+        }
+        var context = CommandContext(
+            arguments: parsed, environment: environment, io: io, toolName: name, commandName: command.name)
+        do {
+            return try command.run(&context)
+        } catch let error as UsageError {
+            return usageError(error.message, command: command, io: io)
+        } catch let error as CommandFailure {
+            return context.fail(error.status, error.message)
+        } catch {
+            return context.fail(ExitStatus.failure, "\(error)")
+        }
+    }
+
+    private func command(named name: String) -> Command? {
+        commands.first { $0.name == name }
+    }
+
+    private func usageError(_ message: String, command: Command? = nil, io: CommandIO) -> Int32 {
+        let text: String
+        if let command {
+            text = HelpFormatter.usageError(
+                message, usage: HelpFormatter.commandUsage(command, toolName: name),
+                helpCommand: "\(name) \(command.name)")
+        } else {
+            text = HelpFormatter.usageError(message, usage: HelpFormatter.toolUsage(self), helpCommand: name)
+        }
+        io.stderr.write(text)
+        return ExitStatus.usage
+    }
+}

@@ -1,0 +1,81 @@
+/// A place a command writes bytes or text to: the process's standard output or error, or a buffer in tests.
+///
+/// A sink is a handle: copies write to the same destination. It is a `TextOutputStream`, so
+/// `print("x", to: &sink)` works; binary output goes through ``write(bytes:)``.
+///
+/// ```swift
+/// let captured = OutputCapture()
+/// var out = captured.sink
+/// print("hello", to: &out)
+/// captured.text   // "hello\n"
+/// ```
+///
+/// Mirrors `FileHandle.standardOutput.write(_:)` / `TextOutputStream`.
+public struct OutputSink: TextOutputStream {
+    private let sink: (UnsafeRawBufferPointer) -> Void
+
+    /// A sink that hands every chunk of bytes to `write`. The buffer is valid only during the call.
+    public init(_ write: @escaping (UnsafeRawBufferPointer) -> Void) {
+        self.sink = write
+    }
+
+    /// Writes the UTF-8 bytes of `string`.
+    public func write(_ string: String) {
+        var string = string
+        string.withUTF8 { sink(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Writes raw bytes.
+    public func write(bytes: [UInt8]) {
+        bytes.withUnsafeBytes { sink($0) }
+    }
+
+    /// A sink that discards everything.
+    public static var discarding: OutputSink { OutputSink { _ in } }
+
+    /// The process's standard output (file descriptor 1), unbuffered.
+    public static var standardOutput: OutputSink { fileDescriptor(1) }
+
+    /// The process's standard error (file descriptor 2), unbuffered.
+    public static var standardError: OutputSink { fileDescriptor(2) }
+
+    /// A sink writing to an open file descriptor; write errors end the write silently.
+    public static func fileDescriptor(_ descriptor: Int32) -> OutputSink {
+        OutputSink { SystemCalls.writeAll(descriptor, $0) }
+    }
+}
+
+/// Collects everything written to its ``sink``, for tests and for commands that build output in memory.
+public final class OutputCapture {
+    /// Everything written so far.
+    public private(set) var bytes: [UInt8] = []
+
+    public init() {}
+
+    /// The collected bytes decoded as UTF-8 (invalid bytes become U+FFFD).
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// A sink that appends to this capture.
+    public var sink: OutputSink {
+        OutputSink { [self] buffer in bytes.append(contentsOf: buffer) }
+    }
+}
+
+/// The output streams a command writes to: data alone on `stdout`, messages on `stderr`.
+///
+/// ```swift
+/// let out = OutputCapture(), err = OutputCapture()
+/// let status = MyTool.run(arguments: ["list"], environment: [:], io: CommandIO(stdout: out.sink, stderr: err.sink))
+/// ```
+public struct CommandIO {
+    public var stdout: OutputSink
+    public var stderr: OutputSink
+
+    public init(stdout: OutputSink, stderr: OutputSink) {
+        self.stdout = stdout
+        self.stderr = stderr
+    }
+
+    /// The process's standard output and standard error.
+    public static var standard: CommandIO { CommandIO(stdout: .standardOutput, stderr: .standardError) }
+}

@@ -1,0 +1,35 @@
+import CommandLineSupport
+
+/// The `keyedarchive` inspector as testable code: arguments, environment and output streams in, exit status out.
+///
+/// Each verb lives in its own file as a `static var` returning a ``Command``; add it to ``tool``.
+///
+/// ```swift
+/// let status = Inspector.run(arguments: ["plist", "a.plist"], environment: [:], io: .standard)
+/// ```
+public enum Inspector {
+    /// The version `keyedarchive --version` prints.
+    public static let version = "0.1.0"
+
+    /// The tool with all its verbs.
+    public static var tool: CommandLineTool {
+        CommandLineTool(
+            name: "keyedarchive",
+            abstract: "Inspect property lists and keyed archives.",
+            discussion: "Exit status: 0 success, 64 usage error, 65 malformed input, 66 input cannot be opened, "
+                + "73 output cannot be created.",
+            version: version,
+            commands: [plistCommand])
+    }
+
+    /// Runs the inspector on `arguments` (without the program name) and returns the exit status.
+    public static func run(arguments: [String], environment: [String: String], io: CommandIO) -> Int32 {
+        tool.run(arguments: arguments, environment: environment, io: io)
+    }
+
+    /// Runs the inspector on the process's arguments and exits with its status.
+    public static func main() -> Never {
+        StandardProcess.exit(
+            run(arguments: StandardProcess.arguments, environment: StandardProcess.environment, io: .standard))
+    }
+}

@@ -1,1 +1,0 @@
-// InspectorCLI: work in progress.
