@@ -8,6 +8,7 @@ let usage = """
 
     WORKLOADS:
       raw [n]     ~20 MB binary plist of n (100000) dictionaries: read, write, validate
+      w1-codable [n]  W1 (n shapes) through ArchiveEncoder/Decoder, PropertyListEncoder/Decoder, JSONEncoder/Decoder
     """
 
 var args = Array(CommandLine.arguments.dropFirst())
@@ -24,6 +25,7 @@ let n = args.count > 1 ? Int(args[1]) : nil
 do {
     switch workload {
     case "raw": try RawWorkload.run(count: n ?? 100_000, rounds: rounds)
+    case "w1-codable": try CodableWorkload.run(count: n ?? 100_000, rounds: rounds)
     case "raw-profile": try RawWorkload.profile(args.count > 2 ? args[2] : "read", count: n ?? 100_000, repeats: rounds)
     default:
         FileHandle.standardError.write(Data("Error: unknown workload '\(workload)'\n\(usage)\n".utf8))
