@@ -97,6 +97,23 @@ enum CodableWorkload {
         }
     }
 
+    /// Only our encode or decode, `repeats` times (for a profiler).
+    static func profile(_ op: String, count: Int, repeats: Int) throws {
+        let contents = Contents(shapes: shapes(count))
+        let registry = ClassRegistry(codable: [Circle.self, Rectangle.self, RoundedRectangle.self, Style.self])
+        let bytes = try ArchiveEncoder().encode(contents)
+        for _ in 0..<repeats {
+            let ms = try timeMS {
+                if op == "encode" {
+                    blackHole(try ArchiveEncoder().encode(contents))
+                } else {
+                    blackHole(try ArchiveDecoder(registry: registry).decode(Contents.self, from: bytes))
+                }
+            }
+            print("\(op) \(String(format: "%.1f", ms)) ms")
+        }
+    }
+
     static func run(count: Int, rounds: Int) throws {
         let shapes = shapes(count)
         let contents = Contents(shapes: shapes)

@@ -26,6 +26,8 @@ do {
     switch workload {
     case "raw": try RawWorkload.run(count: n ?? 100_000, rounds: rounds)
     case "w1-codable": try CodableWorkload.run(count: n ?? 100_000, rounds: rounds)
+    case "w1-codable-profile":
+        try CodableWorkload.profile(args.count > 2 ? args[2] : "encode", count: n ?? 100_000, repeats: rounds)
     case "raw-profile": try RawWorkload.profile(args.count > 2 ? args[2] : "read", count: n ?? 100_000, repeats: rounds)
     default:
         FileHandle.standardError.write(Data("Error: unknown workload '\(workload)'\n\(usage)\n".utf8))

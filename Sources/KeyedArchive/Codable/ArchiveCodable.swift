@@ -29,6 +29,18 @@ public protocol ArchiveCodable: Codable, SendableMetatype {
     /// archivable (``ArchiveCodable``, ``KeyedArchivable`` or `Encodable`) superclasses of a class, nearest
     /// first, then `"NSObject"`; `["NSObject"]` for a struct or an enum.
     static var archivedSuperclassNames: [String] { get }
+
+    /// The instance whose identity decides sharing: `self` for a class, `nil` for a value type. Provided by
+    /// the library; do not implement it.
+    var archiveIdentity: AnyObject? { get }
+}
+
+extension ArchiveCodable {
+    public var archiveIdentity: AnyObject? { nil }
+}
+
+extension ArchiveCodable where Self: AnyObject {
+    public var archiveIdentity: AnyObject? { self }
 }
 
 extension ArchiveCodable {

@@ -96,16 +96,21 @@ final class CodableArchiveEncoder: Encoder {
         case .set: if let s = value as? any ArchiveEncodableCodableSet { return try s.encodeArchiveSet(self) }
         case .object: break
         }
-        return try encodeObject(value, entry)
+        return try encodeObject(value, entry, identity: entry.isClass ? value as AnyObject : nil)
     }
 
-    /// Runs `value.encode(to:)` as the current value and closes what it opened.
-    func encodeObject<T: Encodable>(_ value: T, _ entry: TypeEntry) throws -> Int32 {
-        var identity: AnyObject?
-        if entry.isClass {
-            let object = value as AnyObject
-            if let uid = archiver.identities[KeyedArchiver.identityKey(ObjectIdentifier(object))] { return uid }
-            identity = object
+    /// ``encode(_:)`` for an ``ArchiveCodable`` value, whose identity is known without bridging.
+    func encodeArchiveCodable<T: ArchiveCodable>(_ value: T) throws -> Int32 {
+        let entry = typeEntry(T.self)
+        guard entry.kind == .object else { return try encode(value) }
+        return try encodeObject(value, entry, identity: value.archiveIdentity)
+    }
+
+    /// Runs `value.encode(to:)` as the current value and closes what it opened; a class instance encoded
+    /// before is its earlier UID.
+    func encodeObject<T: Encodable>(_ value: T, _ entry: TypeEntry, identity: AnyObject?) throws -> Int32 {
+        if let identity, let uid = archiver.identities[KeyedArchiver.identityKey(ObjectIdentifier(identity))] {
+            return uid
         }
         guard archiver.depth < archiver.maxDepth else {
             throw error(value, "objects nest deeper than \(archiver.maxDepth)")
@@ -238,7 +243,7 @@ final class CodableArchiveEncoder: Encoder {
     // MARK: Encoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(ArchiveKeyedEncodingContainer<Key>(encoder: self, uid: openKeyed(), codingPath: codingPath))
+        KeyedEncodingContainer(ArchiveKeyedEncodingContainer<Key>(encoder: self, uid: openKeyed()))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -304,6 +309,7 @@ final class CodableArchiveEncoder: Encoder {
     /// Encodes a value of any static type by its dynamic type: Codable values through `encode(to:)`,
     /// ``KeyedArchivable`` ones through `encode(with:)`, collections of existentials element by element.
     func encodeAny(_ value: Any) throws -> Int32 {
+        if let codable = value as? any ArchiveCodable { return try encodeArchiveCodable(codable) }
         if let encodable = value as? any Encodable { return try encode(encodable) }
         if value is any KeyedArchivable { return try checked(archiver.encodeObject(value), value) }
         if let optional = value as? ArchiveOptional {

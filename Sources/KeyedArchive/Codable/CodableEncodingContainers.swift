@@ -5,7 +5,8 @@ import BinaryPlist
 struct ArchiveKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let encoder: CodableArchiveEncoder
     let uid: Int32
-    var codingPath: [any CodingKey]
+    /// The encoder's path while this container's object is current (the only time it may be used).
+    var codingPath: [any CodingKey] { encoder.codingPath }
 
     @inline(__always)
     private func put(_ key: Key, _ node: @autoclosure () -> Int32) throws {
