@@ -16,6 +16,8 @@ final class CodableArchiveDecoder: Decoder {
     /// The Swift type whose `init(from:)` is running on ``current``.
     var currentType: Any.Type = Never.self
     var types: [ObjectIdentifier: TypeEntry] = [:]
+    /// Types that ``decodeAny(_:from:key:)`` decodes by the registry alone (existentials, NSCoding types).
+    var leafTypes: Set<ObjectIdentifier> = []
     /// Per `$objects` index of a class dictionary: its index in ``classes`` (-1 when not read yet).
     var classIndex: [Int32] = []
     var classes: [ClassInfo] = []
@@ -354,13 +356,16 @@ final class CodableArchiveDecoder: Decoder {
     /// Decodes `v` as `V`, which may be an existential or hold existentials: each object becomes the type
     /// registered for its class name.
     func decodeAny<V>(_ type: V.Type, from v: BinaryArchiveReader.Value, key: (any CodingKey)? = nil) throws -> V {
-        if let decodable = V.self as? any Decodable.Type {
-            if let t = try decodeOpened(decodable, from: v, key: key) as? V { return t }
-            throw mismatch(V.self, v, key)
-        }
-        if let collection = V.self as? any PolymorphicDecodingCollection.Type {
-            if let t = try collection.decodePolymorphicCollection(self, from: v) as? V { return t }
-            throw mismatch(V.self, v, key)
+        if !leafTypes.contains(ObjectIdentifier(V.self)) {
+            if let decodable = V.self as? any Decodable.Type {
+                if let t = try decodeOpened(decodable, from: v, key: key) as? V { return t }
+                throw mismatch(V.self, v, key)
+            }
+            if let collection = V.self as? any PolymorphicDecodingCollection.Type {
+                if let t = try collection.decodePolymorphicCollection(self, from: v) as? V { return t }
+                throw mismatch(V.self, v, key)
+            }
+            leafTypes.insert(ObjectIdentifier(V.self))
         }
         guard case .uid(let uid) = v, uid > 0 else {
             if case .uid = v { throw null(V.self, key) }
