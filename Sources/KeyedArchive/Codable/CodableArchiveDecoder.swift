@@ -157,7 +157,7 @@ final class CodableArchiveDecoder: Decoder {
     func double(_ v: BinaryArchiveReader.Value, _ key: (any CodingKey)?) throws -> Double {
         switch try scalar(v, Double.self, key) {
         case .real(let d): return d
-        case .integer(let i):
+        case .integer(let i), .other(.integer(let i)):
             if let s = i.int64Value { return Double(s) }
             if let u = i.uint64Value { return Double(u) }
         default: break
@@ -168,7 +168,7 @@ final class CodableArchiveDecoder: Decoder {
     func integer<I: FixedWidthInteger>(_ type: I.Type, _ v: BinaryArchiveReader.Value, _ key: (any CodingKey)?) throws -> I {
         let s = try scalar(v, I.self, key)
         switch s {
-        case .integer(let i):
+        case .integer(let i), .other(.integer(let i)):
             if let n = i.int64Value.flatMap({ I(exactly: $0) }) ?? i.uint64Value.flatMap({ I(exactly: $0) }) { return n }
             throw corrupted("the number \(i) does not fit \(I.self)", key)
         case .real(let d):
@@ -233,8 +233,8 @@ final class CodableArchiveDecoder: Decoder {
     /// archived as.
     func decodeObject<T: Decodable>(_ type: T.Type, _ entry: TypeEntry, from v: BinaryArchiveReader.Value,
                                     key: (any CodingKey)?) throws -> T {
-        guard case .uid(let uid) = v else { return try withCurrent(.value(v), T.self) { try T(from: self) } }
-        guard uid > 0 else { throw null(T.self, key) }
+        // Inline scalars and `$null` (an `Optional` reads it as `nil`) go to `init(from:)` as single values.
+        guard case .uid(let uid) = v, uid > 0 else { return try withCurrent(.value(v), T.self) { try T(from: self) } }
         do {
             if let instance = unarchiver.instances[uid] {
                 if let t = instance as? T { return t }
