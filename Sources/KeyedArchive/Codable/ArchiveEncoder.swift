@@ -65,9 +65,12 @@ public struct ArchiveEncoder: Sendable {
         archiver.maxDepth = maxDepth
         for (type, name) in classNames { archiver.classNames[type] = name }
         let encoder = CodableArchiveEncoder(archiver: archiver, userInfo: userInfo)
+        // Key strings get their plist objects in the order KeyedArchiver creates them: the same model gives
+        // the same bytes through either API.
+        let rootKey = archiver.keyNode("root")
         let root = try body(encoder)
         encoder.finishDetached()
-        archiver.addField(archiver.keyNode("root"), archiver.builder.uid(Int(root)))
+        archiver.addField(rootKey, archiver.builder.uid(Int(root)))
         do {
             return try archiver.finishEncoding()
         } catch let error as KeyedArchiveError {

@@ -209,6 +209,7 @@ final class CodableArchiveEncoder: Encoder {
         case .unkeyed(let uid): return uid
         case .idle:
             let uid = openCurrent()
+            _ = archiver.keyNode("NS.objects")
             archiver.openFrame(uid)
             current.state = .unkeyed(uid)
             return uid
@@ -349,6 +350,7 @@ final class CodableArchiveEncoder: Encoder {
                     _ element: (Int) throws -> Int32) throws -> Int32 {
         guard archiver.depth < archiver.maxDepth else { throw error(indices.count, "objects nest deeper than \(archiver.maxDepth)") }
         let uid = archiver.newObject()
+        let objectsKey = archiver.keyNode("NS.objects")
         archiver.openFrame(uid)
         var refs: [Int32] = []
         refs.reserveCapacity(indices.count)
@@ -362,7 +364,7 @@ final class CodableArchiveEncoder: Encoder {
             archiver.closeFrame(uid, classUID: 0)
             throw error
         }
-        archiver.addField(archiver.keyNode("NS.objects"), archiver.builder.collection(.array, refs))
+        archiver.addField(objectsKey, archiver.builder.collection(.array, refs))
         archiver.closeFrame(uid, classUID: archiver.classObject(standard))
         return uid
     }
