@@ -107,8 +107,7 @@ final class CodableArchiveDecoder: Decoder {
 
     func mismatch(_ type: Any.Type, _ v: BinaryArchiveReader.Value, _ key: (any CodingKey)?) -> DecodingError {
         DecodingError.typeMismatch(type, DecodingError.Context(
-            codingPath: path(key), debugDescription: describe("expected \(type), found \(unarchiver.describe(v))",
-                                                              uid: { if case .uid(let u) = v { u } else { nil } }())))
+            codingPath: path(key), debugDescription: describe("expected \(type), found \(unarchiver.describe(v))")))
     }
 
     func corrupted(_ reason: String, _ key: (any CodingKey)?, uid: Int? = nil) -> DecodingError {
@@ -528,13 +527,18 @@ final class CodableArchiveDecoder: Decoder {
         }
     }
 
-    /// A keyed container for `T` reads an object whose `$classes` chain names `T`: the wrong class chain is
-    /// a type mismatch, not a silent misreading of another class's keys.
+    /// A keyed container for `T` reads an object whose `$classes` chain names `T` (or whose class the
+    /// registry maps to `T`): the wrong class chain is a type mismatch, not a silent misreading of another
+    /// class's keys.
     func verifyChain(_ object: ObjectFrame) throws {
         let id = ObjectIdentifier(currentType)
         if object.classIndex >= 0, classes[object.classIndex].verified == id { return }
         let name = archivedCodableName(of: currentType)
-        guard object.chain.contains(name) else {
+        var renamed = false
+        if object.classIndex >= 0, case .codable(let registered)? = classes[object.classIndex].kind {
+            renamed = ObjectIdentifier(registered) == id  // a registry rename names this type
+        }
+        guard renamed || object.chain.contains(name) else {
             throw DecodingError.typeMismatch(currentType, DecodingError.Context(
                 codingPath: codingPath,
                 debugDescription: describe("expected \(currentType) (archived as \"\(name)\"), found class \(object.chain.first ?? "?") whose $classes do not include \"\(name)\"",
