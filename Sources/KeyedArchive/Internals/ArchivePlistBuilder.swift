@@ -2,7 +2,8 @@ import BinaryPlist
 
 /// Builds the binary plist of a keyed archive directly, without a ``PlistValue`` tree.
 ///
-/// Scalars are uniqued by value (`1`, `1.0` and `true` stay apart; reals by bit pattern) and their bytes
+/// Scalars are uniqued by value (`1`, `1.0` and `true` stay apart; reals by bit pattern; reals and integers
+/// through a fixed-size recent-value cache, so a value seen long ago may be written again) and their bytes
 /// written once into one buffer as they come; collections are recorded as ranges of a shared reference pool
 /// and written at the end, when the reference width is known. Object numbers follow creation order, so the
 /// same sequence of calls always gives the same bytes.
@@ -20,9 +21,9 @@ struct ArchivePlistBuilder {
     private var scalarBytes = BinaryPlistBuffer()
     private var pool: [Int32] = []
     private var strings: [String: Int32] = [:]
-    private var integers = IntegerTable()
+    private var integers = RecentIntegerCache()
     private var unsigned: [UInt64: Int32] = [:]
-    private var reals = IntegerTable(capacity: 1024)
+    private var reals = RecentIntegerCache()
     private var booleans: [Int32] = [-1, -1]
     private var uids: [Int32] = []
 

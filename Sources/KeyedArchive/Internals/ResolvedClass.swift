@@ -70,9 +70,8 @@ extension KeyedUnarchiver {
         guard let allowedTypes else { return }
         let type: Any.Type
         switch resolved.kind {
-        case .standard(let s):
-            if s != .value { return }  // standard value classes are always allowed
-            type = ArchivedValue.self
+        case .standard:
+            return  // the standard Foundation classes are always allowed; their contents are checked in turn
         case .custom(let t): type = t
         case .codable(let t): type = t
         case .generic: type = ArchivedObject.self
