@@ -45,11 +45,6 @@ func peakResidentBytes() -> Int {
     return 0
 }
 
-/// Resets the peak so the next phase can be measured on its own (Linux: writes 5 to clear_refs).
-func resetPeakResident() {
-    try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
-}
-
 func currentResidentBytes() -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
     for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {

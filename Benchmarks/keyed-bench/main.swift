@@ -8,11 +8,23 @@ let usage = """
 
     WORKLOADS:
       raw [n]     ~20 MB binary plist of n (100000) dictionaries: read, write, validate
-      w1-codable [n]  W1 (n shapes) through ArchiveEncoder/Decoder, PropertyListEncoder/Decoder, JSONEncoder/Decoder
+      w1 [n]      a Contents of n (100000) shapes: encode, decode (ours, Foundation, Codable)
+      w2 [n]      n (10000) form records: encode, decode
+      w1-memory [n], w2-memory [n]   peak memory of one decode, each implementation
+      w1-codable [n]  W1 through ArchiveEncoder/Decoder vs PropertyListEncoder/Decoder and JSONEncoder/Decoder
+
+    OPTIONS:
+      --rounds <k>     timed rounds per implementation (default 7)
+      --only <names>   comma-separated: ours,foundation,plist-codable,json-codable
     """
 
 var args = Array(CommandLine.arguments.dropFirst())
 var rounds = 7
+var only: Set<String>?
+if let i = args.firstIndex(of: "--only"), i + 1 < args.count {
+    only = Set(args[i + 1].split(separator: ",").map(String.init))
+    args.removeSubrange(i...(i + 1))
+}
 if let i = args.firstIndex(of: "--rounds"), i + 1 < args.count, let k = Int(args[i + 1]) {
     rounds = k
     args.removeSubrange(i...(i + 1))
@@ -28,6 +40,13 @@ do {
     case "w1-codable": try CodableWorkload.run(count: n ?? 100_000, rounds: rounds)
     case "w1-codable-profile":
         try CodableWorkload.profile(args.count > 2 ? args[2] : "encode", count: n ?? 100_000, repeats: rounds)
+    case "w1-profile": try ShapesWorkload.profile(args.count > 2 ? args[2] : "decode", count: n ?? 100_000, repeats: rounds)
+    case "w1": try ShapesWorkload.run(workload: "w1", count: n ?? 100_000, rounds: rounds, only: only)
+    case "w2": try ShapesWorkload.run(workload: "w2", count: n ?? 10_000, rounds: rounds, only: only)
+    case "decode-file" where args.count == 4:
+        try ShapesWorkload.decodeFile(impl: args[1], workload: args[2], path: args[3])
+    case "w1-memory": try ShapesWorkload.memory(workload: "w1", count: n ?? 100_000, only: only)
+    case "w2-memory": try ShapesWorkload.memory(workload: "w2", count: n ?? 10_000, only: only)
     case "raw-profile": try RawWorkload.profile(args.count > 2 ? args[2] : "read", count: n ?? 100_000, repeats: rounds)
     default:
         FileHandle.standardError.write(Data("Error: unknown workload '\(workload)'\n\(usage)\n".utf8))

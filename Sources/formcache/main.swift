@@ -1,1 +1,5 @@
-print("not yet")
+import CommandLineSupport
+import FormCacheCLI
+
+StandardProcess.exit(
+    FormCacheTool.run(arguments: StandardProcess.arguments, environment: StandardProcess.environment, io: .standard))

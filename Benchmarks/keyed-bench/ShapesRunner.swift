@@ -1,0 +1,271 @@
+import BinaryPlist
+import Foundation
+import KeyedArchive
+
+/// `keyed-bench w1 N` and `keyed-bench w2 N`: ours, Foundation's NSKeyedArchiver, PropertyListEncoder and
+/// JSONEncoder on the same model, alternating within one run.
+enum ShapesWorkload {
+    struct Implementation {
+        let name: String
+        let encode: () throws -> Int  // returns archive bytes
+        let decode: () throws -> Void
+        /// The last archive `encode` wrote.
+        let archive: () -> [UInt8]
+    }
+
+    static func run(workload: String, count: Int, rounds: Int, only: Set<String>?) throws {
+        let impls = workload == "w1" ? try shapes(count) : try forms(count)
+        let selected = impls.filter { only?.contains($0.name) ?? true }
+        var encode: [String: Measurement] = [:]
+        var decode: [String: Measurement] = [:]
+        for impl in selected {
+            encode[impl.name] = Measurement(impl: impl.name, op: "encode", workload: workload, n: count)
+            decode[impl.name] = Measurement(impl: impl.name, op: "decode", workload: workload, n: count)
+        }
+        for round in 0..<rounds {
+            let order = round % 2 == 0 ? selected : selected.reversed()
+            for impl in order {
+                var size = 0
+                encode[impl.name]?.samples.append(try timeMS { size = try impl.encode() })
+                encode[impl.name]?.bytes = size
+                decode[impl.name]?.bytes = size
+                decode[impl.name]?.samples.append(try timeMS { try impl.decode() })
+            }
+        }
+        let all = selected.flatMap { [encode[$0.name], decode[$0.name]].compactMap { $0 } }
+        report(all) { _ in "foundation" }
+    }
+
+    /// Peak memory of one decode per implementation, each measured in a fresh child process
+    /// (`keyed-bench decode-file IMPL WORKLOAD FILE`) so that no earlier allocation hides it.
+    static func memory(workload: String, count: Int, only: Set<String>?) throws {
+        let impls = workload == "w1" ? try shapes(count) : try forms(count)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keyed-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for impl in impls where only?.contains(impl.name) ?? true {
+            _ = try impl.encode()
+            let file = directory.appendingPathComponent("\(impl.name).archive")
+            try Data(impl.archive()).write(to: file)
+            let child = Process()
+            child.executableURL = URL(fileURLWithPath: "/proc/self/exe")
+            child.arguments = ["decode-file", impl.name, workload, file.path]
+            let pipe = Pipe()
+            child.standardOutput = pipe
+            try child.run()
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            child.waitUntilExit()
+            print(output.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+    }
+
+    /// The child side of ``memory(workload:count:only:)``: reads FILE, then decodes it once and reports the
+    /// peak resident memory above what was resident before the decode.
+    static func decodeFile(impl: String, workload: String, path: String) throws {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let data = Data(bytes)
+        let registry = ClassRegistry([BenchForm.self])
+        let before = currentResidentBytes()
+        let hwmBefore = peakResidentBytes()
+        switch (impl, workload) {
+        case ("ours", "w1"): blackHole(try KeyedUnarchiver.unarchivedObject(ofType: BenchContents.self, from: bytes, registry: benchRegistry))
+        case ("ours", _): blackHole(try KeyedUnarchiver.unarchivedObject(ofType: [BenchForm].self, from: bytes, registry: registry))
+        case ("foundation", _): blackHole(try FoundationArchiving.unarchive(data))
+        case ("plist-codable", "w1"): blackHole(try PropertyListDecoder().decode(CContents.self, from: data))
+        case ("plist-codable", _): blackHole(try PropertyListDecoder().decode([CForm].self, from: data))
+        case ("json-codable", "w1"): blackHole(try JSONDecoder().decode(CContents.self, from: data))
+        case ("json-codable", _): blackHole(try JSONDecoder().decode([CForm].self, from: data))
+        default: throw BenchError("unknown implementation \(impl)")
+        }
+        let peak = max(peakResidentBytes() - before, 0)
+        print("MEMORY impl=\(impl) op=decode workload=\(workload) archive_bytes=\(bytes.count) peak_extra_bytes=\(peak) "
+              + "ratio=\(String(format: "%.2f", Double(peak) / Double(bytes.count))) (peak before decode exceeded resident by \(hwmBefore - before))")
+    }
+
+    // MARK: W1: shapes
+
+    static func shapes(_ n: Int) throws -> [Implementation] {
+        let style = BenchStyle(name: "Default Stroke", strokeWidth: 1.5)
+        var ours: [any BenchShape] = []
+        ours.reserveCapacity(n)
+        let fstyle = FStyle(name: "Default Stroke", strokeWidth: 1.5)
+        var theirs: [NSObject] = []
+        theirs.reserveCapacity(n)
+        var codable: [CShape] = []
+        codable.reserveCapacity(n)
+        for i in 0..<n {
+            let d = Double(i)
+            let styled = i % 10 == 0
+            let cs = styled ? CStyle(name: "Default Stroke", strokeWidth: 1.5) : nil
+            switch i % 3 {
+            case 0:
+                ours.append(BenchCircle(x: d, y: d + 1, radius: 5 + d, style: styled ? style : nil))
+                theirs.append(FCircle(x: d, y: d + 1, radius: 5 + d, style: styled ? fstyle : nil))
+                codable.append(.circle(CCircle(x: d, y: d + 1, radius: 5 + d, style: cs)))
+            case 1:
+                ours.append(BenchRectangle(x: d, y: d + 2, width: 10, height: 20 + d, style: styled ? style : nil))
+                theirs.append(FRectangle(x: d, y: d + 2, width: 10, height: 20 + d, style: styled ? fstyle : nil))
+                codable.append(.rectangle(CRectangle(x: d, y: d + 2, width: 10, height: 20 + d, style: cs)))
+            default:
+                ours.append(BenchRoundedRectangle(x: d, y: d + 3, width: 30, height: 40 + d, cornerRadius: 4, style: styled ? style : nil))
+                theirs.append(FRoundedRectangle(x: d, y: d + 3, width: 30, height: 40 + d, cornerRadius: 4, style: styled ? fstyle : nil))
+                codable.append(.roundedRectangle(CRoundedRectangle(x: d, y: d + 3, width: 30, height: 40 + d, cornerRadius: 4, style: cs)))
+            }
+        }
+        let contents = BenchContents(shapes: ours)
+        let fcontents = FContents(shapes: theirs)
+        let ccontents = CContents(shapes: codable)
+
+        // Check once that every implementation restores what it wrote.
+        let ourBytes = try KeyedArchiver.archivedData(withRootObject: contents)
+        guard let back = try KeyedUnarchiver.unarchivedObject(ofType: BenchContents.self, from: ourBytes, registry: benchRegistry),
+              back.shapes.count == n, n == 0 || type(of: back.shapes[n - 1]) == type(of: ours[n - 1]) else {
+            throw BenchError("our archive did not restore \(n) shapes with their types")
+        }
+        if n > 10, let s0 = back.shapes[0].style, let s10 = back.shapes[10].style, s0 !== s10 {
+            throw BenchError("the shared Style was not restored as one instance")
+        }
+        let theirData = FoundationArchiving.archive(fcontents)
+        guard (try FoundationArchiving.unarchive(theirData) as? FContents)?.shapes.count == n else {
+            throw BenchError("Foundation did not restore \(n) shapes")
+        }
+
+        var ourArchive = ourBytes
+        var theirArchive = theirData
+        var plistArchive = try PropertyListEncoder().encode(ccontents)
+        var jsonArchive = try JSONEncoder().encode(ccontents)
+        return [
+            Implementation(name: "ours", encode: {
+                ourArchive = try KeyedArchiver.archivedData(withRootObject: contents)
+                return ourArchive.count
+            }, decode: {
+                blackHole(try KeyedUnarchiver.unarchivedObject(ofType: BenchContents.self, from: ourArchive, registry: benchRegistry))
+            }, archive: { ourArchive }),
+            Implementation(name: "foundation", encode: {
+                theirArchive = FoundationArchiving.archive(fcontents)
+                return theirArchive.count
+            }, decode: {
+                blackHole(try FoundationArchiving.unarchive(theirArchive))
+            }, archive: { [UInt8](theirArchive) }),
+            Implementation(name: "plist-codable", encode: {
+                let encoder = PropertyListEncoder()
+                encoder.outputFormat = .binary
+                plistArchive = try encoder.encode(ccontents)
+                return plistArchive.count
+            }, decode: {
+                blackHole(try PropertyListDecoder().decode(CContents.self, from: plistArchive))
+            }, archive: { [UInt8](plistArchive) }),
+            Implementation(name: "json-codable", encode: {
+                jsonArchive = try JSONEncoder().encode(ccontents)
+                return jsonArchive.count
+            }, decode: {
+                blackHole(try JSONDecoder().decode(CContents.self, from: jsonArchive))
+            }, archive: { [UInt8](jsonArchive) }),
+        ]
+    }
+
+    // MARK: W2: form records
+
+    static func forms(_ n: Int) throws -> [Implementation] {
+        let note = String(repeating: "Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", count: 2).prefix(100)
+        var ours: [BenchForm] = []
+        var theirs: [FForm] = []
+        var codable: [CForm] = []
+        for i in 0..<n {
+            let id = String(format: "%08X-1111-4222-8333-%012X", i, i &* 7919)
+            let registered = Date(timeIntervalSinceReferenceDate: 780_000_000 + Double(i))
+            let expires = registered.addingTimeInterval(30 * 86_400)
+            let name = "Person \(i)"
+            let email = "person\(i)@example.org"
+            ours.append(BenchForm(id: id, registeredAt: registered, name: name, email: email, note: String(note), expiresAt: expires))
+            theirs.append(FForm(id: id, name: name, email: email, note: String(note), registeredAt: registered, expiresAt: expires))
+            codable.append(CForm(id: id, registeredAt: registered, name: name, email: email, note: String(note), expiresAt: expires))
+        }
+        let registry = ClassRegistry([BenchForm.self])
+        var ourArchive = try KeyedArchiver.archivedData(withRootObject: ours)
+        guard try KeyedUnarchiver.unarchivedObject(ofType: [BenchForm].self, from: ourArchive, registry: registry)?.count == n else {
+            throw BenchError("our archive did not restore \(n) records")
+        }
+        var theirArchive = FoundationArchiving.archive(theirs as NSArray)
+        var plistArchive = try PropertyListEncoder().encode(codable)
+        var jsonArchive = try JSONEncoder().encode(codable)
+        return [
+            Implementation(name: "ours", encode: {
+                ourArchive = try KeyedArchiver.archivedData(withRootObject: ours)
+                return ourArchive.count
+            }, decode: {
+                blackHole(try KeyedUnarchiver.unarchivedObject(ofType: [BenchForm].self, from: ourArchive, registry: registry))
+            }, archive: { ourArchive }),
+            Implementation(name: "foundation", encode: {
+                theirArchive = FoundationArchiving.archive(theirs as NSArray)
+                return theirArchive.count
+            }, decode: {
+                blackHole(try FoundationArchiving.unarchive(theirArchive))
+            }, archive: { [UInt8](theirArchive) }),
+            Implementation(name: "plist-codable", encode: {
+                let encoder = PropertyListEncoder()
+                encoder.outputFormat = .binary
+                plistArchive = try encoder.encode(codable)
+                return plistArchive.count
+            }, decode: {
+                blackHole(try PropertyListDecoder().decode([CForm].self, from: plistArchive))
+            }, archive: { [UInt8](plistArchive) }),
+            Implementation(name: "json-codable", encode: {
+                jsonArchive = try JSONEncoder().encode(codable)
+                return jsonArchive.count
+            }, decode: {
+                blackHole(try JSONDecoder().decode([CForm].self, from: jsonArchive))
+            }, archive: { [UInt8](jsonArchive) }),
+        ]
+    }
+}
+
+final class BenchForm: KeyedArchivable {
+    static var archivedClassName: String { "FormRecord" }
+    var id: String, registeredAt: Date, name: String, email: String, note: String, expiresAt: Date
+    init(id: String, registeredAt: Date, name: String, email: String, note: String, expiresAt: Date) {
+        (self.id, self.registeredAt, self.name, self.email, self.note, self.expiresAt) = (id, registeredAt, name, email, note, expiresAt)
+    }
+    init(coder: KeyedUnarchiver) throws {
+        id = try coder.decode(String.self, forKey: "id")
+        registeredAt = try coder.decode(Date.self, forKey: "registeredAt")
+        name = try coder.decode(String.self, forKey: "name")
+        email = try coder.decode(String.self, forKey: "email")
+        note = try coder.decode(String.self, forKey: "note")
+        expiresAt = try coder.decode(Date.self, forKey: "expiresAt")
+    }
+    func encode(with coder: KeyedArchiver) {
+        coder.encode(id, forKey: "id")
+        coder.encode(registeredAt, forKey: "registeredAt")
+        coder.encode(name, forKey: "name")
+        coder.encode(email, forKey: "email")
+        coder.encode(note, forKey: "note")
+        coder.encode(expiresAt, forKey: "expiresAt")
+    }
+}
+
+extension ShapesWorkload {
+    /// Repeats our W1 encode or decode alone, for a profiler (`keyed-bench w1-profile N encode|decode`).
+    static func profile(_ op: String, count: Int, repeats: Int) throws {
+        let style = BenchStyle(name: "Default Stroke", strokeWidth: 1.5)
+        var shapes: [any BenchShape] = []
+        for i in 0..<count {
+            let d = Double(i)
+            let s = i % 10 == 0 ? style : nil
+            switch i % 3 {
+            case 0: shapes.append(BenchCircle(x: d, y: d + 1, radius: 5 + d, style: s))
+            case 1: shapes.append(BenchRectangle(x: d, y: d + 2, width: 10, height: 20 + d, style: s))
+            default: shapes.append(BenchRoundedRectangle(x: d, y: d + 3, width: 30, height: 40 + d, cornerRadius: 4, style: s))
+            }
+        }
+        let contents = BenchContents(shapes: shapes)
+        let bytes = try KeyedArchiver.archivedData(withRootObject: contents)
+        for _ in 0..<repeats {
+            if op == "encode" {
+                blackHole(try KeyedArchiver.archivedData(withRootObject: contents))
+            } else {
+                blackHole(try KeyedUnarchiver.unarchivedObject(ofType: BenchContents.self, from: bytes, registry: benchRegistry))
+            }
+        }
+    }
+}

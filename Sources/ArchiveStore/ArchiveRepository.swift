@@ -1,0 +1,213 @@
+/// A collection of records kept in one keyed-archive file, safe to use from many threads and many processes.
+///
+/// Any ``ArchiveRecord`` (a ``KeyedArchivable`` type with an `id`) gets the whole API; operations that only make
+/// sense for one record type are extensions constrained to it, with no new repository code:
+///
+/// ```swift
+/// let repository = ArchiveRepository<Workout>(path: directory + "/Workouts.archive")
+/// try repository.add(Workout(id: "w1", count: 12))
+/// extension ArchiveRepository where Record == Workout {
+///     func maximumCount() throws(StoreError) -> Int? { try all().map(\.count).max() }
+/// }
+/// ```
+///
+/// Every change is a read-modify-write done while holding an in-process mutex and an exclusive `flock` on
+/// `<path>.lock`, re-reading the file under the lock, then replacing the file atomically (temporary file in the
+/// same directory, `fsync`, `rename`, `fsync` of the directory). Reads take no lock: a rename is atomic, so a
+/// reader sees the old file or the new one. A file that cannot be decoded is reported as
+/// ``StoreError/Code/corrupt`` and never overwritten; ``moveAside(suffix:)`` renames it out of the way on request.
+///
+/// Plays the part of a Core Data persistent store or an `NSKeyedArchiver.archiveRootObject(_:toFile:)` cache.
+public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
+    /// The archive file.
+    public let path: String
+    /// The options the repository was created with.
+    public let options: RepositoryOptions
+    private let writers = Locked(())
+
+    /// A repository kept in the archive file at `path` (created, with its directory, on the first write).
+    public init(path: String, options: RepositoryOptions = RepositoryOptions()) {
+        self.path = path
+        self.options = options
+    }
+
+    /// The lock file next to the archive (`<path>.lock`).
+    public var lockPath: String { path + ".lock" }
+
+    // MARK: Reading
+
+    /// Every record, in insertion order.
+    public func all() throws(StoreError) -> [Record] {
+        try load()
+    }
+
+    /// The record with `id`, or `nil`.
+    public func get(_ id: Record.ID) throws(StoreError) -> Record? {
+        try load().first { $0.id == id }
+    }
+
+    /// The number of records.
+    public func count() throws(StoreError) -> Int {
+        try load().count
+    }
+
+    /// The records for which `isIncluded` is true, in insertion order.
+    public func filter(_ isIncluded: (Record) -> Bool) throws(StoreError) -> [Record] {
+        try load().filter(isIncluded)
+    }
+
+    /// The first record for which `predicate` is true.
+    public func first(where predicate: (Record) -> Bool) throws(StoreError) -> Record? {
+        try load().first(where: predicate)
+    }
+
+    /// The number of records for which `predicate` is true.
+    public func count(where predicate: (Record) -> Bool) throws(StoreError) -> Int {
+        try load().count(where: predicate)
+    }
+
+    // MARK: Writing
+
+    /// Appends `record`; throws ``StoreError/Code/duplicateID`` if its id is taken.
+    public func add(_ record: Record) throws(StoreError) {
+        try modify { records throws(StoreError) in
+            guard !records.contains(where: { $0.id == record.id }) else {
+                throw StoreError(.duplicateID, "a record with this id already exists", path: path, recordID: "\(record.id)")
+            }
+            records.append(record)
+            return true
+        }
+    }
+
+    /// Replaces the record with `record`'s id; throws ``StoreError/Code/notFound`` if there is none.
+    public func update(_ record: Record) throws(StoreError) {
+        try modify { records throws(StoreError) in
+            guard let index = records.firstIndex(where: { $0.id == record.id }) else {
+                throw StoreError(.notFound, "no record has this id", path: path, recordID: "\(record.id)")
+            }
+            records[index] = record
+            return true
+        }
+    }
+
+    /// Replaces the record with `record`'s id, or appends `record` if there is none.
+    public func upsert(_ record: Record) throws(StoreError) {
+        try modify { records throws(StoreError) in
+            if let index = records.firstIndex(where: { $0.id == record.id }) {
+                records[index] = record
+            } else {
+                records.append(record)
+            }
+            return true
+        }
+    }
+
+    /// Removes and returns the record with `id`, or returns `nil` (and writes nothing) if there is none.
+    @discardableResult
+    public func remove(_ id: Record.ID) throws(StoreError) -> Record? {
+        var removed: Record?
+        try modify { records throws(StoreError) in
+            removed = nil
+            guard let index = records.firstIndex(where: { $0.id == id }) else { return false }
+            removed = records.remove(at: index)
+            return true
+        }
+        return removed
+    }
+
+    /// Removes and returns every record for which `shouldBeRemoved` is true (writes nothing if none is).
+    @discardableResult
+    public func removeAll(where shouldBeRemoved: (Record) -> Bool) throws(StoreError) -> [Record] {
+        var removed: [Record] = []
+        try modify { records throws(StoreError) in
+            removed = []
+            var kept: [Record] = []
+            kept.reserveCapacity(records.count)
+            for record in records {
+                if shouldBeRemoved(record) { removed.append(record) } else { kept.append(record) }
+            }
+            guard !removed.isEmpty else { return false }
+            records = kept
+            return true
+        }
+        return removed
+    }
+
+    /// A read-modify-write transaction: `body` gets every record under both locks and returns whether it
+    /// changed them; the file is rewritten only if it did. Throwing from `body` writes nothing. `body` may be
+    /// called more than once (when the store appears while its directory is being created), so it must
+    /// derive everything from the records it is given.
+    public func modify(_ body: (inout [Record]) throws(StoreError) -> Bool) throws(StoreError) {
+        try writers.withLock { _ throws(StoreError) in
+            let directory = PathName.directory(of: path)
+            var prepared: [Record]?
+            if try SystemCalls.linkStatus(directory) == nil {
+                // No directory, so no store: create it only if the change writes something.
+                var records: [Record] = []
+                guard try body(&records) else { return }
+                try SystemCalls.makeDirectories(directory)
+                prepared = records
+            }
+            try FileLock.holding(lockPath, timeout: options.lockTimeout) { () throws(StoreError) in
+                guard let bytes = try AtomicFile.read(path) else {
+                    var records: [Record] = []
+                    if let prepared {
+                        records = prepared
+                    } else {
+                        guard try body(&records) else { return }
+                    }
+                    try write(records)
+                    return
+                }
+                let (stored, version) = try RepositoryFile<Record>.decode(bytes, path: path)
+                var records = stored
+                let changed = try body(&records)
+                guard changed || version != Record.archiveFormatVersion else { return }
+                try write(records)
+            }
+        }
+    }
+
+    private func write(_ records: [Record]) throws(StoreError) {
+        try AtomicFile.replace(path, with: try RepositoryFile.encode(records, path: path), fault: options.writeFault)
+    }
+
+    // MARK: Corrupt stores
+
+    /// Renames an unreadable archive to `<path>.<suffix>` so that a fresh one can be started, and returns the
+    /// new path. Throws ``StoreError/Code/invalidArgument`` if the archive can be read (nothing is moved), and
+    /// ``StoreError/Code/notFound`` if there is no archive.
+    public func moveAside(suffix: String) throws(StoreError) -> String {
+        try writers.withLock { _ throws(StoreError) in
+            guard try SystemCalls.linkStatus(path) != nil else {
+                throw StoreError(.notFound, "there is no store file to move aside", path: path)
+            }
+            return try FileLock.holding(lockPath, timeout: options.lockTimeout) { () throws(StoreError) in
+                do throws(StoreError) {
+                    _ = try loadWithVersion()
+                } catch where error.code == .corrupt || error.code == .unsupportedVersion {
+                    let destination = path + "." + suffix
+                    guard try SystemCalls.linkStatus(destination) == nil else {
+                        throw StoreError(.io, "cannot move the store aside: the destination exists", path: destination)
+                    }
+                    try SystemCalls.replace(path, destination)
+                    try SystemCalls.syncDirectory(PathName.directory(of: path))
+                    return destination
+                }
+                throw StoreError(.invalidArgument, "the store file is readable; nothing was moved", path: path)
+            }
+        }
+    }
+
+    // MARK: Loading
+
+    private func load() throws(StoreError) -> [Record] {
+        try loadWithVersion().records
+    }
+
+    /// Reads and decodes the archive; an absent file is an empty store at the current version.
+    private func loadWithVersion() throws(StoreError) -> (records: [Record], version: Int) {
+        guard let bytes = try AtomicFile.read(path) else { return ([], Record.archiveFormatVersion) }
+        return try RepositoryFile<Record>.decode(bytes, path: path)
+    }
+}

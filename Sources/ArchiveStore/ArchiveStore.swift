@@ -1,1 +1,0 @@
-// ArchiveStore: work in progress.

@@ -1,0 +1,59 @@
+import FoundationEssentials
+import KeyedArchive
+
+/// One cached form: a name, its fields, when it was registered and when it expires.
+///
+/// Archived as class `FormRecord` with keys `id`, `name`, `fields` (an NSDictionary of strings),
+/// `registeredAt` and `expiresAt` (NSDate).
+///
+/// ```swift
+/// let record = FormRecord(name: "signup", fields: ["email": "a@b.c"], registeredAt: now, timeToLive: .defaultValue)
+/// ```
+///
+/// Plays the part of the `NSCoding` model class (`FormModel`) of the iOS cache manager it replaces.
+public struct FormRecord: ArchiveRecord, Hashable, Sendable {
+    public var id: String
+    public var name: String
+    public var fields: [String: String]
+    public var registeredAt: Date
+    public var expiresAt: Date
+
+    public init(id: String, name: String, fields: [String: String], registeredAt: Date, expiresAt: Date) {
+        self.id = id
+        self.name = name
+        self.fields = fields
+        self.registeredAt = registeredAt
+        self.expiresAt = expiresAt
+    }
+
+    /// A record registered at `registeredAt` that expires `timeToLive` later; `id` defaults to a new UUID string.
+    public init(
+        id: String = UUID().uuidString, name: String, fields: [String: String] = [:], registeredAt: Date,
+        timeToLive: TimeToLive
+    ) {
+        self.init(
+            id: id, name: name, fields: fields, registeredAt: registeredAt,
+            expiresAt: registeredAt.addingTimeInterval(Double(timeToLive.seconds)))
+    }
+
+    /// Whether the record has expired at `now`: `now` is at or past ``expiresAt``.
+    public func isExpired(at now: Date) -> Bool { now >= expiresAt }
+
+    public static var archivedClassName: String { "FormRecord" }
+
+    public func encode(with coder: KeyedArchiver) {
+        coder.encode(id, forKey: "id")
+        coder.encode(name, forKey: "name")
+        coder.encode(fields, forKey: "fields")
+        coder.encode(registeredAt, forKey: "registeredAt")
+        coder.encode(expiresAt, forKey: "expiresAt")
+    }
+
+    public init(coder: KeyedUnarchiver) throws {
+        id = try coder.decode(String.self, forKey: "id")
+        name = try coder.decode(String.self, forKey: "name")
+        fields = try coder.decode([String: String].self, forKey: "fields")
+        registeredAt = try coder.decode(Date.self, forKey: "registeredAt")
+        expiresAt = try coder.decode(Date.self, forKey: "expiresAt")
+    }
+}

@@ -1,0 +1,175 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Thin, throwing wrappers over the POSIX calls the store needs. Every call retries on `EINTR` and reports
+/// failure as a ``StoreError`` naming the call, the path and `strerror`.
+enum SystemCalls {
+    static let fileMode: mode_t = 0o600
+    static let directoryMode: mode_t = 0o700
+
+    static func failure(_ call: String, _ path: String, _ code: Int32 = errno) -> StoreError {
+        if code == ELOOP {
+            return StoreError(.symbolicLink, "\(call): refusing to follow a symbolic link", path: path, errno: code)
+        }
+        return StoreError(.io, "\(call): \(describe(code))", path: path, errno: code)
+    }
+
+    static func describe(_ code: Int32) -> String {
+        guard let text = strerror(code) else { return "errno \(code)" }
+        return String(cString: text)
+    }
+
+    /// `open(2)` with `O_CLOEXEC` always added.
+    static func openFile(_ path: String, _ flags: Int32, mode: mode_t = 0) throws(StoreError) -> Int32 {
+        while true {
+            let fd = open(path, flags | O_CLOEXEC, mode)
+            if fd >= 0 { return fd }
+            if errno != EINTR { throw failure("open", path) }
+        }
+    }
+
+    /// Opens `path` for reading without following a final symbolic link; `nil` when it does not exist.
+    static func openForReading(_ path: String) throws(StoreError) -> Int32? {
+        do {
+            return try openFile(path, O_RDONLY | O_NOFOLLOW)
+        } catch where error.errno == ENOENT {
+            return nil
+        }
+    }
+
+    static func closeFile(_ fd: Int32) {
+        _ = close(fd)
+    }
+
+    /// `fstat(2)`.
+    static func fileStatus(_ fd: Int32, _ path: String) throws(StoreError) -> stat {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw failure("fstat", path) }
+        return info
+    }
+
+    /// `lstat(2)`; `nil` when nothing is at `path`.
+    static func linkStatus(_ path: String) throws(StoreError) -> stat? {
+        var info = stat()
+        if lstat(path, &info) == 0 { return info }
+        if errno == ENOENT { return nil }
+        throw failure("lstat", path)
+    }
+
+    static func isSymbolicLink(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFLNK }
+    static func isRegularFile(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFREG }
+    static func isDirectory(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFDIR }
+
+    /// Reads the whole regular file open at `fd`.
+    static func readAll(_ fd: Int32, _ path: String) throws(StoreError) -> [UInt8] {
+        let info = try fileStatus(fd, path)
+        guard isRegularFile(info) else {
+            throw StoreError(.io, "not a regular file", path: path)
+        }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(Int(info.st_size) + 1)
+        var chunk = [UInt8](repeating: 0, count: max(65_536, min(Int(info.st_size) + 1, 1 << 24)))
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count > 0 {
+                bytes.append(contentsOf: chunk[0..<count])
+            } else if count == 0 {
+                return bytes
+            } else if errno != EINTR {
+                throw failure("read", path)
+            }
+        }
+    }
+
+    /// Writes all of `bytes` to `fd`, looping over short writes.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], _ path: String) throws(StoreError) {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset) }
+            if count > 0 {
+                offset += count
+            } else if count == 0 {
+                throw failure("write", path, EIO)
+            } else if errno != EINTR {
+                throw failure("write", path)
+            }
+        }
+    }
+
+    static func sync(_ fd: Int32, _ path: String) throws(StoreError) {
+        while fsync(fd) != 0 {
+            if errno != EINTR { throw failure("fsync", path) }
+        }
+    }
+
+    static func setMode(_ fd: Int32, _ mode: mode_t, _ path: String) throws(StoreError) {
+        guard fchmod(fd, mode) == 0 else { throw failure("fchmod", path) }
+    }
+
+    static func replace(_ source: String, _ destination: String) throws(StoreError) {
+        guard rename(source, destination) == 0 else { throw failure("rename", destination) }
+    }
+
+    static func remove(_ path: String) {
+        _ = unlink(path)
+    }
+
+    /// Opens a directory and fsyncs it, so that a rename inside it is durable.
+    static func syncDirectory(_ path: String) throws(StoreError) {
+        let fd = try openFile(path, O_RDONLY | O_DIRECTORY)
+        defer { closeFile(fd) }
+        try sync(fd, path)
+    }
+
+    /// Creates `path` and any missing parents with mode 0700, whatever the umask. Existing directories are
+    /// left as they are.
+    static func makeDirectories(_ path: String) throws(StoreError) {
+        if let info = try linkStatus(path) {
+            if isDirectory(info) { return }
+            if isSymbolicLink(info) {
+                var target = stat()
+                if stat(path, &target) == 0 && isDirectory(target) { return }
+            }
+            throw StoreError(.io, "exists and is not a directory", path: path)
+        }
+        let parent = PathName.directory(of: path)
+        if parent != path { try makeDirectories(parent) }
+        if mkdir(path, directoryMode) != 0 {
+            if errno == EEXIST { return }
+            throw failure("mkdir", path)
+        }
+        guard chmod(path, directoryMode) == 0 else { throw failure("chmod", path) }
+    }
+
+    /// Process id, for temporary-file names.
+    static var processID: Int32 { getpid() }
+}
+
+/// String path helpers (no Foundation).
+enum PathName {
+    /// The directory part of `path` (`"."` for a bare name, `"/"` for a top-level entry).
+    static func directory(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        if slash == trimmed.startIndex { return "/" }
+        return String(trimmed[..<slash])
+    }
+
+    /// The last component of `path`.
+    static func lastComponent(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return String(trimmed) }
+        return String(trimmed[trimmed.index(after: slash)...])
+    }
+
+    static func join(_ directory: String, _ name: String) -> String {
+        directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
+}

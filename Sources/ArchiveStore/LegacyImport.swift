@@ -1,0 +1,97 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import FoundationEssentials
+import KeyedArchive
+
+/// The iOS cache manager's model: `FormModel` (or `Model.FormModel`) with keys `id` (NSString),
+/// `registerDatetime` (NSDate) and `name` (NSString).
+struct LegacyFormModel: KeyedArchivable {
+    static var archivedClassName: String { "FormModel" }
+
+    var id: String
+    var registerDatetime: Date
+    var name: String
+
+    func encode(with coder: KeyedArchiver) {
+        coder.encode(id, forKey: "id")
+        coder.encode(registerDatetime, forKey: "registerDatetime")
+        coder.encode(name, forKey: "name")
+    }
+
+    init(coder: KeyedUnarchiver) throws {
+        id = try coder.decode(String.self, forKey: "id")
+        registerDatetime = try coder.decode(Date.self, forKey: "registerDatetime")
+        name = try coder.decode(String.self, forKey: "name")
+    }
+}
+
+/// What ``FormCache/importLegacy(file:)`` did.
+public struct LegacyImportResult: Sendable, Hashable {
+    /// The records added, in archive order.
+    public var imported: [FormRecord]
+    /// Ids present in the archive that were skipped because the store (or an earlier object in the archive)
+    /// already had them.
+    public var skippedIDs: [String]
+}
+
+extension FormCache {
+    /// Imports a keyed archive of `FormModel` objects (one object or an array), as the iOS app's cache
+    /// manager wrote with `NSKeyedArchiver`. Each becomes a record with no fields, registered at its
+    /// `registerDatetime` and expiring ``TimeToLive/defaultValue`` after it. Ids already in the store are
+    /// skipped, so importing twice adds nothing. Throws ``StoreError/Code/invalidArchive`` for a file that is
+    /// not such an archive and ``StoreError/Code/io`` for one that cannot be read.
+    public func importLegacy(file path: String) throws(StoreError) -> LegacyImportResult {
+        let fd = try SystemCalls.openFile(path, O_RDONLY)
+        defer { SystemCalls.closeFile(fd) }
+        return try importLegacy(archive: try SystemCalls.readAll(fd, path), source: path)
+    }
+
+    /// Imports the legacy archive `bytes`; `source` names it in errors. See ``importLegacy(file:)``.
+    public func importLegacy(archive bytes: [UInt8], source: String) throws(StoreError) -> LegacyImportResult {
+        let models = try Self.legacyModels(in: bytes, source: source)
+        var result = LegacyImportResult(imported: [], skippedIDs: [])
+        try repository.modify { records throws(StoreError) in
+            result = LegacyImportResult(imported: [], skippedIDs: [])
+            var taken = Set(records.map(\.id))
+            for model in models {
+                guard taken.insert(model.id).inserted else {
+                    result.skippedIDs.append(model.id)
+                    continue
+                }
+                let record = FormRecord(
+                    id: model.id, name: model.name, registeredAt: model.registerDatetime, timeToLive: .defaultValue)
+                records.append(record)
+                result.imported.append(record)
+            }
+            return !result.imported.isEmpty
+        }
+        return result
+    }
+
+    static func legacyModels(in bytes: [UInt8], source: String) throws(StoreError) -> [LegacyFormModel] {
+        let root: Any?
+        do {
+            root = try KeyedUnarchiver.unarchivedObject(
+                ofType: Any.self, from: bytes, registry: ClassRegistry([LegacyFormModel.self]))
+        } catch {
+            throw StoreError(.invalidArchive, "not a keyed archive of FormModel objects: \(error)", path: source)
+        }
+        if let model = root as? LegacyFormModel { return [model] }
+        guard let array = root as? [Any] else {
+            throw StoreError(.invalidArchive, "the root object is neither a FormModel nor an array of them", path: source)
+        }
+        var models: [LegacyFormModel] = []
+        for (index, element) in array.enumerated() {
+            guard let model = element as? LegacyFormModel else {
+                throw StoreError(.invalidArchive, "array element \(index) is not a FormModel", path: source)
+            }
+            models.append(model)
+        }
+        return models
+    }
+}

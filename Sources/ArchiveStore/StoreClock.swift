@@ -1,0 +1,20 @@
+import FoundationEssentials
+
+/// Where the store reads the current time. Inject a fixed or manual clock in tests.
+///
+/// Expiry is judged against the instant `expiresAt` fixed when a record is added; a record is expired only
+/// once `now()` reaches it. A clock that steps backwards therefore only makes records live longer, never
+/// shorter: no high-water mark of past readings is kept, because judging by a time the clock no longer shows
+/// would expire records early.
+///
+/// Plays the part of `Date()` / `Date.now`.
+public protocol StoreClock: Sendable {
+    /// The current time.
+    func now() -> Date
+}
+
+/// The system's wall clock (`Date()`).
+public struct SystemClock: StoreClock {
+    public init() {}
+    public func now() -> Date { Date() }
+}

@@ -1,0 +1,67 @@
+/// The one error the archive store throws.
+///
+/// It carries a ``Code`` from an open set (match it in `catch`), the file involved, the record id when one is
+/// involved, the `errno` of a failed system call, and a one-line reason:
+///
+/// ```swift
+/// do { try repository.update(record) }
+/// catch let error as StoreError where error.code == .notFound { ... }
+/// ```
+///
+/// Plays the part of the `NSCocoaErrorDomain` file errors (`NSFileReadCorruptFileError`,
+/// `NSFileWriteUnknownError`, ...) that Foundation-based stores report, with more context.
+public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong. An open set: new codes may be added without breaking callers.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// No record has the given id (or it has expired).
+        public static let notFound = Code(rawValue: "notFound")
+        /// A record with the given id already exists.
+        public static let duplicateID = Code(rawValue: "duplicateID")
+        /// The store file exists but cannot be decoded: truncated, corrupt, or not a store of this record type.
+        public static let corrupt = Code(rawValue: "corrupt")
+        /// The store file was written in a format version this build does not know (a newer one).
+        public static let unsupportedVersion = Code(rawValue: "unsupportedVersion")
+        /// An input archive (such as a legacy import) cannot be decoded.
+        public static let invalidArchive = Code(rawValue: "invalidArchive")
+        /// A system call failed (see ``StoreError/errno``).
+        public static let io = Code(rawValue: "io")
+        /// The store file, its lock file or its temporary file is a symbolic link, which is refused.
+        public static let symbolicLink = Code(rawValue: "symbolicLink")
+        /// Another process held the store's lock for longer than the timeout.
+        public static let locked = Code(rawValue: "locked")
+        /// No data directory can be determined (no `HOME` and no password-database entry).
+        public static let noDataDirectory = Code(rawValue: "noDataDirectory")
+        /// A value given by the caller is malformed (a time to live, an id...).
+        public static let invalidArgument = Code(rawValue: "invalidArgument")
+    }
+
+    public var code: Code
+    /// One-line reason.
+    public var reason: String
+    /// The file or directory involved, when there is one.
+    public var path: String?
+    /// The record id involved, when there is one.
+    public var recordID: String?
+    /// The `errno` of the failed system call, for ``Code/io``.
+    public var errno: Int32?
+
+    public init(_ code: Code, _ reason: String, path: String? = nil, recordID: String? = nil, errno: Int32? = nil) {
+        self.code = code
+        self.reason = reason
+        self.path = path
+        self.recordID = recordID
+        self.errno = errno
+    }
+
+    /// `store: /home/u/.local/share/formcache/FormCache.cache: cannot decode: truncated archive`
+    public var description: String {
+        var text = "store"
+        if let path { text += ": " + path }
+        if let recordID { text += ": record '" + recordID + "'" }
+        return text + ": " + reason
+    }
+}

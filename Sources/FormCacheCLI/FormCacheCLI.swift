@@ -1,1 +1,0 @@
-// FormCacheCLI: work in progress.

@@ -1,0 +1,78 @@
+import ArchiveStore
+import CommandLineSupport
+
+/// The `formcache` command as a function: arguments, environment and output streams in, exit status out.
+///
+/// ```swift
+/// let status = FormCacheTool.run(arguments: ["add", "--name", "signup"], environment: env, io: .standard)
+/// ```
+///
+/// Exit statuses: 0 success; 1 not found or expired; 64 usage error; 65 store unreadable or corrupt (or an
+/// import file that is not a FormModel archive); 74 I/O error; 75 store locked past the timeout
+/// (`FORMCACHE_LOCK_TIMEOUT` seconds, default 10). Data goes alone to stdout; `Error: ...` and a hint to stderr.
+///
+/// Mirrors swift-argument-parser's `ParsableCommand.main()` for a tool with subcommands.
+public enum FormCacheTool {
+    /// Printed by `formcache --version`.
+    public static let version = "0.1.0"
+
+    /// Runs one `formcache` command line (without the program name) and returns its exit status.
+    public static func run(
+        arguments: [String], environment: [String: String], io: CommandIO, clock: any StoreClock = SystemClock()
+    ) -> Int32 {
+        tool(session: Session(environment: environment, clock: clock)).run(
+            arguments: arguments, environment: environment, io: io)
+    }
+
+    static func tool(session: Session) -> CommandLineTool {
+        CommandLineTool(
+            name: "formcache",
+            abstract: "Keep form records, with an expiry, in your data directory.",
+            discussion: """
+                The store is FormCache.cache, a keyed archive in $FORMCACHE_HOME, else $XDG_DATA_HOME/formcache, \
+                else ~/.local/share/formcache (see 'formcache path'). Exit status: 0 ok, 1 not found or expired, \
+                64 usage error, 65 store unreadable or corrupt, 74 I/O error, 75 store locked past \
+                $FORMCACHE_LOCK_TIMEOUT seconds (default 10).
+                """,
+            version: version,
+            commands: [
+                Verbs.add(session), Verbs.get(session), Verbs.list(session), Verbs.remove(session),
+                Verbs.purge(session), Verbs.importArchive(session), Verbs.path(session), Verbs.moveAside(session),
+            ])
+    }
+}
+
+/// Namespace for the verb builders, one file each.
+enum Verbs {}
+
+/// What every verb needs: the environment it was started in and the clock.
+struct Session {
+    var environment: [String: String]
+    var clock: any StoreClock
+
+    /// Opens the cache the environment designates, with the lock timeout from `FORMCACHE_LOCK_TIMEOUT`.
+    func cache() throws -> FormCache {
+        var options = RepositoryOptions()
+        if let text = environment["FORMCACHE_LOCK_TIMEOUT"], !text.isEmpty {
+            guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 86_400 else {
+                throw UsageError("FORMCACHE_LOCK_TIMEOUT must be a number of seconds, not '\(text)'.")
+            }
+            options.lockTimeout = .milliseconds(Int64((seconds * 1_000).rounded()))
+        }
+        do {
+            return try FormCache(environment: environment, clock: clock, options: options)
+        } catch {
+            throw CommandFailure(error)
+        }
+    }
+
+    /// Runs `body` against the cache, turning a ``StoreError`` into the matching exit status and hint.
+    func withCache<Result>(_ body: (FormCache) throws(StoreError) -> Result) throws -> Result {
+        let cache = try cache()
+        do {
+            return try body(cache)
+        } catch {
+            throw CommandFailure(error)
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import ArchiveStore
+import CommandLineSupport
+
+extension Verbs {
+    static func purge(_ session: Session) -> Command {
+        Command(
+            name: "purge", abstract: "Remove expired records and print their ids.",
+            discussion: "Prints the id of each removed record (or, with --dry-run, each record it would remove), one a line.",
+            options: [
+                .flag("all", help: "Remove every record, expired or not."),
+                .flag("dry-run", help: "Only print what would be removed."),
+            ]
+        ) { context in
+            let all = context.arguments.flag("all")
+            let dryRun = context.arguments.flag("dry-run")
+            let purged = try session.withCache { cache throws(StoreError) in try cache.purge(all: all, dryRun: dryRun) }
+            context.stdout.write(purged.map { $0.id + "\n" }.joined())
+            let verb = dryRun ? "Would remove" : "Removed"
+            context.stderr.write("\(verb) \(purged.count) record\(purged.count == 1 ? "" : "s").\n")
+            return ExitStatus.success
+        }
+    }
+}

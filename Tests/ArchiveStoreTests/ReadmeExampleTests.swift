@@ -1,0 +1,34 @@
+import ArchiveStore
+import Foundation
+import KeyedArchive
+import Testing
+
+/// The repository example of README.md, kept compiling and true.
+@Suite("README example")
+struct ReadmeExampleTests {
+    final class Exercise: ArchiveRecord {
+        let id: String
+        var count: Int
+        init(id: String, count: Int) { (self.id, self.count) = (id, count) }
+        init(coder: KeyedUnarchiver) throws {
+            id = try coder.decode(String.self, forKey: "id")
+            count = try coder.decode(Int.self, forKey: "count")
+        }
+        func encode(with coder: KeyedArchiver) {
+            coder.encode(id, forKey: "id")
+            coder.encode(count, forKey: "count")
+        }
+    }
+
+    @Test func aNewRecordTypeNeedsOnlyItsModel() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = ArchiveRepository<Exercise>(path: directory.appendingPathComponent("exercises.archive").path)
+        try log.add(Exercise(id: "push-ups", count: 20))
+        try log.add(Exercise(id: "squats", count: 35))
+        let best = try log.all().map(\.count).max()
+        #expect(best == 35)
+        #expect(try log.get("push-ups")?.count == 20)
+    }
+}

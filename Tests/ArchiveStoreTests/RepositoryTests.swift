@@ -1,0 +1,252 @@
+import Foundation
+import KeyedArchive
+import Testing
+@testable import ArchiveStore
+
+/// A record type that is only a model: no repository code of its own.
+struct ExerciseLog: ArchiveRecord, Equatable {
+    var id: String
+    var exercise: String
+    var count: Int
+
+    init(id: String, exercise: String, count: Int) {
+        self.id = id
+        self.exercise = exercise
+        self.count = count
+    }
+
+    func encode(with coder: KeyedArchiver) {
+        coder.encode(id, forKey: "id")
+        coder.encode(exercise, forKey: "exercise")
+        coder.encode(count, forKey: "count")
+    }
+
+    init(coder: KeyedUnarchiver) throws {
+        id = try coder.decode(String.self, forKey: "id")
+        exercise = try coder.decode(String.self, forKey: "exercise")
+        count = try coder.decode(Int.self, forKey: "count")
+    }
+}
+
+/// A type-specific operation, written against the public repository API only.
+extension ArchiveRepository where Record == ExerciseLog {
+    func maximumCount(of exercise: String) throws(StoreError) -> Int? {
+        try filter { $0.exercise == exercise }.map(\.count).max()
+    }
+}
+
+@Suite("ArchiveRepository")
+struct RepositoryTests {
+    func repository(_ directory: TemporaryDirectory) -> ArchiveRepository<ExerciseLog> {
+        ArchiveRepository(path: directory.file("data/Exercise.archive"))
+    }
+
+    @Test func exerciseLogGetsTheWholeAPIAndATypeSpecificExtension() throws {
+        let directory = try TemporaryDirectory()
+        let logs = repository(directory)
+        #expect(try logs.all().isEmpty)
+        try logs.add(ExerciseLog(id: "a", exercise: "push-up", count: 20))
+        try logs.add(ExerciseLog(id: "b", exercise: "push-up", count: 35))
+        try logs.add(ExerciseLog(id: "c", exercise: "squat", count: 50))
+        #expect(try logs.maximumCount(of: "push-up") == 35)
+        #expect(try logs.maximumCount(of: "plank") == nil)
+        #expect(try logs.count() == 3)
+        #expect(try logs.get("c")?.count == 50)
+        #expect(try logs.count(where: { $0.exercise == "push-up" }) == 2)
+        #expect(try logs.first(where: { $0.count > 30 })?.id == "b")
+
+        try logs.update(ExerciseLog(id: "a", exercise: "push-up", count: 40))
+        try logs.upsert(ExerciseLog(id: "d", exercise: "squat", count: 10))
+        try logs.upsert(ExerciseLog(id: "d", exercise: "squat", count: 11))
+        #expect(try logs.maximumCount(of: "push-up") == 40)
+        #expect(try logs.all().map(\.id) == ["a", "b", "c", "d"])
+        #expect(try logs.remove("b")?.count == 35)
+        #expect(try logs.remove("b") == nil)
+        #expect(try logs.removeAll(where: { $0.exercise == "squat" }).map(\.id) == ["c", "d"])
+        #expect(try logs.all() == [ExerciseLog(id: "a", exercise: "push-up", count: 40)])
+
+        // A second repository on the same file sees the same records.
+        #expect(try repository(directory).all() == (try logs.all()))
+    }
+
+    @Test func addOfATakenIdAndUpdateOfAMissingOneFail() throws {
+        let directory = try TemporaryDirectory()
+        let logs = repository(directory)
+        try logs.add(ExerciseLog(id: "a", exercise: "x", count: 1))
+        #expect(throws: StoreError.self) { try logs.add(ExerciseLog(id: "a", exercise: "y", count: 2)) }
+        let error = #expect(throws: StoreError.self) { try logs.update(ExerciseLog(id: "z", exercise: "y", count: 2)) }
+        #expect(error?.code == .notFound)
+        #expect(try logs.all().map(\.exercise) == ["x"])
+    }
+
+    @Test func readsAndNoOpChangesDoNotCreateTheDirectory() throws {
+        let directory = try TemporaryDirectory()
+        let logs = repository(directory)
+        _ = try logs.all()
+        #expect(try logs.remove("nothing") == nil)
+        #expect(try logs.removeAll(where: { _ in true }).isEmpty)
+        #expect(try directory.entries().isEmpty)
+        try logs.add(ExerciseLog(id: "a", exercise: "x", count: 1))
+        #expect(try directory.mode("data") == 0o700)
+        #expect(try directory.mode("data/Exercise.archive") == 0o600)
+        #expect(try directory.mode("data/Exercise.archive.lock") == 0o600)
+    }
+
+    @Test func concurrentInProcessWritersThroughTwoRepositoriesLoseNothing() async throws {
+        let directory = try TemporaryDirectory()
+        let first = repository(directory), second = repository(directory)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    for index in 0..<25 {
+                        try (worker.isMultiple(of: 2) ? first : second)
+                            .add(ExerciseLog(id: "\(worker)-\(index)", exercise: "x", count: index))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try first.count() == 200)
+        #expect(Set(try second.all().map(\.id)).count == 200)
+    }
+
+    @Test func unreadableFileIsReportedAndNeverOverwritten() throws {
+        let directory = try TemporaryDirectory()
+        let logs = repository(directory)
+        try logs.add(ExerciseLog(id: "a", exercise: "x", count: 1))
+        let good = try directory.read("data/Exercise.archive")
+        let truncated = Array(good.prefix(good.count / 2))
+        try directory.write(truncated, to: "data/Exercise.archive")
+        for operation in [{ _ = try logs.all() }, { try logs.add(ExerciseLog(id: "b", exercise: "y", count: 2)) },
+                          { _ = try logs.removeAll(where: { _ in true }) }] {
+            let error = #expect(throws: StoreError.self) { try operation() }
+            #expect(error?.code == .corrupt)
+            #expect(error?.path == directory.file("data/Exercise.archive"))
+        }
+        #expect(try directory.read("data/Exercise.archive") == truncated)
+        let moved = try logs.moveAside(suffix: "bad")
+        #expect(moved == directory.file("data/Exercise.archive.bad"))
+        #expect(try directory.read("data/Exercise.archive.bad") == truncated)
+        #expect(try logs.all().isEmpty)
+    }
+
+    @Test func moveAsideRefusesAReadableFile() throws {
+        let directory = try TemporaryDirectory()
+        let logs = repository(directory)
+        try logs.add(ExerciseLog(id: "a", exercise: "x", count: 1))
+        let error = #expect(throws: StoreError.self) { try logs.moveAside(suffix: "bad") }
+        #expect(error?.code == .invalidArgument)
+        #expect(try logs.count() == 1)
+    }
+
+    @Test(arguments: [WriteFault.writeFails(afterBytes: 10), .syncFails, .renameFails])
+    func injectedWriteFailureLeavesTheOldStoreIntact(fault: WriteFault) throws {
+        let directory = try TemporaryDirectory()
+        try repository(directory).add(ExerciseLog(id: "a", exercise: "x", count: 1))
+        let before = try directory.read("data/Exercise.archive")
+        var options = RepositoryOptions()
+        options.writeFault = fault
+        let failing = ArchiveRepository<ExerciseLog>(path: directory.file("data/Exercise.archive"), options: options)
+        let error = #expect(throws: StoreError.self) { try failing.add(ExerciseLog(id: "b", exercise: "y", count: 2)) }
+        #expect(error?.code == .io)
+        #expect(try directory.read("data/Exercise.archive") == before)
+        #expect(try repository(directory).all().map(\.id) == ["a"])
+        #expect(try directory.entries() == ["data"])
+    }
+
+    @Test func symbolicLinkStoreIsRefusedAndItsTargetUntouched() throws {
+        let directory = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory.file("data"), withIntermediateDirectories: true)
+        try directory.write([1, 2, 3], to: "target")
+        try FileManager.default.createSymbolicLink(atPath: directory.file("data/Exercise.archive"), withDestinationPath: directory.file("target"))
+        let logs = repository(directory)
+        #expect((#expect(throws: StoreError.self) { try logs.all() })?.code == .symbolicLink)
+        #expect((#expect(throws: StoreError.self) { try logs.add(ExerciseLog(id: "a", exercise: "x", count: 1)) })?.code == .symbolicLink)
+        #expect(try directory.read("target") == [1, 2, 3])
+    }
+
+    @Test func storeFileIsAnOrdinaryKeyedArchiveWithAVersion() throws {
+        let directory = try TemporaryDirectory()
+        try repository(directory).add(ExerciseLog(id: "a", exercise: "x", count: 7))
+        let bytes = try directory.read("data/Exercise.archive")
+        let plist = try PropertyListSerialization.propertyList(from: Data(bytes), format: nil) as? [String: Any]
+        #expect(plist?["$archiver"] as? String == "NSKeyedArchiver")
+        let objects = plist?["$objects"] as? [Any] ?? []
+        let root = objects.compactMap { $0 as? [String: Any] }.first { $0["version"] != nil }
+        #expect(root?["version"] as? Int == 1)
+        #expect(objects.contains { ($0 as? [String: Any])?["$classname"] as? String == "ArchiveRepositoryFile" })
+    }
+}
+
+/// Version 2 of a record type whose version 1 stored `total` instead of `count`.
+struct CounterV2: ArchiveRecord {
+    var id: String
+    var count: Int
+    static var archiveFormatVersion: Int { 2 }
+    static var archivedClassName: String { "Counter" }
+    init(id: String, count: Int) { self.id = id; self.count = count }
+    func encode(with coder: KeyedArchiver) {
+        coder.encode(id, forKey: "id")
+        coder.encode(count, forKey: "count")
+    }
+    init(coder: KeyedUnarchiver) throws {
+        id = try coder.decode(String.self, forKey: "id")
+        // Version 1 wrote the same class with `total`.
+        count = try coder.decode(Int.self, forKey: try coder.containsValue(forKey: "count") ? "count" : "total")
+    }
+    static func migrateRecords(fromVersion version: Int, coder: KeyedUnarchiver) throws -> [CounterV2] {
+        guard version == 1 else { throw StoreError(.unsupportedVersion, "no migration from version \(version)") }
+        return try coder.decode([CounterV2].self, forKey: "records")
+    }
+}
+
+struct CounterV1: ArchiveRecord {
+    var id: String
+    var total: Int
+    static var archivedClassName: String { "Counter" }
+    init(id: String, total: Int) { self.id = id; self.total = total }
+    func encode(with coder: KeyedArchiver) {
+        coder.encode(id, forKey: "id")
+        coder.encode(total, forKey: "total")
+    }
+    init(coder: KeyedUnarchiver) throws {
+        id = try coder.decode(String.self, forKey: "id")
+        total = try coder.decode(Int.self, forKey: "total")
+    }
+}
+
+@Suite("Store format versions")
+struct FormatVersionTests {
+    @Test func olderVersionIsMigratedAndRewrittenOnTheNextChange() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("Counter.archive")
+        try ArchiveRepository<CounterV1>(path: path).add(CounterV1(id: "a", total: 5))
+        let v2 = ArchiveRepository<CounterV2>(path: path)
+        #expect(try v2.get("a")?.count == 5)
+        try v2.add(CounterV2(id: "b", count: 6))
+        #expect(try v2.all().map(\.count) == [5, 6])
+        // Now at version 2, which version 1 refuses.
+        let error = #expect(throws: StoreError.self) { try ArchiveRepository<CounterV1>(path: path).all() }
+        #expect(error?.code == .unsupportedVersion)
+    }
+
+    @Test func olderVersionWithoutAMigrationIsRefusedUntouched() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("Counter.archive")
+        try ArchiveRepository<CounterV1>(path: path).add(CounterV1(id: "a", total: 5))
+        let before = try directory.read("Counter.archive")
+        let error = #expect(throws: StoreError.self) { try ArchiveRepository<CounterV3>(path: path).add(CounterV3(id: "b")) }
+        #expect(error?.code == .unsupportedVersion)
+        #expect(try directory.read("Counter.archive") == before)
+    }
+}
+
+/// A version 3 with no migration at all.
+struct CounterV3: ArchiveRecord {
+    var id: String
+    static var archiveFormatVersion: Int { 3 }
+    static var archivedClassName: String { "Counter" }
+    init(id: String) { self.id = id }
+    func encode(with coder: KeyedArchiver) { coder.encode(id, forKey: "id") }
+    init(coder: KeyedUnarchiver) throws { id = try coder.decode(String.self, forKey: "id") }
+}
