@@ -66,6 +66,16 @@ func archivedSuperclassChain(of type: Any.Type) -> [String] {
     return names
 }
 
+/// The entry `cache` holds for `type`, made by `make` the first time (per-type facts of the coders).
+@inline(__always)
+func cachedEntry<Entry>(_ cache: inout [ObjectIdentifier: Entry], _ type: Any.Type, _ make: (Any.Type) -> Entry) -> Entry {
+    let id = ObjectIdentifier(type)
+    if let entry = cache[id] { return entry }
+    let entry = make(type)
+    cache[id] = entry
+    return entry
+}
+
 /// The `$classname` of a Codable type: its ``ArchiveCodable/archivedClassName``, or its Swift type name.
 func archivedCodableName(of type: Any.Type) -> String {
     (type as? any ArchiveCodable.Type)?.archivedClassName ?? String(describing: type)

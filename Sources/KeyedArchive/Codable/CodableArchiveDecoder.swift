@@ -80,13 +80,7 @@ final class CodableArchiveDecoder: Decoder {
     }
 
     @inline(__always)
-    func typeEntry(_ type: Any.Type) -> TypeEntry {
-        let id = ObjectIdentifier(type)
-        if let entry = types[id] { return entry }
-        let entry = TypeEntry(type)
-        types[id] = entry
-        return entry
-    }
+    func typeEntry(_ type: Any.Type) -> TypeEntry { cachedEntry(&types, type, TypeEntry.init) }
 
     // MARK: Errors
 

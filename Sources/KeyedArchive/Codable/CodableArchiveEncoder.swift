@@ -73,13 +73,7 @@ final class CodableArchiveEncoder: Encoder {
     }
 
     @inline(__always)
-    func typeEntry(_ type: Any.Type) -> TypeEntry {
-        let id = ObjectIdentifier(type)
-        if let entry = types[id] { return entry }
-        let entry = TypeEntry(type)
-        types[id] = entry
-        return entry
-    }
+    func typeEntry(_ type: Any.Type) -> TypeEntry { cachedEntry(&types, type, TypeEntry.init) }
 
     // MARK: Values
 

@@ -196,12 +196,6 @@ struct ArchiveUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     var codingPath: [any CodingKey]
     var currentIndex = 0
 
-    init(decoder: CodableArchiveDecoder, refs: BinaryArchiveReader.Array, codingPath: [any CodingKey]) {
-        self.decoder = decoder
-        self.refs = refs
-        self.codingPath = codingPath
-    }
-
     var count: Int? { refs.count }
     var isAtEnd: Bool { currentIndex >= refs.count }
 

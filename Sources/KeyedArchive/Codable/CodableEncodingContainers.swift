@@ -113,12 +113,6 @@ struct ArchiveUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     var codingPath: [any CodingKey]
     var count = 0
 
-    init(encoder: CodableArchiveEncoder, target: CodableArchiveEncoder.Parent, codingPath: [any CodingKey]) {
-        self.encoder = encoder
-        self.target = target
-        self.codingPath = codingPath
-    }
-
     mutating func encodeNil() throws {
         try encoder.put(0, key: nil, in: target)
         count += 1
