@@ -205,6 +205,8 @@ extension KeyedUnarchiver {
                 if let waiting = pending.removeValue(forKey: uid) { for assign in waiting { assign(instance) } }
             }
             return value
+        case .codable(let type):
+            return try decodeCodableObject(uid, type, key: key)
         case .generic:
             let object = ArchivedObject(classChain: resolved.chain)
             instances[uid] = object
