@@ -53,17 +53,23 @@ func currentResidentBytes() -> Int {
     return 0
 }
 
+/// Left-aligns (or right-aligns) `text` in `width` columns.
+func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
+    let fill = String(repeating: " ", count: max(0, width - text.count))
+    return right ? fill + text : text + fill
+}
+
 /// Prints a table of measurements and the RESULT lines.
 func report(_ measurements: [Measurement], baseline: (String) -> String?) {
-    print(String(format: "%-20@ %-10@ %-8@ %12@ %12@ %10@", "impl" as NSString, "op" as NSString,
-                 "workload" as NSString, "median ms" as NSString, "bytes" as NSString, "speed-up" as NSString))
+    print(pad("impl", 20) + pad("op", 10) + pad("workload", 10) + pad("median ms", 12, right: true)
+          + pad("bytes", 12, right: true) + pad("speed-up", 10, right: true))
     for m in measurements {
         var ratio = ""
         if let base = baseline(m.op), let b = measurements.first(where: { $0.impl == base && $0.op == m.op }), m.impl != base {
             ratio = String(format: "%.1fx", b.median / m.median)
         }
-        print(String(format: "%-20@ %-10@ %-8@ %12.2f %12d %10@", m.impl as NSString, m.op as NSString,
-                     m.workload as NSString, m.median, m.bytes, ratio as NSString))
+        print(pad(m.impl, 20) + pad(m.op, 10) + pad(m.workload, 10) + pad(String(format: "%.2f", m.median), 12, right: true)
+              + pad(String(m.bytes), 12, right: true) + pad(ratio, 10, right: true))
     }
     for m in measurements { print(m.resultLine) }
 }

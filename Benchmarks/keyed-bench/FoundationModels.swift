@@ -86,7 +86,7 @@ enum FoundationArchiving {
 
     static func archive(_ root: NSObject) -> Data {
         let archiver = NSKeyedArchiver(requiringSecureCoding: false)
-        for (cls, name) in names { archiver.setClassName(name, for: cls) }
+        for entry in names { let (cls, name): (AnyClass, String) = entry; archiver.setClassName(name, for: cls) }
         archiver.encode(root, forKey: NSKeyedArchiveRootObjectKey)
         archiver.finishEncoding()
         return archiver.encodedData
@@ -95,7 +95,7 @@ enum FoundationArchiving {
     static func unarchive(_ data: Data) throws -> Any? {
         let unarchiver = try NSKeyedUnarchiver(forReadingFrom: data)
         unarchiver.requiresSecureCoding = false
-        for (cls, name) in names { unarchiver.setClass(cls, forClassName: name) }
+        for entry in names { let (cls, name): (AnyClass, String) = entry; unarchiver.setClass(cls, forClassName: name) }
         return unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey)
     }
 }

@@ -11,6 +11,7 @@ let usage = """
       w1 [n]      a Contents of n (100000) shapes: encode, decode (ours, Foundation, Codable)
       w2 [n]      n (10000) form records: encode, decode
       w1-memory [n], w2-memory [n]   peak memory of one decode, each implementation
+      w1-codable [n]  W1 through ArchiveEncoder/Decoder vs PropertyListEncoder/Decoder and JSONEncoder/Decoder
 
     OPTIONS:
       --rounds <k>     timed rounds per implementation (default 7)
@@ -36,6 +37,9 @@ let n = args.count > 1 ? Int(args[1]) : nil
 do {
     switch workload {
     case "raw": try RawWorkload.run(count: n ?? 100_000, rounds: rounds)
+    case "w1-codable": try CodableWorkload.run(count: n ?? 100_000, rounds: rounds)
+    case "w1-codable-profile":
+        try CodableWorkload.profile(args.count > 2 ? args[2] : "encode", count: n ?? 100_000, repeats: rounds)
     case "w1-profile": try ShapesWorkload.profile(args.count > 2 ? args[2] : "decode", count: n ?? 100_000, repeats: rounds)
     case "w1": try ShapesWorkload.run(workload: "w1", count: n ?? 100_000, rounds: rounds, only: only)
     case "w2-profile": try ShapesWorkload.formsProfile(args.count > 2 ? args[2] : "decode", count: n ?? 10_000, repeats: rounds)

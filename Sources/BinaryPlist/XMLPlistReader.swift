@@ -208,7 +208,10 @@ private struct XMLPlistParser {
             case .plist:
                 throw invalid("<plist> inside a value", at: tag.offset)
             case .dict, .array:
-                guard stack.count < limits.maxDepth else {
+                // A `<dict>` one level past the limit may still be `{CF$UID: n}`, a UID and so a scalar, as the
+                // XML writer writes a UID at any depth: that is decided at its end tag.
+                let mayBeUID = tag.element == .dict && !tag.selfClosing && stack.count == limits.maxDepth
+                guard stack.count < limits.maxDepth || mayBeUID else {
                     throw fail(.depthLimitExceeded, "nesting deeper than the limit of \(limits.maxDepth)", at: tag.offset)
                 }
                 if tag.selfClosing {
@@ -280,7 +283,11 @@ private struct XMLPlistParser {
                         throw invalid("<key>\(Self.excerpt(Array(key.text.utf8)))</key> has no value", at: key.offset)
                     }
                     stack.removeLast()
-                    produced = frame.isDictionary ? Self.dictionary(frame.entries) : .array(frame.items)
+                    let value = frame.isDictionary ? Self.dictionary(frame.entries) : .array(frame.items)
+                    if stack.count >= limits.maxDepth && value.uidValue == nil {
+                        throw fail(.depthLimitExceeded, "nesting deeper than the limit of \(limits.maxDepth)", at: frame.offset)
+                    }
+                    produced = value
                     tag = StartTag(element: open, selfClosing: false, offset: frame.offset)
                 }
             }

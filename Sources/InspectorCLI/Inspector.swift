@@ -19,7 +19,7 @@ public enum Inspector {
             discussion: "Exit status: 0 success, 64 usage error, 65 malformed input, 66 input cannot be opened, "
                 + "73 output cannot be created.",
             version: version,
-            commands: [plistCommand])
+            commands: [plistCommand, decodeCommand, encodeCommand, dumpCommand])
     }
 
     /// Runs the inspector on `arguments` (without the program name) and returns the exit status.

@@ -28,11 +28,7 @@ extension Inspector {
                 let bytes = try malformed(input) {
                     try PropertyList.encode(PlistJSON.parse(try readInput(input)), format: format)
                 }
-                if output == "-" {
-                    context.stdout.write(bytes: bytes)
-                } else {
-                    try FileSystem.writeFile(bytes, to: output)
-                }
+                try writeOutput(bytes, to: output, context)
                 return ExitStatus.success
             }
             guard let file = arguments.value("file") else { throw UsageError("Missing expected argument '<file>'.") }
@@ -42,20 +38,6 @@ extension Inspector {
             let value = try malformed(file) { try PropertyList.decode(try readInput(file)) }
             context.stdout.write(PlistJSON.render(value) + "\n")
             return ExitStatus.success
-        }
-    }
-
-    /// The bytes of `path`, or a failure with ``ExitStatus/noInput``.
-    private static func readInput(_ path: String) throws -> [UInt8] {
-        try FileSystem.readFile(path)
-    }
-
-    /// Runs `body`, turning a ``PlistError`` into a failure with ``ExitStatus/dataError`` naming `file`.
-    private static func malformed<T>(_ file: String, _ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as PlistError {
-            throw CommandFailure(status: ExitStatus.dataError, "\(file): \(error)")
         }
     }
 }

@@ -40,9 +40,9 @@ public enum ArchiveJSON {
     /// (unkeyed `$0`, `$1`..., a nib's `IB.objectdata`) renders as `{"$top": {key: value, ...}}`.
     ///
     /// - Parameter maxObjects: most objects printed, counting a shared object at each use; default
-    ///   `max(100_000, 16 × the archive's object count)`. Past it: ``KeyedArchiveError/Code/elementLimitExceeded``.
+    ///   ``defaultMaxObjects(for:)``. Past it: ``KeyedArchiveError/Code/elementLimitExceeded``.
     public static func render(_ graph: ArchiveGraph, pretty: Bool = false, maxObjects: Int? = nil) throws -> String {
-        var renderer = ArchiveJSONRenderer(graph: graph, budget: maxObjects ?? max(100_000, 16 * graph.objects.count))
+        var renderer = ArchiveJSONRenderer(graph: graph, budget: maxObjects ?? defaultMaxObjects(for: graph))
         if graph.top.count == 1, let root = graph.top["root"] {
             return try renderer.value(root, depth: 0).render(pretty: pretty)
         }
@@ -51,6 +51,13 @@ public enum ArchiveJSON {
             entries.append((e.key.stringValue ?? "", try renderer.value(e.value, depth: 0)))
         }
         return JSONNode.wrapped("$top", .object(entries)).render(pretty: pretty)
+    }
+
+    /// The default budget of ``render(_:pretty:maxObjects:)``: `max(100_000, 16 × the archive's object
+    /// count)`, room for ordinary sharing while stopping the exponential blowup of heavily shared graphs
+    /// (compiled nibs).
+    public static func defaultMaxObjects(for graph: ArchiveGraph) -> Int {
+        max(100_000, 16 * graph.objects.count)
     }
 
     /// Writes the archive that archive-JSON text describes.
@@ -77,12 +84,14 @@ public enum ArchiveJSON {
 /// Walks an ``ArchiveGraph`` into archive-JSON.
 struct ArchiveJSONRenderer {
     let graph: ArchiveGraph
+    let limit: Int
     var budget: Int
     var onPath: Set<Int> = []
     let maxDepth = 512
 
     init(graph: ArchiveGraph, budget: Int) {
         self.graph = graph
+        self.limit = budget
         self.budget = budget
     }
 
@@ -107,7 +116,7 @@ struct ArchiveJSONRenderer {
         }
         guard depth < maxDepth else { throw fail(.depthLimitExceeded, "objects nest deeper than \(maxDepth)", uid) }
         budget -= 1
-        guard budget >= 0 else { throw fail(.elementLimitExceeded, "too many objects rendered (shared references)", uid) }
+        guard budget >= 0 else { throw fail(.elementLimitExceeded, "more than \(limit) objects to print (shared references print in full at each use)", uid) }
         let entry = graph.objects[uid]
         guard case .dictionary(let d) = entry else {
             if case .dictionary = entry {} else if !entry.isCollection { return .plist(entry) }
@@ -149,7 +158,7 @@ struct ArchiveJSONRenderer {
             }
             var stringKeys: [(String, JSONNode)] = []
             for (k, v) in zip(keys, values) {
-                guard case .string(let s) = k else {
+                guard let s = k.stringValue else {
                     return .wrapped("dict", .array(zip(keys, values).map { .array([$0, $1]) }))
                 }
                 stringKeys.append((s, v))
@@ -157,7 +166,7 @@ struct ArchiveJSONRenderer {
             return .wrapped("dict", .object(stringKeys))
         case .date?:
             if let t = d["NS.time"], let s = t.realValue ?? t.integerValue?.int64Value.map(Double.init) {
-                return .wrapped("date", .real(s))
+                return .plist(.date(PlistDate(secondsSinceReferenceDate: s)))
             }
         case .uuid?:
             if let b = d["NS.uuidbytes"]?.dataValue, b.count == 16 {
@@ -212,6 +221,7 @@ struct ArchiveJSONBuilder {
         case .bool(let b): return b
         case .string(let s): return s
         case .number(let n): return try integer(n)
+        case .plist(let v): throw fail("unexpected inline \(v.kindName)")  // parsing never makes these
         case .array(let items): return try items.map { try object($0, inCollection: true, depth: depth + 1) ?? ArchivedNull() }
         case .object(let entries):
             if entries.count == 2, entries[0].0 == "class", case .string(let name) = entries[0].1,

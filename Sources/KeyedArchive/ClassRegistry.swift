@@ -54,6 +54,9 @@ public struct ClassRegistry: Sendable {
         return copy
     }
 
+    /// The registered class names, sorted (for error messages).
+    var registeredClassNames: [String] { byName.keys.sorted() }
+
     /// The type for an archived class name, by the documented rule, or `nil`.
     public func type(forClassName name: String) -> (any KeyedArchivable.Type)? {
         if let t = renames[name] ?? byName[name] { return t }

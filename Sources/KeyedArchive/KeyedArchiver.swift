@@ -364,7 +364,7 @@ public final class KeyedArchiver {
         return encodeStandard(value)
     }
 
-    private func newObject() -> Int32 {
+    func newObject() -> Int32 {
         objectNodes.append(-1)
         return Int32(truncatingIfNeeded: objectNodes.count - 1)
     }

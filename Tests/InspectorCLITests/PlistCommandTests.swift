@@ -4,32 +4,6 @@ import Foundation
 import InspectorCLI
 import Testing
 
-private let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("Fixtures")
-
-private func fixture(_ path: String) -> String { fixtures.appendingPathComponent(path).path }
-
-private struct Outcome {
-    var status: Int32
-    var stdout: [UInt8]
-    var stderr: String
-    var text: String { String(decoding: stdout, as: UTF8.self) }
-}
-
-private func inspect(_ arguments: [String]) -> Outcome {
-    let out = OutputCapture()
-    let err = OutputCapture()
-    let status = Inspector.run(arguments: arguments, environment: [:], io: CommandIO(stdout: out.sink, stderr: err.sink))
-    return Outcome(status: status, stdout: out.bytes, stderr: err.text)
-}
-
-/// A fresh empty directory for one test.
-private func scratchDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("inspector-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
-
 @Suite struct PlistCommandTests {
     @Test(arguments: ["bplist/dd-plist/test1-binary.plist", "bplist/libplist-LGPL/uid.bplist",
                       "keyed/kiler129-NSKeyedUnarchiver/xml/scalarTypes.xml.plist"])
@@ -96,12 +70,7 @@ private func scratchDirectory() throws -> URL {
         ["frobnicate"],
     ])
     func usageErrorsExit64WithUsageOnStderr(arguments: [String]) {
-        let result = inspect(arguments)
-        #expect(result.status == ExitStatus.usage)
-        #expect(result.stdout.isEmpty)
-        #expect(result.stderr.hasPrefix("Error: "))
-        #expect(result.stderr.contains("\nUsage: keyedarchive "))
-        #expect(result.stderr.contains("--help' for more information.\n"))
+        expectUsageError(arguments)
     }
 
     @Test(arguments: [

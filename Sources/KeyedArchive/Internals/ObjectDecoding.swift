@@ -247,6 +247,8 @@ extension KeyedUnarchiver {
                 }
             }
             return value
+        case .codable(let type):
+            return try decodeCodableObject(uid, type, key: key)
         case .generic:
             let object = ArchivedObject(classChain: resolved.chain)
             instances[uid] = object

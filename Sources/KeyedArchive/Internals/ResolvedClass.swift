@@ -3,6 +3,8 @@ struct ResolvedClass {
     enum Kind {
         case standard(StandardClass)
         case custom(any KeyedArchivable.Type)
+        /// A Codable type registered through the Codable bridge (``ArchiveCodable``).
+        case codable(any ArchiveCodable.Type)
         case generic
     }
 
@@ -48,7 +50,7 @@ extension KeyedUnarchiver {
         let fullChain = chain ?? [name]
         let kind: ResolvedClass.Kind
         if let custom = registry.type(forClassName: name) {
-            kind = .custom(custom)
+            kind = (custom as? any CodableRegistryEntryType.Type).map { .codable($0.codableType) } ?? .custom(custom)
         } else if let standard = StandardClass(className: name) {
             kind = .standard(standard)
         } else if registry.decodesUnknownClassesAsArchivedObjects {
@@ -71,6 +73,7 @@ extension KeyedUnarchiver {
         case .standard:
             return  // the standard Foundation classes are always allowed; their contents are checked in turn
         case .custom(let t): type = t
+        case .codable(let t): type = t
         case .generic: type = ArchivedObject.self
         }
         guard allowedTypes.contains(where: { isType(type, kindOf: $0) }) else {

@@ -68,6 +68,8 @@ extension KeyedArchiver {
             return withObjectFrame(classUID: { classObject(.set) }) { addField(keyNode("NS.objects"), uidArray(set.members)) }
         case let bytes as [UInt8]:
             return bareObject(builder.data(bytes))
+        case let encodable as any Encodable:
+            return encodeCodableValue(encodable)
         default:
             record(KeyedArchiveError(.unsupportedType,
                                      "a value of type \(type(of: value)) is not KeyedArchivable nor a standard class",

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Builds and runs one libFuzzer target over the BinaryPlist readers. Downloads nothing.
+#
+#   Fuzz/run.sh [binary|xml|json|all] [seconds]        default: all, 600 seconds per target
+#
+# Environment: MAX_LEN (default 8192), FUZZ_ARGS (extra libFuzzer flags, e.g. "-seed=1 -runs=1000").
+# Output: Fuzz/build/<target> (the fuzzer), Fuzz/build/corpus-<target>/ (seeds from Fixtures/ plus what the
+# fuzzer keeps), Fuzz/build/artifacts-<target>/ (crash-, timeout-, oom- files), Fuzz/build/<target>.log,
+# and one line per target:
+#   FUZZ target=<t> seconds=<s> executions=<n> findings=<new artifacts> artifacts=<path>
+# Exit status: 0 when no target found anything, 1 otherwise, 2 for a build or usage error.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="$root/Fuzz/build"
+target="${1:-all}"
+seconds="${2:-600}"
+max_len="${MAX_LEN:-8192}"
+
+entry_file() {
+    case "$1" in
+        binary) echo "$root/Fuzz/BinaryPlistFuzz.swift" ;;
+        xml) echo "$root/Fuzz/XMLPlistFuzz.swift" ;;
+        json) echo "$root/Fuzz/PlistJSONFuzz.swift" ;;
+        *) echo "Error: unknown target '$1' (binary, xml, json or all)" >&2; exit 2 ;;
+    esac
+}
+
+dictionary() {
+    case "$1" in
+        binary) echo "$root/Fuzz/bplist.dict" ;;
+        xml) echo "$root/Fuzz/xml.dict" ;;
+        json) echo "$root/Fuzz/json.dict" ;;
+    esac
+}
+
+# Whether a fixture belongs in the seed corpus of a target.
+is_seed() {
+    local target="$1" file="$2"
+    case "$target" in
+        binary) [ "$(head -c 7 "$file")" = "bplist0" ] ;;
+        xml) head -c 64 "$file" | LC_ALL=C grep -q '^\(\xEF\xBB\xBF\)\?[[:space:]]*<' ;;
+        json) case "$file" in *.plist.json) true ;; *) false ;; esac ;;
+    esac
+}
+
+build_target() {
+    local target="$1" entry binary
+    entry="$(entry_file "$target")"
+    binary="$build/$target"
+    mkdir -p "$build"
+    # Rebuild only when a source is newer than the fuzzer.
+    if [ -x "$binary" ] && [ -z "$(find "$root/Sources/BinaryPlist" "$root/Fuzz" -name '*.swift' -newer "$binary")" ]; then
+        return
+    fi
+    echo "building $binary" >&2
+    swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name "FuzzPlist" \
+        "$root"/Sources/BinaryPlist/*.swift "$root/Fuzz/FuzzSupport.swift" "$entry" -lm -o "$binary" \
+        >"$build/$target.build.log" 2>&1 || { cat "$build/$target.build.log" >&2; echo "Error: building $binary failed" >&2; exit 2; }
+}
+
+seed_corpus() {
+    local target="$1" corpus="$build/corpus-$1" file
+    mkdir -p "$corpus"
+    while IFS= read -r -d '' file; do
+        [ "$(wc -c <"$file")" -le "$max_len" ] || continue
+        if is_seed "$target" "$file"; then
+            cp -n "$file" "$corpus/seed-$(echo "${file#"$root"/Fixtures/}" | tr '/' '_')"
+        fi
+    done < <(find "$root/Fixtures" -type f ! -name '*.md' ! -name '*.txt' -print0)
+}
+
+run_target() {
+    local target="$1" artifacts="$build/artifacts-$1" log="$build/$1.log" before after executions status
+    build_target "$target"
+    seed_corpus "$target"
+    mkdir -p "$artifacts"
+    before=$(find "$artifacts" -type f | wc -l)
+    set +e
+    # No Swift backtracer on a trap: libFuzzer's own report and the artifact are what count, and fast.
+    # shellcheck disable=SC2086
+    SWIFT_BACKTRACE=enable=no "$build/$target" "$build/corpus-$target" \
+        -dict="$(dictionary "$target")" -max_len="$max_len" -max_total_time="$seconds" \
+        -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+        -artifact_prefix="$artifacts/" ${FUZZ_ARGS:-} >"$log" 2>&1
+    status=$?
+    set -e
+    after=$(find "$artifacts" -type f | wc -l)
+    executions=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+    if [ -z "$executions" ]; then  # no final stats (killed): the last status line's count
+        executions=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#')
+    fi
+    echo "FUZZ target=$target seconds=$seconds executions=${executions:-0} findings=$((after - before)) exit=$status artifacts=$artifacts"
+    [ "$after" -eq "$before" ]
+}
+
+command -v swiftc >/dev/null || { echo "Error: swiftc not found" >&2; exit 2; }
+if [ "$target" = all ]; then
+    failed=0
+    for t in binary xml json; do run_target "$t" || failed=1; done  # one after another: shared cores
+    exit "$failed"
+fi
+entry_file "$target" >/dev/null
+run_target "$target" || exit 1

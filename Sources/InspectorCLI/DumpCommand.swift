@@ -1,0 +1,25 @@
+import CommandLineSupport
+import KeyedArchive
+
+extension Inspector {
+    /// `keyedarchive dump FILE` prints a keyed archive as a readable tree with class names and UIDs.
+    static var dumpCommand: Command {
+        Command(
+            name: "dump",
+            abstract: "Print a keyed archive as a readable tree with class names and UIDs.",
+            discussion: "Like 'plutil -p', but with the object graph resolved: each object shows as [uid] class "
+                + "with its fields under their raw keys, starting from $top. An object already printed shows as "
+                + "-> [uid] class, so shared objects and cycles print once and any archive, however shared, "
+                + "prints in about its own size.",
+            arguments: [.required("file", help: "The binary or XML keyed archive to print.")]
+        ) { context in
+            guard let file = context.arguments.value("file") else {
+                throw UsageError("Missing expected argument '<file>'.")
+            }
+            let bytes = try readInput(file)
+            let tree = try malformed(file) { try ArchiveDump.render(bytes) }
+            context.stdout.write(tree)
+            return ExitStatus.success
+        }
+    }
+}

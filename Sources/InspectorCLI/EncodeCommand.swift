@@ -1,0 +1,41 @@
+import BinaryPlist
+import CommandLineSupport
+import KeyedArchive
+
+extension Inspector {
+    /// `keyedarchive encode IN.json -o OUT [--format binary|xml]` writes the keyed archive archive-JSON describes.
+    static var encodeCommand: Command {
+        Command(
+            name: "encode",
+            abstract: "Write the keyed archive that archive-JSON describes.",
+            discussion: "IN.json is archive-JSON as 'keyedarchive decode' prints it. Standard classes are written as "
+                + "Apple's NSKeyedArchiver writes them; {\"class\": name, \"fields\": {...}} as an object of that class "
+                + "(its $classes: name, NSObject) whose integers, reals, booleans and data are stored inline and "
+                + "everything else as references; {\"ref\": name} refers to the nearest enclosing object of that "
+                + "class, recreating the cycle.",
+            usage: ["<in.json> --output <out> [--format <format>]"],
+            arguments: [.required("in.json", help: "The archive-JSON to read.")],
+            options: [
+                .option("output", short: "o", valueName: "out", help: "Where to write the archive ('-' for stdout).",
+                        required: true),
+                .option("format", help: "The plist format of the archive.", defaultValue: "binary",
+                        allowedValues: PlistFormat.allCases.map(\.rawValue)),
+            ]
+        ) { context in
+            let arguments = context.arguments
+            guard let input = arguments.value("in.json"), let output = arguments.value("output") else {
+                throw UsageError("Missing expected argument '<in.json>'.")
+            }
+            let format = PlistFormat(rawValue: arguments.value("format") ?? "") ?? .binary
+            let text = try readInput(input)
+            let bytes = try malformed(input) {
+                guard let json = String(validating: text, as: UTF8.self) else {
+                    throw KeyedArchiveError(.invalidJSON, "archive-json: the text is not valid UTF-8")
+                }
+                return try ArchiveJSON.encode(json, format: format)
+            }
+            try writeOutput(bytes, to: output, context)
+            return ExitStatus.success
+        }
+    }
+}
