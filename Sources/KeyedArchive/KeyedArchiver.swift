@@ -47,67 +47,39 @@ public final class KeyedArchiver {
         var frameStack: [(start: Int, unkeyed: Int, slot: Int)] = []
         var maxDepth: Int = 512
     }
+
     /// Deepest nesting of objects accepted. Default 512.
     public var maxDepth: Int {
         get { state.pointee.maxDepth }
         set { state.pointee.maxDepth = newValue }
     }
 
-    var builder: ArchivePlistBuilder {
-        _read { yield state.pointee.builder }
-        _modify { yield &state.pointee.builder }
-    }
+    // The hot state, forwarded to `state` without copies: `_read` borrows, `_modify` yields in place.
+    var builder: ArchivePlistBuilder { _read { yield state.pointee.builder } _modify { yield &state.pointee.builder } }
     /// `$objects`: archive UID -> plist node (-1 while the object is being encoded).
-    var objectNodes: [Int32] {
-        _read { yield state.pointee.objectNodes }
-        _modify { yield &state.pointee.objectNodes }
-    }
+    var objectNodes: [Int32] { _read { yield state.pointee.objectNodes } _modify { yield &state.pointee.objectNodes } }
     /// `(key node, value node)` pairs of the objects being encoded, innermost last.
-    var scratch: [Int32] {
-        _read { yield state.pointee.scratch }
-        _modify { yield &state.pointee.scratch }
-    }
-    var frameStart: Int {
-        _read { yield state.pointee.frameStart }
-        _modify { yield &state.pointee.frameStart }
-    }
-    var unkeyedCount: Int {
-        _read { yield state.pointee.unkeyedCount }
-        _modify { yield &state.pointee.unkeyedCount }
-    }
-    var depth: Int {
-        _read { yield state.pointee.depth }
-        _modify { yield &state.pointee.depth }
-    }
+    var scratch: [Int32] { _read { yield state.pointee.scratch } _modify { yield &state.pointee.scratch } }
+    var frameStart: Int { _read { yield state.pointee.frameStart } _modify { yield &state.pointee.frameStart } }
+    var unkeyedCount: Int { _read { yield state.pointee.unkeyedCount } _modify { yield &state.pointee.unkeyedCount } }
+    var depth: Int { _read { yield state.pointee.depth } _modify { yield &state.pointee.depth } }
     var identities: IntegerTable {
-        _read { yield state.pointee.identities }
-        _modify { yield &state.pointee.identities }
+        _read { yield state.pointee.identities } _modify { yield &state.pointee.identities }
     }
     /// Per archived type: its class dictionary UID (-1 until the first instance is closed) and key cache slot.
     var typeInfo: [ObjectIdentifier: (classUID: Int32, slot: Int)] {
-        _read { yield state.pointee.typeInfo }
-        _modify { yield &state.pointee.typeInfo }
+        _read { yield state.pointee.typeInfo } _modify { yield &state.pointee.typeInfo }
     }
     /// Per type slot, the keys written at each field position with their nodes: objects of one type write
     /// the same keys in the same order, so a key is usually found by one string comparison.
     var keyCaches: [[(key: String, node: Int32)]] {
-        _read { yield state.pointee.keyCaches }
-        _modify { yield &state.pointee.keyCaches }
+        _read { yield state.pointee.keyCaches } _modify { yield &state.pointee.keyCaches }
     }
-    var currentSlot: Int {
-        _read { yield state.pointee.currentSlot }
-        _modify { yield &state.pointee.currentSlot }
-    }
-    var retained: [AnyObject] {
-        _read { yield state.pointee.retained }
-        _modify { yield &state.pointee.retained }
-    }
+    var currentSlot: Int { _read { yield state.pointee.currentSlot } _modify { yield &state.pointee.currentSlot } }
+    var retained: [AnyObject] { _read { yield state.pointee.retained } _modify { yield &state.pointee.retained } }
     var conditionals: [ObjectIdentifier] = []
     /// Per plist string node, the UID of its bare `NSString` object (-1 when it has none).
-    var stringUIDs: [Int32] {
-        _read { yield state.pointee.stringUIDs }
-        _modify { yield &state.pointee.stringUIDs }
-    }
+    var stringUIDs: [Int32] { _read { yield state.pointee.stringUIDs } _modify { yield &state.pointee.stringUIDs } }
     var integerObjects: [Int64: Int32] = [:]
     var realObjects: [UInt64: Int32] = [:]
     var boolObjects: [Int32] = [-1, -1]
@@ -116,13 +88,11 @@ public final class KeyedArchiver {
     var keyNodes: [String: Int32] = [:]
     /// Per ``StandardKey``, its key node (-1 until first written).
     var standardKeyNodes: [Int32] {
-        _read { yield state.pointee.standardKeyNodes }
-        _modify { yield &state.pointee.standardKeyNodes }
+        _read { yield state.pointee.standardKeyNodes } _modify { yield &state.pointee.standardKeyNodes }
     }
     /// Per ``StandardClass``, its class dictionary UID (-1 until first written).
     var standardClassUIDs: [Int32] {
-        _read { yield state.pointee.standardClassUIDs }
-        _modify { yield &state.pointee.standardClassUIDs }
+        _read { yield state.pointee.standardClassUIDs } _modify { yield &state.pointee.standardClassUIDs }
     }
     var classNames: [ObjectIdentifier: String] = [:]
     var failure: KeyedArchiveError?
@@ -400,8 +370,7 @@ public final class KeyedArchiver {
     }
 
     var frameStack: [(start: Int, unkeyed: Int, slot: Int)] {
-        _read { yield state.pointee.frameStack }
-        _modify { yield &state.pointee.frameStack }
+        _read { yield state.pointee.frameStack } _modify { yield &state.pointee.frameStack }
     }
 
     @inline(__always)

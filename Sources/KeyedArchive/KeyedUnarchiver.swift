@@ -58,58 +58,33 @@ public final class KeyedUnarchiver {
     let reader: BinaryArchiveReader
     let objects: BinaryArchiveReader.Array
     let allowedTypes: [Any.Type]?
-    var frame: Frame {
-        _read { yield state.pointee.frame }
-        _modify { yield &state.pointee.frame }
-    }
-    var valid: Bool {
-        _read { yield state.pointee.valid }
-        _modify { yield &state.pointee.valid }
-    }
-    var depth: Int {
-        _read { yield state.pointee.depth }
-        _modify { yield &state.pointee.depth }
-    }
-    var decodedCount: Int {
-        _read { yield state.pointee.decodedCount }
-        _modify { yield &state.pointee.decodedCount }
-    }
-    var keyPath: [String] {
-        _read { yield state.pointee.keyPath }
-        _modify { yield &state.pointee.keyPath }
-    }
-    var instances: [AnyObject?] {
-        _read { yield state.pointee.instances }
-        _modify { yield &state.pointee.instances }
-    }
-    var inProgress: UIDBitSet {
-        _read { yield state.pointee.inProgress }
-        _modify { yield &state.pointee.inProgress }
-    }
+    // The hot state, forwarded to `state` without copies: `_read` borrows, `_modify` yields in place.
+    var frame: Frame { _read { yield state.pointee.frame } _modify { yield &state.pointee.frame } }
+    var valid: Bool { _read { yield state.pointee.valid } _modify { yield &state.pointee.valid } }
+    var depth: Int { _read { yield state.pointee.depth } _modify { yield &state.pointee.depth } }
+    var decodedCount: Int { _read { yield state.pointee.decodedCount } _modify { yield &state.pointee.decodedCount } }
+    var keyPath: [String] { _read { yield state.pointee.keyPath } _modify { yield &state.pointee.keyPath } }
+    var instances: [AnyObject?] { _read { yield state.pointee.instances } _modify { yield &state.pointee.instances } }
+    var inProgress: UIDBitSet { _read { yield state.pointee.inProgress } _modify { yield &state.pointee.inProgress } }
     var pending: [Int: [(AnyObject) -> Void]] {
-        _read { yield state.pointee.pending }
-        _modify { yield &state.pointee.pending }
+        _read { yield state.pointee.pending } _modify { yield &state.pointee.pending }
     }
     var classCache: ResolvedClassCache {
-        _read { yield state.pointee.classCache }
-        _modify { yield &state.pointee.classCache }
+        _read { yield state.pointee.classCache } _modify { yield &state.pointee.classCache }
     }
     var deferredFailure: KeyedArchiveError?
     /// Recently found keys and their plist string objects.
     var keyObjects: [(key: String, object: Int)] {
-        _read { yield state.pointee.keyObjects }
-        _modify { yield &state.pointee.keyObjects }
+        _read { yield state.pointee.keyObjects } _modify { yield &state.pointee.keyObjects }
     }
     /// The plist objects in `keyObjects`: each is the first object found for its name, so no other
     /// registered object holds that name.
     var registeredKeys: UIDBitSet {
-        _read { yield state.pointee.registeredKeys }
-        _modify { yield &state.pointee.registeredKeys }
+        _read { yield state.pointee.registeredKeys } _modify { yield &state.pointee.registeredKeys }
     }
     /// Per ``StandardKey``, the plist string object that held it last (-1 before it is found).
     var knownKeyObjects: [Int] {
-        _read { yield state.pointee.knownKeyObjects }
-        _modify { yield &state.pointee.knownKeyObjects }
+        _read { yield state.pointee.knownKeyObjects } _modify { yield &state.pointee.knownKeyObjects }
     }
 
     struct Frame {
@@ -127,8 +102,7 @@ public final class KeyedUnarchiver {
     /// Per resolved class, the keys looked up in request order with their plist string objects: every
     /// object of a class usually reads the same keys in the same order.
     var requestCaches: [[(key: String, object: Int)]] {
-        _read { yield state.pointee.requestCaches }
-        _modify { yield &state.pointee.requestCaches }
+        _read { yield state.pointee.requestCaches } _modify { yield &state.pointee.requestCaches }
     }
 
     init(reader: BinaryArchiveReader, registry: ClassRegistry, allowedTypes: [Any.Type]?, maxDepth: Int,

@@ -203,23 +203,25 @@ final class BinaryArchiveReader {
     /// The dictionary stored in object `object`, or `nil` when it is anything else.
     @inline(__always)
     func dictionary(_ object: Int) throws -> Dictionary? {
-        let start = offset(object)
-        let marker = raw[start]
-        guard marker >> 4 == 0xD else { return nil }
-        let (n, p) = try count(object: object, start: start, marker: marker)
-        try checkRefs(object: object, at: p, count: n, perEntry: 2)
-        return Dictionary(keys: p, count: n)
+        try collection(object, kind: 0xD, perEntry: 2).map { Dictionary(keys: $0.start, count: $0.count) }
     }
 
     /// The array stored in object `object`, or `nil` when it is anything else.
     @inline(__always)
     func array(_ object: Int) throws -> Array? {
+        try collection(object, kind: 0xA, perEntry: 1).map { Array(refs: $0.start, count: $0.count) }
+    }
+
+    /// Where the references of collection object `object` start and how many entries it has, when its
+    /// marker is of `kind`; every reference fits before the offset table.
+    @inline(__always)
+    private func collection(_ object: Int, kind: UInt8, perEntry: Int) throws -> (start: Int, count: Int)? {
         let start = offset(object)
         let marker = raw[start]
-        guard marker >> 4 == 0xA else { return nil }
+        guard marker >> 4 == kind else { return nil }
         let (n, p) = try count(object: object, start: start, marker: marker)
-        try checkRefs(object: object, at: p, count: n, perEntry: 1)
-        return Array(refs: p, count: n)
+        try checkRefs(object: object, at: p, count: n, perEntry: perEntry)
+        return (p, n)
     }
 
     /// The string object `object` when it is plain ASCII; `nil` for anything else (including other strings).

@@ -1,3 +1,10 @@
+/// The power of two, at least 16, that keeps `capacity` entries at most half full.
+func hashTableSize(forCapacity capacity: Int) -> Int {
+    var size = 16
+    while size < capacity * 2 { size <<= 1 }
+    return size
+}
+
 /// An open-addressing hash map from 64-bit keys to non-negative `Int32` values, for the archiver's hot
 /// uniquing paths (reals by bit pattern, integers, object identities) where `Dictionary`'s seeded hashing
 /// dominates. Key and value share one slot, so a probe touches one cache line.
@@ -13,8 +20,7 @@ struct IntegerTable {
     private(set) var count = 0
 
     init(capacity: Int = 64) {
-        var size = 16
-        while size < capacity * 2 { size <<= 1 }
+        let size = hashTableSize(forCapacity: capacity)
         slots = Array(repeating: Slot(key: 0, value: -1), count: size)
         mask = size - 1
     }
@@ -110,19 +116,20 @@ struct RecentIntegerCache {
 /// unseeded multiply-and-fold over the UTF-8 bytes, eight at a time (cheaper than `Hasher`, which also
 /// needs a seed per call). The table only finds values; the order of the output never depends on it.
 struct StringTable {
-    private var hashes: [UInt64]
-    private var strings: [String]
-    /// -1 marks an empty slot.
-    private var values: [Int32]
+    private struct Slot {
+        var hash: UInt64
+        /// -1 marks an empty slot.
+        var value: Int32
+        var string: String
+    }
+
+    private var slots: [Slot]
     private var mask: Int
     private(set) var count = 0
 
     init(capacity: Int = 1024) {
-        var size = 16
-        while size < capacity * 2 { size <<= 1 }
-        hashes = Array(repeating: 0, count: size)
-        strings = Array(repeating: "", count: size)
-        values = Array(repeating: -1, count: size)
+        let size = hashTableSize(forCapacity: capacity)
+        slots = Array(repeating: Slot(hash: 0, value: -1, string: ""), count: size)
         mask = size - 1
     }
 
@@ -156,31 +163,25 @@ struct StringTable {
     mutating func uniqueValue(for s: String, _ value: Int32) -> Int32 {
         let h = Self.hash(s)
         var i = Int(truncatingIfNeeded: h) & mask
-        while values[i] >= 0 {
-            if hashes[i] == h && strings[i] == s { return values[i] }
+        while slots[i].value >= 0 {
+            if slots[i].hash == h && slots[i].string == s { return slots[i].value }
             i = (i + 1) & mask
         }
-        hashes[i] = h
-        strings[i] = s
-        values[i] = value
+        slots[i] = Slot(hash: h, value: value, string: s)
         count += 1
-        if count * 2 > values.count { grow() }
+        if count * 2 > slots.count { grow() }
         return value
     }
 
     private mutating func grow() {
-        let oldHashes = hashes, oldStrings = strings, oldValues = values
-        let size = values.count * 2
-        hashes = Array(repeating: 0, count: size)
-        strings = Array(repeating: "", count: size)
-        values = Array(repeating: -1, count: size)
+        let old = slots
+        let size = slots.count * 2
+        slots = Array(repeating: Slot(hash: 0, value: -1, string: ""), count: size)
         mask = size - 1
-        for j in oldValues.indices where oldValues[j] >= 0 {
-            var i = Int(truncatingIfNeeded: oldHashes[j]) & mask
-            while values[i] >= 0 { i = (i + 1) & mask }
-            hashes[i] = oldHashes[j]
-            strings[i] = oldStrings[j]
-            values[i] = oldValues[j]
+        for slot in old where slot.value >= 0 {
+            var i = Int(truncatingIfNeeded: slot.hash) & mask
+            while slots[i].value >= 0 { i = (i + 1) & mask }
+            slots[i] = slot
         }
     }
 }
