@@ -82,6 +82,38 @@ enum ShapesWorkload {
               + "ratio=\(String(format: "%.2f", Double(peak) / Double(bytes.count))) (peak before decode exceeded resident by \(hwmBefore - before))")
     }
 
+    /// The last archive an implementation wrote (benchmark-only scratch, used from one thread).
+    final class LastArchive: @unchecked Sendable {
+        var data = Data()
+    }
+
+    /// Foundation's NSKeyedArchiver on `foundationRoot`, and PropertyListEncoder / JSONEncoder on `codable`.
+    static func baselines<Model: Codable>(foundationRoot: NSObject, codable: Model) -> [Implementation] {
+        let foundation = LastArchive(), plist = LastArchive(), json = LastArchive()
+        return [
+            Implementation(name: "foundation", encode: {
+                foundation.data = FoundationArchiving.archive(foundationRoot)
+                return foundation.data.count
+            }, decode: {
+                blackHole(try FoundationArchiving.unarchive(foundation.data))
+            }, archive: { [UInt8](foundation.data) }),
+            Implementation(name: "plist-codable", encode: {
+                let encoder = PropertyListEncoder()
+                encoder.outputFormat = .binary
+                plist.data = try encoder.encode(codable)
+                return plist.data.count
+            }, decode: {
+                blackHole(try PropertyListDecoder().decode(Model.self, from: plist.data))
+            }, archive: { [UInt8](plist.data) }),
+            Implementation(name: "json-codable", encode: {
+                json.data = try JSONEncoder().encode(codable)
+                return json.data.count
+            }, decode: {
+                blackHole(try JSONDecoder().decode(Model.self, from: json.data))
+            }, archive: { [UInt8](json.data) }),
+        ]
+    }
+
     // MARK: W1: shapes
 
     static func shapes(_ n: Int) throws -> [Implementation] {
@@ -131,9 +163,6 @@ enum ShapesWorkload {
         }
 
         var ourArchive = ourBytes
-        var theirArchive = theirData
-        var plistArchive = try PropertyListEncoder().encode(ccontents)
-        var jsonArchive = try JSONEncoder().encode(ccontents)
         return [
             Implementation(name: "ours", encode: {
                 ourArchive = try KeyedArchiver.archivedData(withRootObject: contents)
@@ -141,27 +170,7 @@ enum ShapesWorkload {
             }, decode: {
                 blackHole(try KeyedUnarchiver.unarchivedObject(ofType: BenchContents.self, from: ourArchive, registry: benchRegistry))
             }, archive: { ourArchive }),
-            Implementation(name: "foundation", encode: {
-                theirArchive = FoundationArchiving.archive(fcontents)
-                return theirArchive.count
-            }, decode: {
-                blackHole(try FoundationArchiving.unarchive(theirArchive))
-            }, archive: { [UInt8](theirArchive) }),
-            Implementation(name: "plist-codable", encode: {
-                let encoder = PropertyListEncoder()
-                encoder.outputFormat = .binary
-                plistArchive = try encoder.encode(ccontents)
-                return plistArchive.count
-            }, decode: {
-                blackHole(try PropertyListDecoder().decode(CContents.self, from: plistArchive))
-            }, archive: { [UInt8](plistArchive) }),
-            Implementation(name: "json-codable", encode: {
-                jsonArchive = try JSONEncoder().encode(ccontents)
-                return jsonArchive.count
-            }, decode: {
-                blackHole(try JSONDecoder().decode(CContents.self, from: jsonArchive))
-            }, archive: { [UInt8](jsonArchive) }),
-        ]
+        ] + baselines(foundationRoot: fcontents, codable: ccontents)
     }
 
     // MARK: W2: form records
@@ -186,9 +195,6 @@ enum ShapesWorkload {
         guard try KeyedUnarchiver.unarchivedObject(ofType: [BenchForm].self, from: ourArchive, registry: registry)?.count == n else {
             throw BenchError("our archive did not restore \(n) records")
         }
-        var theirArchive = FoundationArchiving.archive(theirs as NSArray)
-        var plistArchive = try PropertyListEncoder().encode(codable)
-        var jsonArchive = try JSONEncoder().encode(codable)
         return [
             Implementation(name: "ours", encode: {
                 ourArchive = try KeyedArchiver.archivedData(withRootObject: ours)
@@ -196,27 +202,7 @@ enum ShapesWorkload {
             }, decode: {
                 blackHole(try KeyedUnarchiver.unarchivedObject(ofType: [BenchForm].self, from: ourArchive, registry: registry))
             }, archive: { ourArchive }),
-            Implementation(name: "foundation", encode: {
-                theirArchive = FoundationArchiving.archive(theirs as NSArray)
-                return theirArchive.count
-            }, decode: {
-                blackHole(try FoundationArchiving.unarchive(theirArchive))
-            }, archive: { [UInt8](theirArchive) }),
-            Implementation(name: "plist-codable", encode: {
-                let encoder = PropertyListEncoder()
-                encoder.outputFormat = .binary
-                plistArchive = try encoder.encode(codable)
-                return plistArchive.count
-            }, decode: {
-                blackHole(try PropertyListDecoder().decode([CForm].self, from: plistArchive))
-            }, archive: { [UInt8](plistArchive) }),
-            Implementation(name: "json-codable", encode: {
-                jsonArchive = try JSONEncoder().encode(codable)
-                return jsonArchive.count
-            }, decode: {
-                blackHole(try JSONDecoder().decode([CForm].self, from: jsonArchive))
-            }, archive: { [UInt8](jsonArchive) }),
-        ]
+        ] + baselines(foundationRoot: theirs as NSArray, codable: codable)
     }
 }
 
@@ -290,5 +276,32 @@ extension ShapesWorkload {
                 blackHole(try KeyedUnarchiver.unarchivedObject(ofType: [BenchForm].self, from: bytes, registry: registry))
             }
         }
+    }
+}
+
+extension ShapesWorkload {
+    /// `keyed-bench w1-scale`: ours on 100,000 and 1,000,000 shapes, alternating in one run, and the ratio
+    /// of their medians (the target is at most 11x for 10x the shapes).
+    static func scale(rounds: Int) throws {
+        let small = try shapes(100_000).filter { $0.name == "ours" }
+        let large = try shapes(1_000_000).filter { $0.name == "ours" }
+        guard let s = small.first, let l = large.first else { return }
+        var m = [Measurement(impl: "ours", op: "encode", workload: "w1", n: 100_000),
+                 Measurement(impl: "ours", op: "decode", workload: "w1", n: 100_000),
+                 Measurement(impl: "ours", op: "encode", workload: "w1", n: 1_000_000),
+                 Measurement(impl: "ours", op: "decode", workload: "w1", n: 1_000_000)]
+        for round in 0..<rounds {
+            for impl in round % 2 == 0 ? [s, l] : [l, s] {
+                let base = impl.archive().count == s.archive().count ? 0 : 2
+                var size = 0
+                m[base].samples.append(try timeMS { size = try impl.encode() })
+                m[base + 1].samples.append(try timeMS { try impl.decode() })
+                m[base].bytes = size
+                m[base + 1].bytes = size
+            }
+        }
+        report(m) { _ in nil }
+        print(String(format: "1,000,000 / 100,000 shapes: encode %.1fx, decode %.1fx the time",
+                     m[2].median / m[0].median, m[3].median / m[1].median))
     }
 }

@@ -40,6 +40,7 @@ do {
     case "w1-codable": try CodableWorkload.run(count: n ?? 100_000, rounds: rounds)
     case "w1-codable-profile":
         try CodableWorkload.profile(args.count > 2 ? args[2] : "encode", count: n ?? 100_000, repeats: rounds)
+    case "w1-scale": try ShapesWorkload.scale(rounds: rounds)
     case "w1-profile": try ShapesWorkload.profile(args.count > 2 ? args[2] : "decode", count: n ?? 100_000, repeats: rounds)
     case "w1": try ShapesWorkload.run(workload: "w1", count: n ?? 100_000, rounds: rounds, only: only)
     case "w2-profile": try ShapesWorkload.formsProfile(args.count > 2 ? args[2] : "decode", count: n ?? 10_000, repeats: rounds)
