@@ -59,11 +59,11 @@ extension KeyedArchivable where Self: AnyObject {
 }
 
 extension KeyedArchivable {
-    public static var archivedClassName: String { String(describing: Self.self) }
+    public static var archivedClassName: String { String(describing: self) }  // `self`: the dynamic type, so a subclass gets its own name
 
     public static var archivedSuperclassNames: [String] {
         var names: [String] = []
-        if let cls = Self.self as? AnyClass {
+        if let cls = self as? AnyClass {
             var next: AnyClass? = _getSuperclass(cls)
             while let c = next {
                 if let archivable = c as? any KeyedArchivable.Type { names.append(archivable.archivedClassName) }

@@ -44,8 +44,8 @@ extension ArchiveCodable where Self: AnyObject {
 }
 
 extension ArchiveCodable {
-    public static var archivedClassName: String { String(describing: Self.self) }
-    public static var archivedSuperclassNames: [String] { archivedSuperclassChain(of: Self.self) }
+    public static var archivedClassName: String { String(describing: self) }  // `self`: the dynamic type, so a subclass gets its own name
+    public static var archivedSuperclassNames: [String] { archivedSuperclassChain(of: self) }
 }
 
 /// The archived names of the archivable superclasses of `type`, nearest first, then `"NSObject"`.
