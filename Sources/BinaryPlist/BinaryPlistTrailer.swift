@@ -17,9 +17,11 @@ public struct BinaryPlistTrailer: Sendable, Hashable {
     public static let byteCount = 32
 }
 
-/// Big-endian reads from a raw buffer; callers have checked the bounds.
+/// Big-endian reads from a raw buffer; callers have checked the bounds. A `width` above 8 reads the last
+/// 8 of those bytes (callers that accept wider fields check the leading bytes themselves).
 @inline(__always)
 package func readBigEndian(_ base: UnsafeRawBufferPointer, _ at: Int, _ width: Int) -> UInt64 {
+    if width > 8 { return readBigEndian(base, at + width - 8, 8) }
     if at + 8 <= base.count {
         // One unaligned 8-byte load, then drop the bytes past `width`.
         let word = UInt64(bigEndian: base.loadUnaligned(fromByteOffset: at, as: UInt64.self))

@@ -110,11 +110,7 @@ final class BinaryArchiveReader {
         let marker = raw[start]
         switch marker >> 4 {
         case 0x8:
-            let width = Int(marker & 0x0F) + 1
-            guard start + 1 + width <= tableStart else { throw plistError(object, "UID runs past the object area") }
-            let v = readBigEndian(raw, start + 1, width)
-            guard v <= UInt64(Int32.max) else { throw plistError(object, "UID \(v) is too large") }
-            return .uid(Int(v))
+            return .uid(try uidValue(object, start: start, marker: marker))
         case 0x1 where marker & 0x0F <= 3:
             let width = 1 << Int(marker & 0x0F)
             guard start + 1 + width <= tableStart else { throw plistError(object, "integer runs past the object area") }
@@ -185,8 +181,18 @@ final class BinaryArchiveReader {
         let start = offset(object)
         let marker = raw[start]
         guard marker >> 4 == 0x8 else { return nil }
+        return try uidValue(object, start: start, marker: marker)
+    }
+
+    /// The value of the UID object at `start` (marker `0x8n`, `n + 1` bytes, up to 16 of which the leading
+    /// ones beyond 8 must be zero); values above `Int32.max` are refused.
+    @inline(__always)
+    private func uidValue(_ object: Int, start: Int, marker: UInt8) throws -> Int {
         let width = Int(marker & 0x0F) + 1
         guard start + 1 + width <= tableStart else { throw plistError(object, "UID runs past the object area") }
+        if width > 8, readBigEndian(raw, start + 1, width - 8) != 0 {
+            throw plistError(object, "UID wider than 64 bits")
+        }
         let v = readBigEndian(raw, start + 1, width)
         guard v <= UInt64(Int32.max) else { throw plistError(object, "UID \(v) is too large") }
         return Int(v)
