@@ -37,6 +37,12 @@ struct ArchiveMutationTests {
         var out = KeyedFixtures.appleArchives.compactMap { try? KeyedFixtures.bytes($0) }.filter { $0.count < 16_384 }
         let shapes = Contents(shapes: [Circle(centerX: 1, centerY: 2, radius: 3, style: Style(name: "s", strokeWidth: 1))])
         if let own = try? KeyedArchiver.archivedData(withRootObject: shapes) { out.append(own) }
+        let style = CodableStyle(name: "s", strokeWidth: 1)
+        let codable = CodableContents(shapes: [
+            CodableCircle(centerX: 1, centerY: 2, radius: 3, style: style),
+            CodableRoundedRectangle(x: 1, y: 2, width: 3, height: 4, cornerRadius: 5, style: style),
+        ])
+        if let own = try? ArchiveEncoder().encode(codable) { out.append(own) }
         return out
     }
 
@@ -63,6 +69,7 @@ struct ArchiveMutationTests {
         attempt { _ = try ArchiveDump.render(bytes) }
         attempt { _ = try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: bytes, registry: ClassRegistry.standard.allowingUnknownClasses()) }
         attempt { _ = try KeyedUnarchiver.unarchivedObject(ofType: Contents.self, from: bytes, registry: shapeRegistry) }
+        attempt { _ = try ArchiveDecoder(registry: codableShapeRegistry).decode(CodableContents.self, from: bytes) }
         return (decoded, rejected, untyped)
     }
 
@@ -133,5 +140,20 @@ struct ArchiveMutationRegressionTests {
         let outcome = ArchiveMutationTests.readAll(wideButSmall)
         #expect(outcome.untyped.isEmpty)
         #expect(outcome.rejected > 0)
+    }
+}
+
+extension ArchiveMutationRegressionTests {
+    /// The second crash it found: ArchiveDecoder looked a UID up before checking it against `$objects`.
+    @Test func codableDecoderRefusesAnOutOfRangeRootUID() throws {
+        let top: PlistValue = [
+            "$archiver": "NSKeyedArchiver", "$version": 100_000, "$top": ["root": .uid(PlistUID(99))],
+            "$objects": ["$null"],
+        ]
+        let bytes = try PropertyList.encode(top, format: .binary)
+        #expect(throws: DecodingError.self) {
+            _ = try ArchiveDecoder(registry: codableShapeRegistry).decode(CodableContents.self, from: bytes)
+        }
+        #expect(ArchiveMutationTests.readAll(bytes).untyped.isEmpty)
     }
 }

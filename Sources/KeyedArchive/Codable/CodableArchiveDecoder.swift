@@ -229,12 +229,14 @@ final class CodableArchiveDecoder: Decoder {
         // Inline scalars and `$null` (an `Optional` reads it as `nil`) go to `init(from:)` as single values.
         guard case .uid(let uid) = v, uid > 0 else { return try withCurrent(.value(v), T.self) { try T(from: self) } }
         do {
+            // Validates the UID against `$objects` before anything is looked up by it.
+            let reference = try unarchiver.objectReference(uid, key: key?.stringValue)
             if let instance = unarchiver.instances[uid] {
                 if let t = instance as? T { return t }
                 throw DecodingError.typeMismatch(T.self, DecodingError.Context(
                     codingPath: path(key), debugDescription: describe("expected \(T.self), found \(Swift.type(of: instance))", uid: uid)))
             }
-            guard case .dictionary(let fields) = try reader.value(unarchiver.objectReference(uid, key: key?.stringValue)) else {
+            guard case .dictionary(let fields) = try reader.value(reference) else {
                 return try withCurrent(.value(v), T.self) { try T(from: self) }
             }
             let object = try objectFrame(uid, fields)
@@ -365,8 +367,8 @@ final class CodableArchiveDecoder: Decoder {
             return try standard(V.self, v, key)
         }
         do {
-            if unarchiver.instances[uid] == nil,
-               case .dictionary(let fields) = try reader.value(unarchiver.objectReference(uid, key: key?.stringValue)) {
+            let reference = try unarchiver.objectReference(uid, key: key?.stringValue)  // validates the UID first
+            if unarchiver.instances[uid] == nil, case .dictionary(let fields) = try reader.value(reference) {
                 let object = try objectFrame(uid, fields)
                 switch classes[object.classIndex].kind {
                 case .codable(let registered)?:
