@@ -157,3 +157,30 @@ extension ArchiveMutationRegressionTests {
         #expect(ArchiveMutationTests.readAll(bytes).untyped.isEmpty)
     }
 }
+
+extension ArchiveMutationTests {
+    /// Damaged archive-JSON (what `keyedarchive encode` reads) gives an archive or a typed error.
+    @Test func mutatedArchiveJSONNeverTraps() throws {
+        var rng = Generator(state: 21)
+        var encoded = 0, rejected = 0
+        let texts = Self.inputs.prefix(40).compactMap { try? ArchiveJSON.render($0) }
+        for text in texts {
+            let original = Array(text.utf8)
+            for _ in 0..<30 {
+                let bytes = Self.mutate(original, &rng)
+                do {
+                    _ = try ArchiveJSON.encode(String(decoding: bytes, as: UTF8.self), format: .binary)
+                    encoded += 1
+                } catch is KeyedArchiveError {
+                    rejected += 1
+                } catch is PlistError {
+                    rejected += 1
+                } catch {
+                    Issue.record("untyped error \(type(of: error)): \(error)")
+                }
+            }
+        }
+        #expect(encoded > 0)
+        #expect(rejected > 0)
+    }
+}

@@ -1,0 +1,51 @@
+import ArchiveStore
+import Foundation
+import Testing
+
+/// Seeded random damage to a real store file: reading it must give the records or a typed ``StoreError``
+/// (`corrupt` and friends), never a trap, and a failed read must leave the file as it was.
+@Suite("Damaged store files")
+struct CorruptStoreMutationTests {
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    @Test func damagedStoresAreReportedNotTrappedOn() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("damaged-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = FormCache(directory: directory.path)
+        for i in 0..<6 {
+            try cache.add(name: "form \(i)", fields: ["email": "u\(i)@example.com", "plan": i % 2 == 0 ? "pro" : "free"])
+        }
+        let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: cache.path)))
+        var rng = Generator(state: 7)
+        var readable = 0
+        var reported = 0
+        for _ in 0..<400 {
+            var bytes = original
+            for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                let at = Int.random(in: 0..<bytes.count, using: &rng)
+                bytes[at] = Bool.random(using: &rng) ? UInt8.random(in: 0...255, using: &rng) : bytes[at] ^ 0x10
+            }
+            try Data(bytes).write(to: URL(fileURLWithPath: cache.path))
+            do {
+                _ = try cache.list(includeExpired: true)
+                readable += 1
+            } catch {
+                reported += 1
+                // A failed read leaves the damaged file untouched.
+                #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: cache.path))) == bytes)
+            }
+        }
+        #expect(readable > 0)
+        #expect(reported > 0)
+    }
+}
