@@ -29,11 +29,13 @@ let package = Package(
         .executableTarget(name: "keyed-bench", dependencies: ["BinaryPlist", "KeyedArchive"], path: "Benchmarks/keyed-bench"),
         .executableTarget(name: "shapes-example", dependencies: ["KeyedArchive"], path: "Examples/shapes-example"),
 
-        .testTarget(name: "BinaryPlistTests", dependencies: ["BinaryPlist"]),
-        .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive"]),
-        .testTarget(name: "ArchiveStoreTests", dependencies: ["ArchiveStore"]),
+        // Helpers shared by the test targets (seeded generator, fixture locator); may import Foundation.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "BinaryPlistTests", dependencies: ["TestSupport", "BinaryPlist"]),
+        .testTarget(name: "KeyedArchiveTests", dependencies: ["TestSupport", "KeyedArchive"]),
+        .testTarget(name: "ArchiveStoreTests", dependencies: ["TestSupport", "ArchiveStore"]),
         .testTarget(name: "FormCacheCLITests", dependencies: ["FormCacheCLI", "ArchiveStore", "CommandLineSupport"]),
-        .testTarget(name: "InspectorCLITests", dependencies: ["InspectorCLI", "BinaryPlist", "KeyedArchive", "CommandLineSupport"]),
+        .testTarget(name: "InspectorCLITests", dependencies: ["TestSupport", "InspectorCLI", "BinaryPlist", "KeyedArchive", "CommandLineSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

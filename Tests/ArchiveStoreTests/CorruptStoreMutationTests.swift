@@ -1,21 +1,12 @@
 import ArchiveStore
 import Foundation
 import Testing
+import TestSupport
 
 /// Seeded random damage to a real store file: reading it must give the records or a typed ``StoreError``
 /// (`corrupt` and friends), never a trap, and a failed read must leave the file as it was.
 @Suite("Damaged store files")
 struct CorruptStoreMutationTests {
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     @Test func damagedStoresAreReportedNotTrappedOn() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("damaged-\(UUID().uuidString)")
@@ -26,7 +17,7 @@ struct CorruptStoreMutationTests {
             try cache.add(name: "form \(i)", fields: ["email": "u\(i)@example.com", "plan": i % 2 == 0 ? "pro" : "free"])
         }
         let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: cache.path)))
-        var rng = Generator(state: 7)
+        var rng = SeededGenerator(seed: 7)
         var readable = 0
         var reported = 0
         for _ in 0..<400 {

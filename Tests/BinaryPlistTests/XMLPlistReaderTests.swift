@@ -1,3 +1,4 @@
+import TestSupport
 import BinaryPlist
 import Foundation
 import Testing

@@ -2,24 +2,13 @@ import BinaryPlist
 import Foundation
 import KeyedArchive
 import Testing
+import TestSupport
 
 /// Seeded random mutations of real keyed archives (and of our own shapes archive): every reader of the
 /// archive layer must return a value or throw a typed error, never trap. Runs in every `swift test`.
 @Suite("Keyed archive random mutation")
 struct ArchiveMutationTests {
-    /// SplitMix64, so that a failure repeats exactly.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    static func mutate(_ bytes: [UInt8], _ rng: inout Generator) -> [UInt8] {
+    static func mutate(_ bytes: [UInt8], _ rng: inout SeededGenerator) -> [UInt8] {
         var b = bytes
         for _ in 0..<Int.random(in: 1...3, using: &rng) where !b.isEmpty {
             let at = Int.random(in: 0..<b.count, using: &rng)
@@ -75,7 +64,7 @@ struct ArchiveMutationTests {
 
     @Test(arguments: [UInt64(11), 12, 13])
     func mutatedArchivesNeverTrap(seed: UInt64) {
-        var rng = Generator(state: seed)
+        var rng = SeededGenerator(seed: seed)
         var decoded = 0, rejected = 0
         for original in Self.inputs {
             for _ in 0..<40 {
@@ -161,7 +150,7 @@ extension ArchiveMutationRegressionTests {
 extension ArchiveMutationTests {
     /// Damaged archive-JSON (what `keyedarchive encode` reads) gives an archive or a typed error.
     @Test func mutatedArchiveJSONNeverTraps() throws {
-        var rng = Generator(state: 21)
+        var rng = SeededGenerator(seed: 21)
         var encoded = 0, rejected = 0
         let texts = Self.inputs.prefix(40).compactMap { try? ArchiveJSON.render($0) }
         for text in texts {

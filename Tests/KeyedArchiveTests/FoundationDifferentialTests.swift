@@ -2,6 +2,7 @@ import BinaryPlist
 import Foundation
 import KeyedArchive
 import Testing
+import TestSupport
 
 /// Differential tests against the toolchain's Foundation, both ways. Foundation's known bugs are avoided,
 /// not tested: it merges `1` with `true` (no booleans here) and loops on cycles (none here).
@@ -16,7 +17,7 @@ struct FoundationDifferentialTests {
 
     @Test(arguments: seeds)
     func foundationArchivesOfRandomGraphsDecodeEqualHere(_ seed: UInt64) throws {
-        var rng = SplitMix64(seed: seed)
+        var rng = splitMix64(seed: seed)
         let value = RandomGraph.value(&rng, depth: 0)
         let data = try NSKeyedArchiver.archivedData(withRootObject: RandomGraph.foundationObject(value), requiringSecureCoding: false)
         let ours = try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: [UInt8](data))
@@ -26,7 +27,7 @@ struct FoundationDifferentialTests {
 
     @Test(arguments: seeds)
     func ourArchivesOfRandomGraphsDecodeEqualInFoundation(_ seed: UInt64) throws {
-        var rng = SplitMix64(seed: seed)
+        var rng = splitMix64(seed: seed)
         let value = RandomGraph.value(&rng, depth: 0)
         for format in [PlistFormat.binary, .xml] {
             let bytes = try KeyedArchiver.archivedData(withRootObject: value, format: format)
@@ -109,22 +110,12 @@ struct FoundationDifferentialTests {
     }
 }
 
-/// A small deterministic random generator.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The shared SplitMix64 generator, seeded as this suite always was (the seed times the golden ratio).
+func splitMix64(seed: UInt64) -> SeededGenerator { SeededGenerator(seed: seed &* 0x9E37_79B9_7F4A_7C15) }
 
 /// Random graphs of standard values (no booleans, no integral reals: Foundation merges those).
 enum RandomGraph {
-    static func value(_ rng: inout SplitMix64, depth: Int) -> Any {
+    static func value(_ rng: inout SeededGenerator, depth: Int) -> Any {
         let kind = Int.random(in: depth >= 3 ? 0...6 : 0...9, using: &rng)
         switch kind {
         case 0: return ["alpha", "beta", "ünïcödé", "", "$dollar", "x y z"][Int.random(in: 0...5, using: &rng)] + String(Int.random(in: 0...9, using: &rng))

@@ -1,20 +1,14 @@
 import Foundation
+import TestSupport
 
 /// Locates the repository's `Fixtures/` folder from this source file, so tests never read `../shared`.
 /// The plist collection lives in `Fixtures/bplist` and `Fixtures/keyed`; a fixture's `.plist.json` sibling is
 /// CPython plistlib's reading of it (rendered by `shared/tools/plist-json.py`).
 enum FixtureFiles {
-    static let root: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // Support
-        .deletingLastPathComponent()  // BinaryPlistTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // repository
-        .appendingPathComponent("Fixtures")
+    static let root: URL = RepositoryFixtures.root
 
     /// Bytes of a fixture given by its path below `Fixtures/`.
-    static func bytes(_ relative: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: root.appendingPathComponent(relative)))
-    }
+    static func bytes(_ relative: String) throws -> [UInt8] { try RepositoryFixtures.bytes(relative) }
 
     /// Text of a file given by its path below `Fixtures/`, or nil when there is no such file.
     static func text(_ relative: String) throws -> String? {
@@ -28,21 +22,8 @@ enum FixtureFiles {
 
     /// Every data file in `bplist/` and `keyed/` (paths relative to `Fixtures/`), sorted: everything but
     /// renderings, notes and licenses.
-    static let dataFiles: [String] = ["bplist", "keyed"].flatMap { folder -> [String] in
-        let base = root.appendingPathComponent(folder)
-        guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: [.isRegularFileKey])
-        else { return [] }
-        var files: [String] = []
-        for case let url as URL in walker {
-            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
-            let name = url.lastPathComponent
-            if name.hasSuffix(".expected.txt") || name.hasSuffix(".plist.json") || name.hasSuffix(".md")
-                || name.hasPrefix("COPYING")
-            { continue }
-            files.append(folder + "/" + url.path.dropFirst(base.path.count + 1))
-        }
-        return files
-    }.sorted()
+    static let dataFiles: [String] = (RepositoryFixtures.dataFiles(under: "bplist")
+        + RepositoryFixtures.dataFiles(under: "keyed")).sorted()
 
     /// Data files that have a `.plist.json` rendering.
     static let filesWithJSON: [String] = dataFiles.filter { (try? plistJSON(of: $0)) != nil }

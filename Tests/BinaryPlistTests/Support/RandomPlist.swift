@@ -1,3 +1,4 @@
+import TestSupport
 import BinaryPlist
 
 /// Seeded random plist values for round-trip and differential tests. The profile says which kinds may appear,

@@ -2,13 +2,13 @@ import CommandLineSupport
 import Foundation
 import InspectorCLI
 import Testing
+import TestSupport
 
 /// The repository's `Fixtures/` folder, located from this source file.
-let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
+let fixtures = RepositoryFixtures.root
 
 /// The path of a file below `Fixtures/`.
-func fixture(_ path: String) -> String { fixtures.appendingPathComponent(path).path }
+func fixture(_ path: String) -> String { RepositoryFixtures.path(path) }
 
 /// What one in-process run of the inspector did.
 struct Outcome {
