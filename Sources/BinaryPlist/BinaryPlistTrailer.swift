@@ -19,9 +19,11 @@ public struct BinaryPlistTrailer: Sendable, Hashable {
 
 /// Big-endian reads from a raw buffer; callers have checked the bounds. A `width` above 8 reads the last
 /// 8 of those bytes (callers that accept wider fields check the leading bytes themselves).
-@inline(__always)
-package func readBigEndian(_ base: UnsafeRawBufferPointer, _ at: Int, _ width: Int) -> UInt64 {
-    if width > 8 { return readBigEndian(base, at + width - 8, 8) }
+@inlinable @inline(__always)
+package func readBigEndian(_ base: UnsafeRawBufferPointer, _ start: Int, _ size: Int) -> UInt64 {
+    // Not recursive, so that it is inlined: a call per read cost more than the read.
+    let at = size > 8 ? start + size - 8 : start
+    let width = size > 8 ? 8 : size
     if at + 8 <= base.count {
         // One unaligned 8-byte load, then drop the bytes past `width`.
         let word = UInt64(bigEndian: base.loadUnaligned(fromByteOffset: at, as: UInt64.self))

@@ -1,0 +1,248 @@
+/// Adds objects to an existing binary plist without encoding it again: new objects go after the existing
+/// ones, chosen arrays are written anew, and every other object keeps its bytes and its number, so that every
+/// reference to it stays valid.
+///
+/// ```swift
+/// var appender = try BinaryPlistAppender(document)
+/// let name = try appender.append(.string("new"))
+/// try appender.replaceArray(list, with: oldReferences + [name])
+/// let bytes = appender.serialize()  // nil when the references would outgrow their width
+/// ```
+///
+/// This is how one record is added to a large keyed archive in the time it takes to copy the file. The
+/// document must be laid out the way CoreFoundation, Foundation, plistlib and ``BinaryPlistWriter`` lay one
+/// out: objects in number order, one after the other, none overlapping the next, every reference below the
+/// object count. Creating an appender checks all of that in one pass over the objects' headers and throws
+/// ``PlistError`` otherwise; the caller then writes the whole plist instead. Old bytes of a replaced array
+/// are dropped, so repeated appends leave no garbage, and
+/// the result keeps that layout, so it can be appended to in turn.
+///
+/// No Apple API edits a binary plist in place; this complements `__CFBinaryPlistWrite` (``BinaryPlistWriter``).
+package struct BinaryPlistAppender {
+    package let document: BinaryPlistDocument
+    /// How many references each existing object has, the trailer's to the top object included (saturating at
+    /// 255).
+    private var referenceCounts: [UInt8]
+    /// The new objects' encodings, one after the other, and where each begins in `tail`.
+    private var tail = BinaryPlistBuffer()
+    private var tailOffsets: [Int] = []
+    /// Replaced arrays and their new references.
+    private var replacements: [Int: [Int]] = [:]
+    /// Objects, new or existing, to use again for an equal string or UID.
+    private var strings: [String: Int] = [:]
+    private var uids: [UInt64: Int] = [:]
+
+    /// Checks the layout of `document` (see the type's description).
+    /// - Throws: ``PlistError`` for an object that cannot be read, or `.unsupportedValue` when objects are
+    ///   out of number order or overlap.
+    package init(_ document: BinaryPlistDocument) throws {
+        self.document = document
+        let count = document.objectCount
+        let width = document.trailer.referenceWidth
+        var counts = [UInt8](repeating: 0, count: count)
+        try document.bytes.withUnsafeBytes { raw in
+            let scanner = BinaryPlistScanner(raw: raw, document: document)
+            var previousEnd = 8
+            try counts.withUnsafeMutableBufferPointer { counts in
+                for index in 0..<count {
+                        let start = scanner.offset(index)
+                        guard start >= previousEnd else {
+                            throw PlistError(
+                                .unsupportedValue,
+                                "object starts at \(start), inside the object before it (which ends at \(previousEnd))",
+                                byteOffset: start, objectIndex: index)
+                        }
+                        let (end, references) = try scanner.extent(index)
+                        var p = end - references * width
+                        while p < end {
+                            let reference = Int(truncatingIfNeeded: readBigEndian(raw, p, width))
+                            guard reference >= 0 && reference < count else {
+                                throw PlistError(.invalidReference, "reference \(reference) is not below the object count \(count)",
+                                                 byteOffset: p, objectIndex: index)
+                            }
+                            if counts[reference] < .max { counts[reference] += 1 }
+                            p += width
+                        }
+                        previousEnd = end
+                    }
+            }
+        }
+        // The trailer refers to the top object.
+        if counts[document.topObject] < .max { counts[document.topObject] += 1 }
+        referenceCounts = counts
+    }
+
+    /// Objects in the document once the new ones are counted.
+    package var objectCount: Int { document.objectCount + tailOffsets.count }
+
+    /// How many references the existing object `index` has in the document (the top object's from the
+    /// trailer included), up to 255.
+    package func referenceCount(of index: Int) -> Int {
+        index >= 0 && index < referenceCounts.count ? Int(referenceCounts[index]) : 0
+    }
+
+    /// Uses the existing string object `index` for every equal string appended afterwards.
+    package mutating func reuseString(_ index: Int) throws {
+        if case .scalar(.string(let s)) = try document.object(index), strings[s] == nil { strings[s] = index }
+    }
+
+    /// Appends `value` (a collection with everything in it) and returns its object number. Equal strings and
+    /// UIDs are written once; collections are always new objects.
+    /// - Throws: `.depthLimitExceeded` for nesting deeper than the document's limit, `.invalidKey` for a
+    ///   collection used as a dictionary key.
+    package mutating func append(_ value: PlistValue) throws -> Int {
+        try append(value, depth: 1)
+    }
+
+    private mutating func append(_ value: PlistValue, depth: Int) throws -> Int {
+        switch value {
+        case .array(let items), .set(let items):
+            let refs = try children(items, depth: depth)
+            return newObject(references: refs) { $0.writeMarker(value.isSet ? 0xC0 : 0xA0, count: refs.count) }
+        case .dictionary(let dictionary):
+            let entries = dictionary.entries
+            if let key = entries.first(where: { $0.key.isCollection })?.key {
+                throw PlistError(.invalidKey, "\(key.kindNameWithArticle) cannot be a dictionary key")
+            }
+            let refs = try children(entries.map(\.key) + entries.map(\.value), depth: depth)
+            return newObject(references: refs) { $0.writeMarker(0xD0, count: entries.count) }
+        case .string(let s):
+            if let existing = strings[s] { return existing }
+            let index = newObject(references: []) { $0.writeString(s) }
+            strings[s] = index
+            return index
+        case .uid(let u):
+            if let existing = uids[u.value] { return existing }
+            let index = newObject(references: []) { $0.writeScalar(value) }
+            uids[u.value] = index
+            return index
+        default:
+            return newObject(references: []) { $0.writeScalar(value) }
+        }
+    }
+
+    private mutating func children(_ items: [PlistValue], depth: Int) throws -> [Int] {
+        guard depth <= document.limits.maxDepth else {
+            throw PlistError(.depthLimitExceeded, "nesting deeper than \(document.limits.maxDepth)")
+        }
+        var refs: [Int] = []
+        refs.reserveCapacity(items.count)
+        for item in items { refs.append(try append(item, depth: depth + 1)) }
+        return refs
+    }
+
+    private mutating func newObject(references refs: [Int], _ header: (inout BinaryPlistBuffer) -> Void) -> Int {
+        tailOffsets.append(tail.bytes.count)
+        header(&tail)
+        tail.writeReferences(refs, width: document.trailer.referenceWidth)
+        return objectCount - 1
+    }
+
+    /// The references of the existing array `index`.
+    package func references(ofArray index: Int) throws -> [Int] {
+        guard case .array(let refs) = try document.object(index) else {
+            throw PlistError(.unsupportedValue, "object \(index) is not an array", objectIndex: index)
+        }
+        return Array(refs)
+    }
+
+    /// Writes the existing array `index` anew with `references` (existing or new objects); its old bytes are
+    /// dropped. The array must be referenced exactly once, so that nothing else changes with it.
+    package mutating func replaceArray(_ index: Int, with references: [Int]) throws {
+        guard case .array = try document.object(index) else {
+            throw PlistError(.unsupportedValue, "object \(index) is not an array", objectIndex: index)
+        }
+        guard referenceCount(of: index) == 1 else {
+            throw PlistError(
+                .unsupportedValue, "array \(index) is referenced \(referenceCount(of: index)) times, not once",
+                objectIndex: index)
+        }
+        let count = objectCount
+        guard references.allSatisfy({ $0 >= 0 && $0 < count }) else {
+            throw PlistError(.invalidReference, "a new reference of array \(index) is not below \(count)", objectIndex: index)
+        }
+        replacements[index] = references
+    }
+
+    /// The new plist: the existing objects with the replaced arrays written anew in their places, the new
+    /// objects, a new offset table and trailer. Objects stay in number order, back to back, so the result can
+    /// be appended to in turn. `nil` when the objects have outgrown the reference width (the caller writes
+    /// the whole plist, with wider references, instead).
+    package func serialize() -> [UInt8]? {
+        let width = document.trailer.referenceWidth
+        let total = objectCount
+        guard width >= 8 || total < 1 << (8 * width) else { return nil }
+        let oldCount = document.objectCount
+        let table = document.objectAreaEnd
+        // Each replaced array: where its old bytes are, and its new encoding.
+        var pieces: [(index: Int, start: Int, end: Int, bytes: [UInt8])] = []
+        for index in replacements.keys.sorted() {
+            var piece = BinaryPlistBuffer()
+            let refs = replacements[index] ?? []
+            piece.writeMarker(0xA0, count: refs.count)
+            piece.writeReferences(refs, width: width)
+            let old: (start: Int, end: Int)? = document.bytes.withUnsafeBytes { raw in
+                let scanner = BinaryPlistScanner(raw: raw, document: document)
+                return (try? scanner.extent(index)).map { (scanner.offset(index), $0.end) }
+            }
+            guard let old else { return nil }  // read once already when the appender was made
+            pieces.append((index, old.start, old.end, piece.bytes))
+        }
+        let tableOffset = table + tail.bytes.count + pieces.reduce(0) { $0 + $1.bytes.count - ($1.end - $1.start) }
+        let offsetWidth = byteWidth(toExceed: tableOffset)
+        let size = tableOffset + total * offsetWidth + BinaryPlistTrailer.byteCount
+        var complete = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            let out = UnsafeMutableRawBufferPointer(buffer)
+            var w = 0
+            func copy(_ source: UnsafeRawBufferPointer) {
+                UnsafeMutableRawBufferPointer(rebasing: out[w..<(w + source.count)]).copyMemory(from: source)
+                w += source.count
+            }
+            // An offset-table entry: eight bytes stored, the first `offsetWidth` kept (the rest is overwritten
+            // by the next entry, or by the trailer, which always follows).
+            var entry = tableOffset
+            func putOffset(_ offset: Int) {
+                out.storeBytes(of: (UInt64(offset) << UInt64(64 - 8 * offsetWidth)).bigEndian, toByteOffset: entry,
+                               as: UInt64.self)
+                entry += offsetWidth
+            }
+            document.bytes.withUnsafeBytes { raw in
+                // The object area, each replaced array written in place of its old bytes; every object after
+                // it moves by the difference.
+                let oldWidth = document.trailer.offsetWidth
+                var copied = 0
+                var shift = 0
+                var next = 0
+                for index in 0..<oldCount {
+                    let start = Int(truncatingIfNeeded: readBigEndian(raw, table + index * oldWidth, oldWidth))
+                    guard next < pieces.count && pieces[next].index == index else {
+                        putOffset(start + shift)
+                        continue
+                    }
+                    copy(UnsafeRawBufferPointer(rebasing: raw[copied..<start]))
+                    putOffset(w)
+                    pieces[next].bytes.withUnsafeBytes { copy($0) }
+                    copied = pieces[next].end
+                    shift = w - copied
+                    next += 1
+                }
+                copy(UnsafeRawBufferPointer(rebasing: raw[copied..<table]))
+            }
+            let tailStart = w
+            tail.bytes.withUnsafeBytes { copy($0) }
+            for offset in tailOffsets { putOffset(tailStart + offset) }
+            complete = w == tableOffset && entry == tableOffset + total * offsetWidth
+            // Trailer: 5 unused bytes, sort version, widths, count, top object, table offset.
+            for i in 0..<5 { out[entry + i] = 0 }
+            out[entry + 5] = document.trailer.sortVersion
+            out[entry + 6] = UInt8(offsetWidth)
+            out[entry + 7] = UInt8(width)
+            out.storeBytes(of: UInt64(total).bigEndian, toByteOffset: entry + 8, as: UInt64.self)
+            out.storeBytes(of: UInt64(document.topObject).bigEndian, toByteOffset: entry + 16, as: UInt64.self)
+            out.storeBytes(of: UInt64(tableOffset).bigEndian, toByteOffset: entry + 24, as: UInt64.self)
+            initialized = size
+        }
+        return complete ? bytes : nil
+    }
+}
