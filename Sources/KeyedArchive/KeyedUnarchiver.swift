@@ -41,7 +41,7 @@ public final class KeyedUnarchiver {
 
     struct DecodingState {
         var frame: Frame
-        var instances: [AnyObject?]
+        var instances: InstanceTable
         var inProgress: UIDBitSet
         var registeredKeys: UIDBitSet
         var valid: Bool = true
@@ -64,7 +64,7 @@ public final class KeyedUnarchiver {
     var depth: Int { _read { yield state.pointee.depth } _modify { yield &state.pointee.depth } }
     var decodedCount: Int { _read { yield state.pointee.decodedCount } _modify { yield &state.pointee.decodedCount } }
     var keyPath: [String] { _read { yield state.pointee.keyPath } _modify { yield &state.pointee.keyPath } }
-    var instances: [AnyObject?] { _read { yield state.pointee.instances } _modify { yield &state.pointee.instances } }
+    var instances: InstanceTable { _read { yield state.pointee.instances } _modify { yield &state.pointee.instances } }
     var inProgress: UIDBitSet { _read { yield state.pointee.inProgress } _modify { yield &state.pointee.inProgress } }
     var pending: [Int: [(AnyObject) -> Void]] {
         _read { yield state.pointee.pending } _modify { yield &state.pointee.pending }
@@ -116,7 +116,7 @@ public final class KeyedUnarchiver {
         self.objects = objects
         state = UnsafeMutablePointer<DecodingState>.allocate(capacity: 1)
         state.initialize(to: DecodingState(
-            frame: Frame(uid: -1, fields: top), instances: Array(repeating: nil, count: objects.count),
+            frame: Frame(uid: -1, fields: top), instances: InstanceTable(count: objects.count),
             inProgress: UIDBitSet(count: objects.count), registeredKeys: UIDBitSet(count: reader.objectCount)))
     }
 
@@ -510,4 +510,26 @@ func isType(_ candidate: Any.Type, kindOf allowed: Any.Type) -> Bool {
         cls = superclass
     }
     return false
+}
+
+/// Decoded class instances by UID (one UID, one instance). The table is allocated when the first instance is
+/// stored, so decoding value types only (the records of a store, say) never touches a table the size of
+/// `$objects`.
+struct InstanceTable {
+    private var slots: [AnyObject?] = []
+    private let count: Int
+
+    init(count: Int) { self.count = count }
+
+    /// The instance decoded for `uid` (a UID below the count), or `nil`.
+    subscript(uid: Int) -> AnyObject? {
+        get { uid < slots.count ? slots[uid] : nil }
+        set {
+            if slots.isEmpty {
+                guard newValue != nil else { return }
+                slots = Array(repeating: nil, count: count)
+            }
+            slots[uid] = newValue
+        }
+    }
 }
