@@ -26,7 +26,7 @@ let package = Package(
         .executableTarget(name: "formcache", dependencies: ["FormCacheCLI"]),
         .target(name: "InspectorCLI", dependencies: ["BinaryPlist", "KeyedArchive", "CommandLineSupport"]),
         .executableTarget(name: "keyedarchive", dependencies: ["InspectorCLI"]),
-        .executableTarget(name: "keyed-bench", dependencies: ["BinaryPlist", "KeyedArchive"], path: "Benchmarks/keyed-bench"),
+        .executableTarget(name: "keyed-bench", dependencies: ["BinaryPlist", "KeyedArchive", "ArchiveStore"], path: "Benchmarks/keyed-bench"),
         .executableTarget(name: "shapes-example", dependencies: ["KeyedArchive"], path: "Examples/shapes-example"),
 
         // Helpers shared by the test targets (seeded generator, fixture locator); may import Foundation.

@@ -11,6 +11,7 @@ let usage = """
       w1 [n]      a Contents of n (100000) shapes: encode, decode (ours, Foundation, Codable)
       w2 [n]      n (10000) form records: encode, decode
       w1-memory [n], w2-memory [n]   peak memory of one decode, each implementation
+      store [n]   a FormCache store of n (10000) records: the phases of add and get, in-process
       w1-codable [n]  W1 through ArchiveEncoder/Decoder vs PropertyListEncoder/Decoder and JSONEncoder/Decoder
 
     OPTIONS:
@@ -49,6 +50,8 @@ do {
         try ShapesWorkload.decodeFile(impl: args[1], workload: args[2], path: args[3])
     case "w1-memory": try ShapesWorkload.memory(workload: "w1", count: n ?? 100_000, only: only)
     case "w2-memory": try ShapesWorkload.memory(workload: "w2", count: n ?? 10_000, only: only)
+    case "store": try StoreWorkload.run(count: n ?? 10_000, rounds: rounds)
+    case "store-profile": try StoreWorkload.profile(args.count > 2 ? args[2] : "ids", count: n ?? 10_000, repeats: rounds)
     case "raw-profile": try RawWorkload.profile(args.count > 2 ? args[2] : "read", count: n ?? 100_000, repeats: rounds)
     default:
         FileHandle.standardError.write(Data("Error: unknown workload '\(workload)'\n\(usage)\n".utf8))

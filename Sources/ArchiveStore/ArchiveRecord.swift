@@ -14,6 +14,8 @@ import KeyedArchive
 ///         id = try coder.decode(String.self, forKey: "id")
 ///         count = try coder.decode(Int.self, forKey: "count")
 ///     }
+///     // Optional: lets `get` and `add` read ids without decoding whole records.
+///     static func decodeID(from coder: KeyedUnarchiver) throws -> String? { try coder.decode(String.self, forKey: "id") }
 /// }
 /// ```
 ///
@@ -33,12 +35,20 @@ public protocol ArchiveRecord: KeyedArchivable, Identifiable {
     /// Reads the records of a store file written at an older `version`, from the coder positioned on the
     /// file's root object (keys `version`, `records`, and whatever that version wrote). Default: throws.
     static func migrateRecords(fromVersion version: Int, coder: KeyedUnarchiver) throws -> [Self]
+
+    /// Reads only the id of an archived record, from `coder` positioned on it, the way `init(coder:)` reads
+    /// it. With it, the repository finds a record, and checks that a new id is free, without decoding the
+    /// other records: `get` and `add` then take time in proportion to the file's size, not to the work of
+    /// decoding every record. Default: `nil` (whole records are decoded to compare ids).
+    static func decodeID(from coder: KeyedUnarchiver) throws -> ID?
 }
 
 extension ArchiveRecord {
     public static var archiveFormatVersion: Int { 1 }
 
     public static var nestedArchivableTypes: [any KeyedArchivable.Type] { [] }
+
+    public static func decodeID(from coder: KeyedUnarchiver) throws -> ID? { nil }
 
     public static func migrateRecords(fromVersion version: Int, coder: KeyedUnarchiver) throws -> [Self] {
         throw StoreError(

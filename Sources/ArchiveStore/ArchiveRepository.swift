@@ -41,9 +41,12 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         try load()
     }
 
-    /// The record with `id`, or `nil`.
+    /// The record with `id`, or `nil`. When the record type reads ids alone (``ArchiveRecord/decodeID(from:)``),
+    /// only the ids and the record found are decoded.
     public func get(_ id: Record.ID) throws(StoreError) -> Record? {
-        try load().first { $0.id == id }
+        guard let bytes = try AtomicFile.read(path) else { return nil }
+        if case .found(let record) = RepositoryFile<Record>.find(id, in: bytes) { return record }
+        return try RepositoryFile<Record>.decode(bytes, path: path).records.first { $0.id == id }
     }
 
     /// The number of records.
@@ -69,13 +72,24 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     // MARK: Writing
 
     /// Appends `record`; throws ``StoreError/Code/duplicateID`` if its id is taken.
+    ///
+    /// When the record type reads ids alone (``ArchiveRecord/decodeID(from:)``) and the file is a binary
+    /// store at the current version, the record is appended to the file as it is: the ids are checked, the
+    /// record's objects are added after the stored ones, and every stored object is copied byte for byte
+    /// (the result is read back before it replaces the file). Otherwise every record is decoded and the file
+    /// is archived anew.
     public func add(_ record: Record) throws(StoreError) {
-        try modify { records throws(StoreError) in
+        try transact { stored throws(StoreError) in
+            if let stored, let appended = try RepositoryFile.appending(record, to: stored, path: path) {
+                return appended
+            }
+            var (records, _) = try stored.map { bytes throws(StoreError) in try RepositoryFile<Record>.decode(bytes, path: path) }
+                ?? ([], Record.archiveFormatVersion)
             guard !records.contains(where: { $0.id == record.id }) else {
                 throw StoreError(.duplicateID, "a record with this id already exists", path: path, recordID: "\(record.id)")
             }
             records.append(record)
-            return true
+            return try RepositoryFile.encode(records, path: path)
         }
     }
 
@@ -138,38 +152,31 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// called more than once (when the store appears while its directory is being created), so it must
     /// derive everything from the records it is given.
     public func modify(_ body: (inout [Record]) throws(StoreError) -> Bool) throws(StoreError) {
-        try writers.withLock { _ throws(StoreError) in
-            let directory = PathName.directory(of: path)
-            var prepared: [Record]?
-            if try SystemCalls.linkStatus(directory) == nil {
-                // No directory, so no store: create it only if the change writes something.
-                var records: [Record] = []
-                guard try body(&records) else { return }
-                try SystemCalls.makeDirectories(directory)
-                prepared = records
-            }
-            try FileLock.holding(lockPath, timeout: options.lockTimeout) { () throws(StoreError) in
-                guard let bytes = try AtomicFile.read(path) else {
-                    var records: [Record] = []
-                    if let prepared {
-                        records = prepared
-                    } else {
-                        guard try body(&records) else { return }
-                    }
-                    try write(records)
-                    return
-                }
-                let (stored, version) = try RepositoryFile<Record>.decode(bytes, path: path)
-                var records = stored
-                let changed = try body(&records)
-                guard changed || version != Record.archiveFormatVersion else { return }
-                try write(records)
-            }
+        try transact { stored throws(StoreError) in
+            var (records, version) = try stored.map { bytes throws(StoreError) in try RepositoryFile<Record>.decode(bytes, path: path) }
+                ?? ([], Record.archiveFormatVersion)
+            let changed = try body(&records)
+            guard changed || version != Record.archiveFormatVersion else { return nil }
+            return try RepositoryFile.encode(records, path: path)
         }
     }
 
-    private func write(_ records: [Record]) throws(StoreError) {
-        try AtomicFile.replace(path, with: try RepositoryFile.encode(records, path: path), fault: options.writeFault)
+    /// Runs `change` on the stored bytes (`nil` when there is no file) under both locks and replaces the file
+    /// with what it returns (nothing is written when it returns `nil`). When the directory does not exist,
+    /// `change` first runs without the lock to see whether it writes at all, so that a change that writes
+    /// nothing creates nothing.
+    private func transact(_ change: ([UInt8]?) throws(StoreError) -> [UInt8]?) throws(StoreError) {
+        try writers.withLock { _ throws(StoreError) in
+            let directory = PathName.directory(of: path)
+            if try SystemCalls.linkStatus(directory) == nil {
+                guard try change(nil) != nil else { return }
+                try SystemCalls.makeDirectories(directory)
+            }
+            try FileLock.holding(lockPath, timeout: options.lockTimeout) { () throws(StoreError) in
+                guard let bytes = try change(try AtomicFile.read(path)) else { return }
+                try AtomicFile.replace(path, with: bytes, fault: options.writeFault)
+            }
+        }
     }
 
     // MARK: Corrupt stores

@@ -49,6 +49,10 @@ public struct FormRecord: ArchiveRecord, Hashable, Sendable {
         coder.encode(expiresAt, forKey: "expiresAt")
     }
 
+    public static func decodeID(from coder: KeyedUnarchiver) throws -> String? {
+        try coder.decode(String.self, forKey: "id")
+    }
+
     public init(coder: KeyedUnarchiver) throws {
         id = try coder.decode(String.self, forKey: "id")
         name = try coder.decode(String.self, forKey: "name")

@@ -194,6 +194,8 @@ struct CounterV2: ArchiveRecord {
         // Version 1 wrote the same class with `total`.
         count = try coder.decode(Int.self, forKey: try coder.containsValue(forKey: "count") ? "count" : "total")
     }
+    // Reads ids alone: `get` and `add` must still notice a version 1 file and migrate it in full.
+    static func decodeID(from coder: KeyedUnarchiver) throws -> String? { try coder.decode(String.self, forKey: "id") }
     static func migrateRecords(fromVersion version: Int, coder: KeyedUnarchiver) throws -> [CounterV2] {
         guard version == 1 else { throw StoreError(.unsupportedVersion, "no migration from version \(version)") }
         return try coder.decode([CounterV2].self, forKey: "records")
@@ -213,6 +215,7 @@ struct CounterV1: ArchiveRecord {
         id = try coder.decode(String.self, forKey: "id")
         total = try coder.decode(Int.self, forKey: "total")
     }
+    static func decodeID(from coder: KeyedUnarchiver) throws -> String? { try coder.decode(String.self, forKey: "id") }
 }
 
 @Suite("Store format versions")
@@ -225,6 +228,7 @@ struct FormatVersionTests {
         #expect(try v2.get("a")?.count == 5)
         try v2.add(CounterV2(id: "b", count: 6))
         #expect(try v2.all().map(\.count) == [5, 6])
+        #expect(try v2.get("b")?.count == 6)
         // Now at version 2, which version 1 refuses.
         let error = #expect(throws: StoreError.self) { try ArchiveRepository<CounterV1>(path: path).all() }
         #expect(error?.code == .unsupportedVersion)
@@ -249,4 +253,5 @@ struct CounterV3: ArchiveRecord {
     init(id: String) { self.id = id }
     func encode(with coder: KeyedArchiver) { coder.encode(id, forKey: "id") }
     init(coder: KeyedUnarchiver) throws { id = try coder.decode(String.self, forKey: "id") }
+    static func decodeID(from coder: KeyedUnarchiver) throws -> String? { try coder.decode(String.self, forKey: "id") }
 }

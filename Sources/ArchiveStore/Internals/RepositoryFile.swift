@@ -1,8 +1,8 @@
 import KeyedArchive
 
 /// The root object of a repository's archive: `ArchiveRepositoryFile {version, records}`.
-struct RepositoryFile<Record: ArchiveRecord>: KeyedArchivable {
-    static var archivedClassName: String { "ArchiveRepositoryFile" }
+package struct RepositoryFile<Record: ArchiveRecord>: KeyedArchivable {
+    package static var archivedClassName: String { "ArchiveRepositoryFile" }
 
     var version: Int
     var records: [Record]
@@ -12,12 +12,12 @@ struct RepositoryFile<Record: ArchiveRecord>: KeyedArchivable {
         self.records = records
     }
 
-    func encode(with coder: KeyedArchiver) {
+    package func encode(with coder: KeyedArchiver) {
         coder.encode(version, forKey: "version")
         coder.encode(records, forKey: "records")
     }
 
-    init(coder: KeyedUnarchiver) throws {
+    package init(coder: KeyedUnarchiver) throws {
         version = try coder.decode(Int.self, forKey: "version")
         let current = Record.archiveFormatVersion
         if version > current {
@@ -30,12 +30,12 @@ struct RepositoryFile<Record: ArchiveRecord>: KeyedArchivable {
             : try Record.migrateRecords(fromVersion: version, coder: coder)
     }
 
-    static var registry: ClassRegistry {
+    package static var registry: ClassRegistry {
         ClassRegistry([RepositoryFile<Record>.self, Record.self] + Record.nestedArchivableTypes)
     }
 
     /// The archive bytes for `records` at the current version.
-    static func encode(_ records: [Record], path: String) throws(StoreError) -> [UInt8] {
+    package static func encode(_ records: [Record], path: String) throws(StoreError) -> [UInt8] {
         do {
             return try KeyedArchiver.archivedData(withRootObject: RepositoryFile(records: records))
         } catch {
@@ -44,7 +44,7 @@ struct RepositoryFile<Record: ArchiveRecord>: KeyedArchivable {
     }
 
     /// The records and version in `bytes`. Anything unreadable is ``StoreError/Code/corrupt``.
-    static func decode(_ bytes: [UInt8], path: String) throws(StoreError) -> (records: [Record], version: Int) {
+    package static func decode(_ bytes: [UInt8], path: String) throws(StoreError) -> (records: [Record], version: Int) {
         do {
             guard let file = try KeyedUnarchiver.unarchivedObject(ofType: RepositoryFile<Record>.self, from: bytes, registry: registry)
             else { throw StoreError(.corrupt, "the archive's root object is nil", path: path) }
@@ -56,5 +56,81 @@ struct RepositoryFile<Record: ArchiveRecord>: KeyedArchivable {
         } catch {
             throw StoreError(.corrupt, "cannot read the store (\(bytes.count) bytes): \(error)", path: path)
         }
+    }
+
+    // MARK: Reading and adding without decoding every record
+
+    /// Runs `body` with an unarchiver positioned on the root object and the records' UIDs, when `bytes` is a
+    /// store at the current format version; `nil` otherwise (another version, or not a store file).
+    static func withRecords<R>(_ bytes: [UInt8], _ body: (KeyedUnarchiver, [Int]) throws -> R) throws -> R? {
+        try KeyedUnarchiver.withUnarchiver(for: bytes, registry: registry) { coder in
+            guard let root = try coder.objectUID(forKey: "root") else { return nil }
+            return try coder.visitObject(root, key: "root") { () throws -> R? in
+                guard coder.currentClassChain.first == archivedClassName,
+                      try coder.decode(Int.self, forKey: "version") == Record.archiveFormatVersion
+                else { return nil }
+                return try body(coder, try coder.elementUIDs(forKey: "records"))
+            }
+        }
+    }
+
+    /// The id of record `uid` read alone (``ArchiveRecord/decodeID(from:)``), or `nil` if the record type
+    /// does not read ids alone.
+    static func id(of uid: Int, _ coder: KeyedUnarchiver) throws -> Record.ID? {
+        try coder.visitObject(uid, key: "records") { try Record.decodeID(from: coder) }
+    }
+
+    /// The ids of every record, read alone, or `nil` if the record type does not read ids alone.
+    static func ids(of uids: [Int], _ coder: KeyedUnarchiver) throws -> [Record.ID]? {
+        var ids: [Record.ID] = []
+        ids.reserveCapacity(uids.count)
+        for uid in uids {
+            guard let id = try id(of: uid, coder) else { return nil }
+            ids.append(id)
+        }
+        return ids
+    }
+
+    /// What a lookup that decodes one record found.
+    enum Lookup {
+        /// The record with the id, or `nil` when no record has it.
+        case found(Record?)
+        /// The quick lookup does not apply (no ``ArchiveRecord/decodeID(from:)``, another format version,
+        /// XML, anything unexpected): decode the whole file instead, which also reports any damage.
+        case needsFullDecode
+    }
+
+    /// Finds the record with `id` by reading ids alone and decoding only that record.
+    static func find(_ id: Record.ID, in bytes: [UInt8]) -> Lookup {
+        let lookup = try? withRecords(bytes) { coder, uids -> Lookup in
+            for uid in uids {
+                guard let candidate = try Self.id(of: uid, coder) else { return .needsFullDecode }
+                if candidate == id { return .found(try coder.decodeObject(Record.self, uid: uid, key: "records")) }
+            }
+            return .found(nil)
+        }
+        return (lookup ?? nil) ?? .needsFullDecode
+    }
+
+    /// `bytes` with `record` appended at the end of the records, every stored object kept byte for byte
+    /// (``KeyedArchiveAppender``), or `nil` when the quick path does not apply and the file must be written in
+    /// full. The result is read back before it is returned: its records must be the old ones, in order, then
+    /// one that decodes to a record with `record`'s id.
+    /// - Throws: ``StoreError/Code/duplicateID`` when a record has `record`'s id.
+    package static func appending(_ record: Record, to bytes: [UInt8], path: String) throws(StoreError) -> [UInt8]? {
+        let scan = try? withRecords(bytes) { coder, uids in try Self.ids(of: uids, coder).map { (uids, $0) } }
+        guard let (uids, ids) = (scan ?? nil) ?? nil else { return nil }
+        guard !ids.contains(record.id) else {
+            throw StoreError(.duplicateID, "a record with this id already exists", path: path, recordID: "\(record.id)")
+        }
+        guard let (appended, uid) = (try? KeyedArchiveAppender.appending(record, toArrayAt: ["root", "records"], in: bytes)) ?? nil
+        else { return nil }
+        let readBack = try? withRecords(appended) { coder, newUIDs in
+            guard newUIDs.count == uids.count + 1, newUIDs.last == uid, newUIDs.dropLast().elementsEqual(uids) else {
+                return false
+            }
+            return try coder.decodeObject(Record.self, uid: uid, key: "records").id == record.id
+        }
+        return readBack == true ? appended : nil
     }
 }

@@ -71,9 +71,26 @@ enum SystemCalls {
         guard isRegularFile(info) else {
             throw StoreError(.io, "not a regular file", path: path)
         }
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(Int(info.st_size) + 1)
-        var chunk = [UInt8](repeating: 0, count: max(65_536, min(Int(info.st_size) + 1, 1 << 24)))
+        // Read straight into the result (one buffer touched, not a chunk and a copy), one byte more than the
+        // size so that a file that grew meanwhile is noticed and read on.
+        var failure: Int32 = 0
+        var bytes = [UInt8](unsafeUninitializedCapacity: max(0, Int(info.st_size)) + 1) { buffer, initialized in
+            initialized = 0
+            while initialized < buffer.count {
+                let count = read(fd, buffer.baseAddress.map { $0 + initialized }, buffer.count - initialized)
+                if count > 0 {
+                    initialized += count
+                } else if count == 0 {
+                    return
+                } else if errno != EINTR {
+                    failure = errno
+                    return
+                }
+            }
+        }
+        guard failure == 0 else { throw Self.failure("read", path, failure) }
+        guard bytes.count > info.st_size else { return bytes }
+        var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
             let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count > 0 {
@@ -81,7 +98,7 @@ enum SystemCalls {
             } else if count == 0 {
                 return bytes
             } else if errno != EINTR {
-                throw failure("read", path)
+                throw Self.failure("read", path)
             }
         }
     }
