@@ -26,8 +26,8 @@ package struct BinaryPlistAppender {
     /// The new objects' encodings, one after the other, and where each begins in `tail`.
     private var tail = BinaryPlistBuffer()
     private var tailOffsets: [Int] = []
-    /// Replaced arrays and their new references.
-    private var replacements: [Int: [Int]] = [:]
+    /// Replaced arrays: whether they keep their old references, and the new ones.
+    private var replacements: [Int: (keepingOld: Bool, references: [Int])] = [:]
     /// Objects, new or existing, to use again for an equal string or UID.
     private var strings: [String: Int] = [:]
     private var uids: [UInt64: Int] = [:]
@@ -149,6 +149,16 @@ package struct BinaryPlistAppender {
     /// Writes the existing array `index` anew with `references` (existing or new objects); its old bytes are
     /// dropped. The array must be referenced exactly once, so that nothing else changes with it.
     package mutating func replaceArray(_ index: Int, with references: [Int]) throws {
+        try change(index, keepingOld: false, references)
+    }
+
+    /// Writes the existing array `index` anew with its references followed by `references`, the old ones
+    /// copied as they are (not read into memory). The array must be referenced exactly once.
+    package mutating func extendArray(_ index: Int, with references: [Int]) throws {
+        try change(index, keepingOld: true, references)
+    }
+
+    private mutating func change(_ index: Int, keepingOld: Bool, _ references: [Int]) throws {
         guard case .array = try document.object(index) else {
             throw PlistError(.unsupportedValue, "object \(index) is not an array", objectIndex: index)
         }
@@ -161,33 +171,45 @@ package struct BinaryPlistAppender {
         guard references.allSatisfy({ $0 >= 0 && $0 < count }) else {
             throw PlistError(.invalidReference, "a new reference of array \(index) is not below \(count)", objectIndex: index)
         }
-        replacements[index] = references
+        replacements[index] = (keepingOld, references)
+    }
+
+    /// A replaced array: where its old bytes are, and its new encoding.
+    private typealias Piece = (index: Int, start: Int, end: Int, bytes: [UInt8])
+
+    /// The replaced arrays in number order, `nil` if one cannot be read (it was read when the appender was
+    /// made, so never).
+    private func pieces() -> [Piece]? {
+        let width = document.trailer.referenceWidth
+        var pieces: [Piece] = []
+        for (index, change) in replacements.sorted(by: { $0.key < $1.key }) {
+            guard case .array(let old) = try? document.object(index), let start = try? document.offset(ofObject: index),
+                  let end = document.bytes.withUnsafeBytes({ raw in
+                      try? BinaryPlistScanner(raw: raw, document: document).extent(index).end
+                  })
+            else { return nil }
+            var piece = BinaryPlistBuffer()
+            piece.writeMarker(0xA0, count: (change.keepingOld ? old.count : 0) + change.references.count)
+            if change.keepingOld {
+                piece.bytes.append(contentsOf: document.bytes[old.start..<(old.start + old.count * width)])
+            }
+            piece.writeReferences(change.references, width: width)
+            pieces.append((index, start, end, piece.bytes))
+        }
+        return pieces
     }
 
     /// The new plist: the existing objects with the replaced arrays written anew in their places, the new
     /// objects, a new offset table and trailer. Objects stay in number order, back to back, so the result can
-    /// be appended to in turn. `nil` when the objects have outgrown the reference width (the caller writes
-    /// the whole plist, with wider references, instead).
+    /// be appended to in turn. The result is checked before it is returned (``keepsExistingObjects(_:)``).
+    /// `nil` when the objects have outgrown the reference width (the caller writes the whole plist, with wider
+    /// references, instead), or if that check fails.
     package func serialize() -> [UInt8]? {
         let width = document.trailer.referenceWidth
         let total = objectCount
-        guard width >= 8 || total < 1 << (8 * width) else { return nil }
+        guard width >= 8 || total < 1 << (8 * width), let pieces = pieces() else { return nil }
         let oldCount = document.objectCount
         let table = document.objectAreaEnd
-        // Each replaced array: where its old bytes are, and its new encoding.
-        var pieces: [(index: Int, start: Int, end: Int, bytes: [UInt8])] = []
-        for index in replacements.keys.sorted() {
-            var piece = BinaryPlistBuffer()
-            let refs = replacements[index] ?? []
-            piece.writeMarker(0xA0, count: refs.count)
-            piece.writeReferences(refs, width: width)
-            let old: (start: Int, end: Int)? = document.bytes.withUnsafeBytes { raw in
-                let scanner = BinaryPlistScanner(raw: raw, document: document)
-                return (try? scanner.extent(index)).map { (scanner.offset(index), $0.end) }
-            }
-            guard let old else { return nil }  // read once already when the appender was made
-            pieces.append((index, old.start, old.end, piece.bytes))
-        }
         let tableOffset = table + tail.bytes.count + pieces.reduce(0) { $0 + $1.bytes.count - ($1.end - $1.start) }
         let offsetWidth = byteWidth(toExceed: tableOffset)
         let size = tableOffset + total * offsetWidth + BinaryPlistTrailer.byteCount
@@ -243,6 +265,70 @@ package struct BinaryPlistAppender {
             out.storeBytes(of: UInt64(tableOffset).bigEndian, toByteOffset: entry + 24, as: UInt64.self)
             initialized = size
         }
-        return complete ? bytes : nil
+        guard complete, keepsExistingObjects(bytes) else { return nil }
+        return bytes
     }
+
+    /// Whether every existing object that was not replaced is found in `result`, with the bytes up to the
+    /// next replaced array, byte for byte where `result`'s offset table says, and each replaced array right
+    /// after its run. (What the replaced arrays and the new objects hold is the caller's to read back.)
+    func keepsExistingObjects(_ result: [UInt8]) -> Bool {
+        guard let pieces = pieces(), result.count >= BinaryPlistTrailer.byteCount else { return false }
+        return result.withUnsafeBytes { new in
+            document.bytes.withUnsafeBytes { old in
+                let t = new.count - BinaryPlistTrailer.byteCount
+                let offsetWidth = Int(new[t + 6])
+                let tableOffset = Int(truncatingIfNeeded: readBigEndian(new, t + 24, 8))
+                let count = document.objectCount
+                guard (1...8).contains(offsetWidth), tableOffset >= 0,
+                      tableOffset <= t - count * offsetWidth
+                else { return false }
+                let oldWidth = document.trailer.offsetWidth
+                let oldTable = document.objectAreaEnd
+                func oldOffset(_ i: Int) -> Int { Int(truncatingIfNeeded: readBigEndian(old, oldTable + i * oldWidth, oldWidth)) }
+                func newOffset(_ i: Int) -> Int { Int(truncatingIfNeeded: readBigEndian(new, tableOffset + i * offsetWidth, offsetWidth)) }
+                // Runs of unchanged objects: from the header (or after a replaced array) up to the next replaced
+                // array (or the end of the old object area).
+                var first = 0
+                var oldStart = 0
+                var newStart = 0
+                for boundary in pieces + [(count, oldTable, oldTable, [])] {
+                    let length = boundary.start - oldStart
+                    guard length >= 0, newStart + length <= tableOffset, equalBytes(old, oldStart, new, newStart, length)
+                    else { return false }
+                    for i in first..<boundary.index where newOffset(i) - newStart != oldOffset(i) - oldStart { return false }
+                    guard boundary.index < count else { return true }
+                    guard newOffset(boundary.index) == newStart + length,
+                          equalBytes(boundary.bytes, new, newStart + length)
+                    else { return false }
+                    first = boundary.index + 1
+                    oldStart = boundary.end
+                    newStart += length + boundary.bytes.count
+                }
+                return true
+            }
+        }
+    }
+}
+
+/// Whether `bytes` are found at `b + j`.
+private func equalBytes(_ bytes: [UInt8], _ b: UnsafeRawBufferPointer, _ j: Int) -> Bool {
+    bytes.withUnsafeBytes { equalBytes($0, 0, b, j, bytes.count) }
+}
+
+/// Whether `length` bytes at `a + i` and `b + j` are equal, compared eight at a time.
+private func equalBytes(_ a: UnsafeRawBufferPointer, _ i: Int, _ b: UnsafeRawBufferPointer, _ j: Int, _ length: Int) -> Bool {
+    guard i >= 0, j >= 0, length >= 0, i + length <= a.count, j + length <= b.count else { return false }
+    var k = 0
+    while k + 8 <= length {
+        if a.loadUnaligned(fromByteOffset: i + k, as: UInt64.self) != b.loadUnaligned(fromByteOffset: j + k, as: UInt64.self) {
+            return false
+        }
+        k += 8
+    }
+    while k < length {
+        if a[i + k] != b[j + k] { return false }
+        k += 1
+    }
+    return true
 }

@@ -13,7 +13,7 @@ import BinaryPlist
 /// `$objects` count; class descriptions, strings and key names that the array's last element already uses
 /// are used again rather than repeated. Only `$objects` and the array's `NS.objects` are written anew
 /// (``BinaryPlistAppender``): every existing object keeps its bytes and its UID, so nothing stored before is
-/// touched; the result's layout is checked again before it is returned. Returns `nil` when the archive is
+/// touched (``BinaryPlistAppender`` checks that of its result). Returns `nil` when the archive is
 /// XML, or laid out in a way the appender does not handle, or would need wider object references: the caller
 /// then archives everything.
 ///
@@ -42,10 +42,9 @@ package enum KeyedArchiveAppender {
         guard let objectsRef = try value(document, document.topObject, "$objects"),
               let topRef = try value(document, document.topObject, "$top")
         else { throw KeyedArchiveError(.invalidHeader, "the archive has no $objects or no $top") }
-        guard case .array(let objectRefs) = try document.object(objectsRef), objectRefs.count > 0,
-              case .scalar(.string("$null")) = try document.object(objectRefs[0])
+        guard case .array(let archiveObjects) = try document.object(objectsRef), archiveObjects.count > 0,
+              case .scalar(.string("$null")) = try document.object(archiveObjects[0])
         else { throw KeyedArchiveError(.invalidHeader, "$objects is not an array starting with \"$null\"") }
-        var archiveObjects = Array(objectRefs)
 
         // Follow the key path to the array object and its NS.objects.
         var current = topRef
@@ -68,8 +67,10 @@ package enum KeyedArchiveAppender {
             throw KeyedArchiveError(.typeMismatch, "not an NSArray", keyPath: path.joined(separator: "."))
         }
 
+        guard case .array(let elements) = try document.object(elementsRef) else {
+            throw KeyedArchiveError(.typeMismatch, "NS.objects is not an array", keyPath: path.joined(separator: "."))
+        }
         var appender = try BinaryPlistAppender(document)
-        let elements = try appender.references(ofArray: elementsRef)
 
         // The object on its own: its `$objects`, numbered from 0 ($null).
         let single = try PropertyList.decode(try KeyedArchiver.archivedData(withRootObject: object))
@@ -93,17 +94,14 @@ package enum KeyedArchiveAppender {
                 added.append(index)
             }
         }
+        var newObjects: [Int] = []
         for index in added {
-            archiveObjects.append(try appender.append(try renumbered(singleObjects[index], numbers)))
+            newObjects.append(try appender.append(try renumbered(singleObjects[index], numbers)))
         }
         let uid = numbers[Int(root.value)]
-        try appender.replaceArray(objectsRef, with: archiveObjects)
-        let element = try appender.append(.uid(PlistUID(UInt64(uid))))
-        try appender.replaceArray(elementsRef, with: elements + [element])
-        guard let result = appender.serialize() else { return nil }
-        // Every object of the result must read as the appender expects its input: a check of the copy.
-        _ = try BinaryPlistAppender(BinaryPlistDocument(result))
-        return (result, uid)
+        try appender.extendArray(objectsRef, with: newObjects)
+        try appender.extendArray(elementsRef, with: [try appender.append(.uid(PlistUID(UInt64(uid))))])
+        return appender.serialize().map { ($0, uid) }
     }
 
     /// The value reference for string key `key` of plist dictionary `dictionary`, or `nil`.
@@ -160,7 +158,7 @@ package enum KeyedArchiveAppender {
         }
 
         /// Visits up to 64 objects reachable from `start`.
-        mutating func collect(from start: Int, _ objects: [Int], _ document: BinaryPlistDocument,
+        mutating func collect(from start: Int, _ objects: BinaryPlistDocument.References, _ document: BinaryPlistDocument,
                               _ appender: inout BinaryPlistAppender) throws {
             var queue = [start]
             var visited: Set<Int> = []

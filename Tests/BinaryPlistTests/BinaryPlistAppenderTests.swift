@@ -207,4 +207,41 @@ struct BinaryPlistAppenderTests {
         let result = try #require(appender.serialize())
         #expect(try PropertyList.decode(result) == ["list": ["x", "y", .uid(PlistUID(3))]])
     }
+
+    @Test func extendingAnArrayWritesWhatReplacingItWithOldAndNewWrites() throws {
+        var random = RandomPlist(seed: 77, profile: .binary)
+        let bytes = try BinaryPlistWriter().encode(base(&random, listCount: 5))
+        let document = try BinaryPlistDocument(bytes)
+        let list = try member(document, "list")
+        var replacing = try BinaryPlistAppender(document)
+        var extending = try BinaryPlistAppender(document)
+        let old = try replacing.references(ofArray: list)
+        let a = try replacing.append("new")
+        #expect(try extending.append("new") == a)
+        try replacing.replaceArray(list, with: old + [a])
+        try extending.extendArray(list, with: [a])
+        #expect(replacing.serialize() == extending.serialize())
+    }
+
+    @Test func theResultIsCheckedObjectByObject() throws {
+        var random = RandomPlist(seed: 8, profile: .binary)
+        let bytes = try BinaryPlistWriter().encode(base(&random, listCount: 3))
+        let document = try BinaryPlistDocument(bytes)
+        let list = try member(document, "list")
+        var appender = try BinaryPlistAppender(document)
+        try appender.extendArray(list, with: [try appender.append("added")])
+        let result = try #require(appender.serialize())
+        #expect(appender.keepsExistingObjects(result))
+        let newDocument = try BinaryPlistDocument(result)
+        // A changed byte anywhere in the old objects, in the rewritten list, or in an offset: refused.
+        for index in [0, 1, list, document.objectCount - 1] {
+            var damaged = result
+            damaged[try newDocument.offset(ofObject: index)] ^= 0x01
+            #expect(!appender.keepsExistingObjects(damaged), "object \(index)")
+        }
+        var moved = result
+        let entry = newDocument.trailer.offsetTableOffset + 2 * newDocument.trailer.offsetWidth + newDocument.trailer.offsetWidth - 1
+        moved[entry] &+= 1
+        #expect(!appender.keepsExistingObjects(moved))
+    }
 }

@@ -74,21 +74,25 @@ package struct RepositoryFile<Record: ArchiveRecord>: KeyedArchivable {
         }
     }
 
-    /// The id of record `uid` read alone (``ArchiveRecord/decodeID(from:)``), or `nil` if the record type
-    /// does not read ids alone.
-    static func id(of uid: Int, _ coder: KeyedUnarchiver) throws -> Record.ID? {
-        try coder.visitObject(uid, key: "records") { try Record.decodeID(from: coder) }
+    /// Where the record with an id is, found by reading each record's id alone.
+    enum Search {
+        /// The UID of the first record with the id.
+        case found(Int)
+        /// No record has the id.
+        case absent
+        /// The record type does not read ids alone (``ArchiveRecord/decodeID(from:)`` returned `nil`).
+        case unsupported
     }
 
-    /// The ids of every record, read alone, or `nil` if the record type does not read ids alone.
-    static func ids(of uids: [Int], _ coder: KeyedUnarchiver) throws -> [Record.ID]? {
-        var ids: [Record.ID] = []
-        ids.reserveCapacity(uids.count)
+    /// Looks for the record with `id` among `uids`, reading ids alone, first to last.
+    static func search(_ id: Record.ID, in uids: [Int], _ coder: KeyedUnarchiver) throws -> Search {
         for uid in uids {
-            guard let id = try id(of: uid, coder) else { return nil }
-            ids.append(id)
+            guard let candidate = try coder.visitObject(uid, key: "records", { try Record.decodeID(from: coder) }) else {
+                return .unsupported
+            }
+            if candidate == id { return .found(uid) }
         }
-        return ids
+        return .absent
     }
 
     /// What a lookup that decodes one record found.
@@ -103,11 +107,11 @@ package struct RepositoryFile<Record: ArchiveRecord>: KeyedArchivable {
     /// Finds the record with `id` by reading ids alone and decoding only that record.
     static func find(_ id: Record.ID, in bytes: [UInt8]) -> Lookup {
         let lookup = try? withRecords(bytes) { coder, uids -> Lookup in
-            for uid in uids {
-                guard let candidate = try Self.id(of: uid, coder) else { return .needsFullDecode }
-                if candidate == id { return .found(try coder.decodeObject(Record.self, uid: uid, key: "records")) }
+            switch try search(id, in: uids, coder) {
+            case .found(let uid): return .found(try coder.decodeObject(Record.self, uid: uid, key: "records"))
+            case .absent: return .found(nil)
+            case .unsupported: return .needsFullDecode
             }
-            return .found(nil)
         }
         return (lookup ?? nil) ?? .needsFullDecode
     }
@@ -118,10 +122,13 @@ package struct RepositoryFile<Record: ArchiveRecord>: KeyedArchivable {
     /// one that decodes to a record with `record`'s id.
     /// - Throws: ``StoreError/Code/duplicateID`` when a record has `record`'s id.
     package static func appending(_ record: Record, to bytes: [UInt8], path: String) throws(StoreError) -> [UInt8]? {
-        let scan = try? withRecords(bytes) { coder, uids in try Self.ids(of: uids, coder).map { (uids, $0) } }
-        guard let (uids, ids) = (scan ?? nil) ?? nil else { return nil }
-        guard !ids.contains(record.id) else {
+        let scan = try? withRecords(bytes) { coder, uids in (uids, try search(record.id, in: uids, coder)) }
+        guard let (uids, search) = scan ?? nil else { return nil }
+        switch search {
+        case .unsupported: return nil
+        case .found:
             throw StoreError(.duplicateID, "a record with this id already exists", path: path, recordID: "\(record.id)")
+        case .absent: break
         }
         guard let (appended, uid) = (try? KeyedArchiveAppender.appending(record, toArrayAt: ["root", "records"], in: bytes)) ?? nil
         else { return nil }
