@@ -17,6 +17,10 @@
 /// reader sees the old file or the new one. A file that cannot be decoded is reported as
 /// ``StoreError/Code/corrupt`` and never overwritten; ``moveAside(suffix:)`` renames it out of the way on request.
 ///
+/// After each write the lock file records a digest of the file written. While the file still matches it, and
+/// the record type reads ids alone (``ArchiveRecord/decodeID(from:)``), `get` decodes only the record it
+/// returns and `add` appends to the file in place; any other file is decoded in full first.
+///
 /// Plays the part of a Core Data persistent store or an `NSKeyedArchiver.archiveRootObject(_:toFile:)` cache.
 public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// The archive file.
@@ -41,11 +45,14 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         try load()
     }
 
-    /// The record with `id`, or `nil`. When the record type reads ids alone (``ArchiveRecord/decodeID(from:)``),
-    /// only the ids and the record found are decoded.
+    /// The record with `id`, or `nil`. When the record type reads ids alone (``ArchiveRecord/decodeID(from:)``)
+    /// and the file is as this library last wrote it (``isUnchangedSinceLastWrite(_:)``), only the ids and the
+    /// record found are decoded; otherwise the whole file is, and any damage is reported.
     public func get(_ id: Record.ID) throws(StoreError) -> Record? {
         guard let bytes = try AtomicFile.read(path) else { return nil }
-        if case .found(let record) = RepositoryFile<Record>.find(id, in: bytes) { return record }
+        if isUnchangedSinceLastWrite(bytes), case .found(let record) = RepositoryFile<Record>.find(id, in: bytes) {
+            return record
+        }
         return try RepositoryFile<Record>.decode(bytes, path: path).records.first { $0.id == id }
     }
 
@@ -74,13 +81,15 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// Appends `record`; throws ``StoreError/Code/duplicateID`` if its id is taken.
     ///
     /// When the record type reads ids alone (``ArchiveRecord/decodeID(from:)``) and the file is a binary
-    /// store at the current version, the record is appended to the file as it is: the ids are checked, the
-    /// record's objects are added after the stored ones, and every stored object is copied byte for byte
-    /// (the result is read back before it replaces the file). Otherwise every record is decoded and the file
-    /// is archived anew.
+    /// store at the current version, exactly as this library last wrote it (``isUnchangedSinceLastWrite(_:)``),
+    /// the record is appended to the file as it is: the ids are checked, the record's objects are added after
+    /// the stored ones, and every stored object is copied byte for byte (the result is read back before it
+    /// replaces the file). Otherwise every record is decoded, which reports any damage, and the file is
+    /// archived anew.
     public func add(_ record: Record) throws(StoreError) {
         try transact { stored throws(StoreError) in
-            if let stored, let appended = try RepositoryFile.appending(record, to: stored, path: path) {
+            if let stored, isUnchangedSinceLastWrite(stored),
+               let appended = try RepositoryFile.appending(record, to: stored, path: path) {
                 return appended
             }
             var (records, _) = try stored.map { bytes throws(StoreError) in try RepositoryFile<Record>.decode(bytes, path: path) }
@@ -175,8 +184,17 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
             try FileLock.holding(lockPath, timeout: options.lockTimeout) { () throws(StoreError) in
                 guard let bytes = try change(try AtomicFile.read(path)) else { return }
                 try AtomicFile.replace(path, with: bytes, fault: options.writeFault)
+                StoreDigest.record(StoreDigest.of(bytes), at: lockPath)
             }
         }
+    }
+
+    /// Whether `bytes` are exactly what this library last wrote to the file (their digest is the one recorded
+    /// in the lock file, see ``StoreDigest``). Only then do `get` and `add` read part of the file; a file
+    /// damaged or changed by anything else is read in full.
+    func isUnchangedSinceLastWrite(_ bytes: [UInt8]) -> Bool {
+        guard let recorded = StoreDigest.recorded(at: lockPath) else { return false }
+        return recorded == StoreDigest.of(bytes)
     }
 
     // MARK: Corrupt stores

@@ -28,8 +28,9 @@ package struct BinaryPlistAppender {
     private var tailOffsets: [Int] = []
     /// Replaced arrays: whether they keep their old references, and the new ones.
     private var replacements: [Int: (keepingOld: Bool, references: [Int])] = [:]
-    /// Objects, new or existing, to use again for an equal string or UID.
-    private var strings: [String: Int] = [:]
+    /// Objects, new or existing, to use again for a string with the same UTF-8 bytes (not merely equal as
+    /// Swift strings, which canonically equivalent strings are) or an equal UID.
+    private var strings: [[UInt8]: Int] = [:]
     private var uids: [UInt64: Int] = [:]
 
     /// Checks the layout of `document` (see the type's description).
@@ -40,6 +41,7 @@ package struct BinaryPlistAppender {
         let count = document.objectCount
         let width = document.trailer.referenceWidth
         var counts = [UInt8](repeating: 0, count: count)
+        var largest: UInt64?
         try document.bytes.withUnsafeBytes { raw in
             let scanner = BinaryPlistScanner(raw: raw, document: document)
             var previousEnd = 8
@@ -53,6 +55,12 @@ package struct BinaryPlistAppender {
                                 byteOffset: start, objectIndex: index)
                         }
                         let (end, references) = try scanner.extent(index)
+                        if raw[start] >> 4 == 0x8 {
+                            let size = Int(raw[start] & 0x0F) + 1
+                            let wide = size > 8 && readBigEndian(raw, start + 1, size - 8) != 0
+                            let uid = wide ? UInt64.max : readBigEndian(raw, start + 1, size)
+                            largest = max(largest ?? 0, uid)
+                        }
                         var p = end - references * width
                         while p < end {
                             let reference = Int(truncatingIfNeeded: readBigEndian(raw, p, width))
@@ -70,6 +78,7 @@ package struct BinaryPlistAppender {
         // The trailer refers to the top object.
         if counts[document.topObject] < .max { counts[document.topObject] += 1 }
         referenceCounts = counts
+        largestUID = largest
     }
 
     /// Objects in the document once the new ones are counted.
@@ -81,9 +90,21 @@ package struct BinaryPlistAppender {
         index >= 0 && index < referenceCounts.count ? Int(referenceCounts[index]) : 0
     }
 
-    /// Uses the existing string object `index` for every equal string appended afterwards.
+    /// The largest UID value among the existing objects (`nil` when there is none; `UInt64.max` for a UID
+    /// wider than 64 bits). A keyed archive whose UIDs all fall below its `$objects` count has no reference
+    /// that new objects could capture.
+    package private(set) var largestUID: UInt64?
+
+    /// Uses the existing string object `index` for every string with the same bytes appended afterwards. Only
+    /// an ASCII string (marker `0x5_`, every byte below 0x80) is used again: any other is written anew, so
+    /// that what another reader makes of its bytes never matters.
     package mutating func reuseString(_ index: Int) throws {
-        if case .scalar(.string(let s)) = try document.object(index), strings[s] == nil { strings[s] = index }
+        let offset = try document.offset(ofObject: index)
+        guard document.bytes[offset] >> 4 == 0x5, case .scalar(.string(let s)) = try document.object(index),
+              s.utf8.allSatisfy({ $0 < 0x80 })
+        else { return }
+        let key = Array(s.utf8)
+        if strings[key] == nil { strings[key] = index }
     }
 
     /// Appends `value` (a collection with everything in it) and returns its object number. Equal strings and
@@ -107,9 +128,10 @@ package struct BinaryPlistAppender {
             let refs = try children(entries.map(\.key) + entries.map(\.value), depth: depth)
             return newObject(references: refs) { $0.writeMarker(0xD0, count: entries.count) }
         case .string(let s):
-            if let existing = strings[s] { return existing }
+            let key = Array(s.utf8)
+            if let existing = strings[key] { return existing }
             let index = newObject(references: []) { $0.writeString(s) }
-            strings[s] = index
+            strings[key] = index
             return index
         case .uid(let u):
             if let existing = uids[u.value] { return existing }

@@ -22,8 +22,8 @@ import BinaryPlist
 package enum KeyedArchiveAppender {
     /// `bytes` with `object` archived and appended to the `NSArray` reached from `$top` through `keyPath`
     /// (each key's value a reference to the next object), and the new element's UID.
-    /// - Throws: ``KeyedArchiveError`` when the archive is malformed along the path or `object` cannot be
-    ///   archived.
+    /// - Throws: ``KeyedArchiveError`` when the archive is malformed (an object that cannot be read, a key path
+    ///   that leads to no array, a UID beyond `$objects`) or `object` cannot be archived.
     package static func appending(_ object: Any, toArrayAt keyPath: [String], in bytes: [UInt8]) throws
         -> (bytes: [UInt8], uid: Int)?
     {
@@ -71,6 +71,10 @@ package enum KeyedArchiveAppender {
             throw KeyedArchiveError(.typeMismatch, "NS.objects is not an array", keyPath: path.joined(separator: "."))
         }
         var appender = try BinaryPlistAppender(document)
+        // A UID beyond `$objects` is damage; new objects numbered from the old count would give it a meaning.
+        if let largest = appender.largestUID, largest >= UInt64(archiveObjects.count) {
+            throw KeyedArchiveError(.invalidReference, "UID \(largest) is not below the \(archiveObjects.count) objects")
+        }
 
         // The object on its own: its `$objects`, numbered from 0 ($null).
         let single = try PropertyList.decode(try KeyedArchiver.archivedData(withRootObject: object))
@@ -80,7 +84,8 @@ package enum KeyedArchiveAppender {
 
         // Class descriptions and strings the last element uses, to be used again.
         var reusable = Reusable()
-        if let last = elements.last, case .scalar(.uid(let uid)) = try document.object(last) {
+        if let last = elements.last, case .scalar(.uid(let uid)) = try document.object(last),
+           uid.value < UInt64(archiveObjects.count) {
             try reusable.collect(from: Int(uid.value), archiveObjects, document, &appender)
         }
 
@@ -104,13 +109,19 @@ package enum KeyedArchiveAppender {
         return appender.serialize().map { ($0, uid) }
     }
 
-    /// The value reference for string key `key` of plist dictionary `dictionary`, or `nil`.
+    /// The value reference for string key `key` of plist dictionary `dictionary`, or `nil`. A key found twice
+    /// is refused (`unsupportedValue`, so the caller writes in full): readers differ on which one wins.
     private static func value(_ document: BinaryPlistDocument, _ dictionary: Int, _ key: String) throws -> Int? {
         guard case .dictionary(let keys, let values) = try document.object(dictionary) else { return nil }
+        var found: Int?
         for i in 0..<keys.count {
-            if case .scalar(.string(let k)) = try document.object(keys[i]), k == key { return values[i] }
+            guard case .scalar(.string(let k)) = try document.object(keys[i]), k == key else { continue }
+            guard found == nil else {
+                throw PlistError(.unsupportedValue, "key \"\(key)\" appears twice", objectIndex: dictionary)
+            }
+            found = values[i]
         }
-        return nil
+        return found
     }
 
     /// `value` with every UID `u` replaced by `numbers[u]`.
@@ -132,28 +143,29 @@ package enum KeyedArchiveAppender {
     }
 
     /// Archive objects near an existing element that the appended objects may use instead of new ones:
-    /// class descriptions (`$classname` and `$classes` alone) and bare strings, both values, never
-    /// identities. The plist strings of their keys are registered with the appender too.
+    /// class descriptions (`$classname` and `$classes` alone) and bare ASCII strings, both values, never
+    /// identities, compared by their UTF-8 bytes (canonically equivalent strings stay apart). The plist strings
+    /// of their keys are registered with the appender too.
     private struct Reusable {
         var classes: [ClassDescription: Int] = [:]
-        var strings: [String: Int] = [:]
+        var strings: [[UInt8]: Int] = [:]
 
+        /// `$classname` then the `$classes` chain, as bytes.
         struct ClassDescription: Hashable {
-            var name: String
-            var chain: [String]
+            var names: [[UInt8]]
 
             init?(_ value: PlistValue) {
                 guard let d = value.dictionaryValue, d.count == 2, let name = d["$classname"]?.stringValue,
-                      let chain = d["$classes"]?.arrayValue?.compactMap(\.stringValue),
-                      chain.count == d["$classes"]?.arrayValue?.count
+                      let list = d["$classes"]?.arrayValue
                 else { return nil }
-                self.name = name
-                self.chain = chain
+                let chain = list.compactMap(\.stringValue)
+                guard chain.count == list.count else { return nil }
+                names = ([name] + chain).map { Array($0.utf8) }
             }
         }
 
         func existing(_ value: PlistValue) -> Int? {
-            if case .string(let s) = value { return strings[s] }
+            if case .string(let s) = value { return strings[Array(s.utf8)] }
             return ClassDescription(value).flatMap { classes[$0] }
         }
 
@@ -166,7 +178,12 @@ package enum KeyedArchiveAppender {
                 guard uid > 0, uid < objects.count, visited.insert(uid).inserted else { continue }
                 switch try document.object(objects[uid]) {
                 case .scalar(.string(let s)):
-                    if strings[s] == nil { strings[s] = uid }
+                    // Only a string written as ASCII: any other reader makes the same of its bytes.
+                    let key = Array(s.utf8)
+                    if strings[key] == nil, key.allSatisfy({ $0 < 0x80 }),
+                       try document.bytes[document.offset(ofObject: objects[uid])] >> 4 == 0x5 {
+                        strings[key] = uid
+                    }
                 case .dictionary(let keys, _):
                     for key in keys { try appender.reuseString(key) }
                     let value = try document.decodeObject(objects[uid])

@@ -1,3 +1,4 @@
+import BinaryPlist
 import Foundation
 import KeyedArchive
 import Testing
@@ -122,29 +123,78 @@ struct QuickPathTests {
         #expect(try repository.all() == [sample(0), sample(1)])
     }
 
-    @Test func getDecodesOnlyTheRecordItReturns() throws {
-        // A record damaged in a field other than its id: `all` reports the store as corrupt, `get` of another
-        // record still answers (it decodes ids, then only the record found), and `add` keeps the damaged
-        // record's bytes as they are.
+    @Test func aStoreChangedBehindTheRepositorysBackIsReadInFull() throws {
+        // A record damaged in a field other than its id, by something other than the repository: the file no
+        // longer matches the digest of the last write, so `get` and `add` decode it in full, report it as
+        // corrupt like `all`, and write nothing.
         let directory = try TemporaryDirectory()
         let repository = readings(directory)
         for i in 0..<4 { try repository.add(sample(i)) }
+        #expect(try repository.get("r1") == sample(1))
         var graph = try ArchiveGraph(bytes: directory.read("Readings.archive"))
         let damaged = try #require(graph.objects.indices.first { graph.instance($0)?["value"] != nil && graph.objects[$0]["id"].flatMap { $0.uidValue }.map { graph.objects[Int($0.value)] } == "r2" })
         var fields = try #require(graph.objects[damaged].dictionaryValue)
         fields["value"] = "not a number"
         graph.objects[damaged] = .dictionary(fields)
-        try directory.write(try graph.encoded(), to: "Readings.archive")
+        let bytes = try graph.encoded()
+        try directory.write(bytes, to: "Readings.archive")
 
-        let error = #expect(throws: StoreError.self) { try repository.all() }
-        #expect(error?.code == .corrupt)
-        #expect(try repository.get("r1") == sample(1))
-        #expect(try repository.get("r9") == nil)
-        #expect(throws: StoreError.self) { try repository.get("r2") }
+        for operation in [{ _ = try repository.all() }, { _ = try repository.get("r1") }, { try repository.add(sample(9)) }] {
+            let error = #expect(throws: StoreError.self) { try operation() }
+            #expect(error?.code == .corrupt)
+        }
+        #expect(try directory.read("Readings.archive") == bytes)
+    }
+
+    @Test func aStoreRewrittenByAnotherProgramTakesTheFullPathOnce() throws {
+        // Same records, other bytes (as another writer would lay them out): read in full, then archived anew,
+        // after which the quick path applies again.
+        let directory = try TemporaryDirectory()
+        let repository = readings(directory)
+        for i in 0..<3 { try repository.add(sample(i)) }
+        let other = try ArchiveGraph(bytes: directory.read("Readings.archive")).encoded(format: .xml)
+        try directory.write(try PropertyList.encode(PropertyList.decode(other), format: .binary), to: "Readings.archive")
+        try repository.add(sample(3))
+        #expect(try directory.read("Readings.archive") == (try RepositoryFile<Reading>.encode((0...3).map(sample), path: repository.path)))
+        let before = try directory.read("Readings.archive")
+        let appended = try #require(try RepositoryFile<Reading>.appending(sample(4), to: before, path: repository.path))
         try repository.add(sample(4))
-        #expect(try repository.get("r4") == sample(4))
-        let after = try ArchiveGraph(bytes: directory.read("Readings.archive"))
-        #expect(after.objects[damaged] == graph.objects[damaged])
+        #expect(try directory.read("Readings.archive") == appended)
+    }
+
+    @Test func aMissingOrUnreadableDigestOnlyCostsTheQuickPath() throws {
+        let directory = try TemporaryDirectory()
+        let repository = readings(directory)
+        for i in 0..<3 { try repository.add(sample(i)) }
+        for garbage in [[UInt8](), Array("archive-digest zz\n".utf8), [0xFF, 0x00, 0x41]] {
+            try directory.write(garbage, to: "Readings.archive.lock")
+            #expect(try repository.get("r1") == sample(1))
+            #expect(try repository.count() == 3)
+        }
+        try repository.add(sample(3))
+        #expect(try repository.all() == (0...3).map(sample))
+        #expect(String(decoding: try directory.read("Readings.archive.lock"), as: UTF8.self).hasPrefix("archive-digest "))
+    }
+
+    @Test func theDigestChangesWithAnyChangedByte() throws {
+        let bytes = try RepositoryFile<Reading>.encode((0..<30).map(sample), path: "x")
+        let digest = StoreDigest.of(bytes)
+        #expect(StoreDigest.of(bytes) == digest)
+        var rng = SeededGenerator(seed: 3)
+        var digests: Set<UInt64> = [digest]
+        var flips: Set<Int> = []
+        for _ in 0..<500 {
+            var changed = bytes
+            let at = Int.random(in: 0..<changed.count, using: &rng)
+            let bit = Int.random(in: 0..<8, using: &rng)
+            changed[at] ^= UInt8(1 << bit)
+            flips.insert(at * 8 + bit)
+            digests.insert(StoreDigest.of(changed))
+        }
+        // Every distinct one-bit change gives a digest of its own.
+        #expect(digests.count == flips.count + 1)
+        #expect(StoreDigest.of(bytes + [0]) != digest)
+        #expect(StoreDigest.of(Array(bytes.dropLast())) != digest)
     }
 
     @Test func concurrentQuickAddsLoseNothing() async throws {

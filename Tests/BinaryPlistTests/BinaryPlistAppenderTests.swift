@@ -244,4 +244,29 @@ struct BinaryPlistAppenderTests {
         moved[entry] &+= 1
         #expect(!appender.keepsExistingObjects(moved))
     }
+
+    @Test func largestUIDIsTheLargestAmongTheObjects() throws {
+        let none = try BinaryPlistAppender(BinaryPlistDocument(BinaryPlistWriter().encode(["a", 1])))
+        #expect(none.largestUID == nil)
+        let some = try BinaryPlistAppender(BinaryPlistDocument(BinaryPlistWriter().encode(
+            [.uid(PlistUID(3)), ["k": .uid(PlistUID(700))], .uid(PlistUID(5))])))
+        #expect(some.largestUID == 700)
+        var b = BPlistBuilder()
+        _ = b.add([0xA2, 1, 2])
+        _ = b.add([0x8F] + [UInt8](repeating: 0, count: 7) + [1] + [UInt8](repeating: 0, count: 8))  // 2^64
+        _ = b.add([0x80, 9])
+        #expect(try BinaryPlistAppender(BinaryPlistDocument(b.build())).largestUID == .max)
+    }
+
+    @Test func onlyStringsWrittenAsASCIIAreUsedAgain() throws {
+        let bytes = try BinaryPlistWriter().encode(["list": ["caf\u{E9}", "plain"]])
+        let document = try BinaryPlistDocument(bytes)
+        var appender = try BinaryPlistAppender(document)
+        let refs = try appender.references(ofArray: try member(document, "list"))
+        for ref in refs { try appender.reuseString(ref) }
+        #expect(try appender.append("plain") == refs[1])
+        let accented = try appender.append("caf\u{E9}")
+        #expect(accented != refs[0] && accented >= document.objectCount)
+        #expect(try appender.append("cafe\u{301}") != accented)
+    }
 }

@@ -87,9 +87,8 @@ package struct RepositoryFile<Record: ArchiveRecord>: KeyedArchivable {
     /// Looks for the record with `id` among `uids`, reading ids alone, first to last.
     static func search(_ id: Record.ID, in uids: [Int], _ coder: KeyedUnarchiver) throws -> Search {
         for uid in uids {
-            guard let candidate = try coder.visitObject(uid, key: "records", { try Record.decodeID(from: coder) }) else {
-                return .unsupported
-            }
+            let candidate = try coder.visitObject(uid, key: "records", as: Record.self) { try Record.decodeID(from: coder) }
+            guard let candidate else { return .unsupported }
             if candidate == id { return .found(uid) }
         }
         return .absent

@@ -36,10 +36,22 @@ extension KeyedUnarchiver {
 
     /// Runs `body` with archived object `uid` as the current object, without instantiating it: `body` reads
     /// some of its keys with the usual `decode` methods (as `init(coder:)` would, under `key` in error key
-    /// paths).
-    package func visitObject<R>(_ uid: Int, key: String, _ body: () throws -> R) throws -> R {
+    /// paths). With `type`, the object's class must resolve to that type (or a subclass), as a decode of it as
+    /// `type` would require; ``KeyedArchiveError/Code/typeMismatch`` otherwise.
+    package func visitObject<R>(_ uid: Int, key: String, as type: Any.Type? = nil, _ body: () throws -> R) throws -> R {
         let (fields, resolved) = try objectFields(uid)
         try checkAllowed(resolved, uid: uid)
+        if let type {
+            let found: Any.Type? = switch resolved.kind {
+            case .custom(let t): t
+            case .codable(let t): t
+            case .standard, .generic: nil
+            }
+            guard let found, isType(found, kindOf: type) else {
+                throw error(.typeMismatch, "expected \(type), found \(resolved.chain.first ?? "an object")", key: key,
+                            uid: uid, chain: resolved.chain)
+            }
+        }
         return try enter(uid, resolved.chain, fields, key: key, slot: resolved.slot, body)
     }
 
