@@ -22,7 +22,7 @@ enum StoreWorkload {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: cache.path)))
         print("store: \(count) records, \(bytes.count) bytes")
         var phases: [(String, [Double])] = [
-            ("read file", []), ("parse (offset table)", []), ("parse + check layout", []), ("scan ids (decodeID)", []),
+            ("read file", []), ("digest", []), ("parse (offset table)", []), ("parse + check layout", []), ("scan ids (decodeID)", []),
             ("append (archive one record, splice)", []), ("RepositoryFile.appending (ids + splice + read back)", []),
             ("full path: decode all", []), ("full path: encode all", []),
             ("FormCache.add (whole, with fsyncs)", []), ("FormCache.get (whole)", []),
@@ -35,6 +35,7 @@ enum StoreWorkload {
                 i += 1
             }
             try time { blackHole(try Data(contentsOf: URL(fileURLWithPath: cache.path))) }
+            time { blackHole(StoreDigest.of(bytes)) }
             try time { blackHole(try BinaryPlistDocument(bytes).objectCount) }
             try time { blackHole(try BinaryPlistAppender(try BinaryPlistDocument(bytes)).objectCount) }
             try time {

@@ -21,11 +21,11 @@ import Darwin
 /// still never traps the reader and never loses what it holds.
 ///
 /// No Apple API; plays the part of SQLite's page checksums for this one-file store.
-enum StoreDigest {
+package enum StoreDigest {
     private static let prefix = "archive-digest "
 
     /// The digest of `bytes`: four independent multiply-xor lanes over eight-byte words, then mixed.
-    static func of(_ bytes: [UInt8]) -> UInt64 {
+    package static func of(_ bytes: [UInt8]) -> UInt64 {
         bytes.withUnsafeBytes { raw in
             var lanes: (UInt64, UInt64, UInt64, UInt64) = (
                 0x9E37_79B9_7F4A_7C15, 0xC2B2_AE3D_27D4_EB4F, 0x1656_67B1_9E37_79F9, 0x27D4_EB2F_1656_67C5)
