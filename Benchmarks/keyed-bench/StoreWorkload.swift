@@ -24,7 +24,7 @@ enum StoreWorkload {
         var phases: [(String, [Double])] = [
             ("read file", []), ("digest", []), ("parse (offset table)", []), ("parse + check layout", []), ("scan ids (decodeID)", []),
             ("append (archive one record, splice)", []), ("RepositoryFile.appending (ids + splice + read back)", []),
-            ("full path: decode all", []), ("full path: encode all", []),
+            ("full path: decode all", []), ("full path: encode all, read back", []),
             ("FormCache.add (whole, with fsyncs)", []), ("FormCache.get (whole)", []),
         ]
         let extra = FormRecord(id: "bench-extra", name: "extra", fields: ["k": "v"], registeredAt: start, timeToLive: .defaultValue)

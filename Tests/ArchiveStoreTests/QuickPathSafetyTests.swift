@@ -1,5 +1,8 @@
 import BinaryPlist
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import KeyedArchive
 import Testing
 import TestSupport
@@ -163,5 +166,75 @@ struct QuickPathSafetyTests {
             _ = try? RepositoryFile<FormRecord>.appending(record, to: bytes, path: "x")
             _ = try? KeyedArchiveAppender.appending(record, toArrayAt: ["root", "records"], in: bytes)
         }
+    }
+
+    // MARK: Files the repository writes itself (second review)
+
+    @Test func aRecordThatWouldNotReadBackIsRefusedAndNothingIsWritten() throws {
+        let directory = try TemporaryDirectory()
+        let repository = ArchiveRepository<FormRecord>(path: directory.file("Forms.archive"))
+        let stored = StorePlist.records(0..<3)
+        for record in stored { try repository.add(record) }
+        let before = try directory.read("Forms.archive")
+        for bad in [Date(timeIntervalSinceReferenceDate: .infinity), Date(timeIntervalSinceReferenceDate: .nan)] {
+            var record = StorePlist.records(3..<4)[0]
+            record.expiresAt = bad
+            // Archived, the date does not read back: refused by the quick path's read-back, then by the full
+            // path's, and nothing is written.
+            let error = #expect(throws: StoreError.self) { try repository.add(record) }
+            #expect(error?.code == .invalidArgument)
+            #expect(try directory.read("Forms.archive") == before)
+        }
+        #expect(try repository.all() == stored)
+        #expect(try repository.get("id1") == stored[1])
+        try repository.add(StorePlist.records(5..<6)[0])
+        #expect(try repository.all() == stored + StorePlist.records(5..<6))
+    }
+
+    @Test func getDecodesOnlyTheRecordItReturnsWhenTheFileIsTheOneLastWritten() throws {
+        // Only the quick path can answer here: the file is damaged in another record, and its digest is
+        // recorded as if the repository had written it.
+        let directory = try TemporaryDirectory()
+        let repository = ArchiveRepository<FormRecord>(path: directory.file("Forms.archive"))
+        for record in StorePlist.records(0..<3) { try repository.add(record) }
+        var store = try StorePlist(try directory.read("Forms.archive"))
+        try store.set(store.recordUIDs[2], "name", .integer(42))
+        let damaged = try store.bytes
+        try directory.write(damaged, to: "Forms.archive")
+        StoreDigest.record(StoreDigest.of(damaged), at: repository.lockPath)
+        #expect(try repository.get("id1") == StorePlist.records(1..<2)[0])
+        #expect(throws: StoreError.self) { try repository.all() }
+    }
+
+    @Test func writingAStoreNeverOverwritesAnotherStoreNamedLikeItsLockFile() throws {
+        let directory = try TemporaryDirectory()
+        let forms = ArchiveRepository<FormRecord>(path: directory.file("Forms.archive"))
+        let other = ArchiveRepository<FormRecord>(path: directory.file("Forms.archive.lock"))
+        let kept = StorePlist.records(0..<2)
+        for record in kept { try other.add(record) }
+        try forms.add(StorePlist.records(5..<6)[0])
+        try forms.add(StorePlist.records(6..<7)[0])
+        #expect(try other.all() == kept)
+        #expect(try forms.all() == StorePlist.records(5..<7))
+    }
+
+    @Test func getDoesNotWaitOnALockPathThatIsAFIFO() throws {
+        let directory = try TemporaryDirectory()
+        let repository = ArchiveRepository<FormRecord>(path: directory.file("Forms.archive"))
+        for record in StorePlist.records(0..<2) { try repository.add(record) }
+        try FileManager.default.removeItem(atPath: repository.lockPath)
+        #expect(mkfifo(repository.lockPath, 0o600) == 0)
+        let result = Locked<FormRecord??>(nil)
+        let thread = Thread { result.withLock { $0 = .some(try? repository.get("id1")) } }
+        thread.start()
+        // A liveness bound, not a timing target: a `get` that waits for a writer on the FIFO never finishes.
+        for _ in 0..<20_000 where result.withLock({ $0 }) == nil { usleep(1_000) }
+        if result.withLock({ $0 }) == nil {
+            Issue.record("get waited on the FIFO at the lock path")
+            let fd = open(repository.lockPath, O_WRONLY | O_NONBLOCK)  // lets it go on
+            if fd >= 0 { close(fd) }
+            while result.withLock({ $0 }) == nil { usleep(1_000) }
+        }
+        #expect(result.withLock { $0 } == .some(StorePlist.records(1..<2)[0]))
     }
 }

@@ -165,15 +165,26 @@ struct QuickPathTests {
     @Test func aMissingOrUnreadableDigestOnlyCostsTheQuickPath() throws {
         let directory = try TemporaryDirectory()
         let repository = readings(directory)
-        for i in 0..<3 { try repository.add(sample(i)) }
-        for garbage in [[UInt8](), Array("archive-digest zz\n".utf8), [0xFF, 0x00, 0x41]] {
+        var next = 0
+        for _ in 0..<3 {
+            try repository.add(sample(next))
+            next += 1
+        }
+        // An empty lock file or a digest that does not parse: read in full, and the next write records one.
+        for garbage in [[UInt8](), Array("archive-digest zz\n".utf8)] {
             try directory.write(garbage, to: "Readings.archive.lock")
             #expect(try repository.get("r1") == sample(1))
-            #expect(try repository.count() == 3)
+            try repository.add(sample(next))
+            next += 1
+            #expect(String(decoding: try directory.read("Readings.archive.lock"), as: UTF8.self).hasPrefix("archive-digest "))
         }
-        try repository.add(sample(3))
-        #expect(try repository.all() == (0...3).map(sample))
-        #expect(String(decoding: try directory.read("Readings.archive.lock"), as: UTF8.self).hasPrefix("archive-digest "))
+        // Anything else in the lock file is never overwritten: the store keeps working, in full.
+        let foreign: [UInt8] = [0xFF, 0x00, 0x41]
+        try directory.write(foreign, to: "Readings.archive.lock")
+        #expect(try repository.get("r1") == sample(1))
+        try repository.add(sample(next))
+        #expect(try repository.all() == (0...next).map(sample))
+        #expect(try directory.read("Readings.archive.lock") == foreign)
     }
 
     @Test func theDigestChangesWithAnyChangedByte() throws {

@@ -34,13 +34,26 @@ package struct RepositoryFile<Record: ArchiveRecord>: KeyedArchivable {
         ClassRegistry([RepositoryFile<Record>.self, Record.self] + Record.nestedArchivableTypes)
     }
 
-    /// The archive bytes for `records` at the current version.
+    /// The archive bytes for `records` at the current version, read back before they are returned: a record
+    /// that archives to something the unarchiver refuses (a date of infinity, say) is refused here, so the
+    /// repository never writes a file it cannot read.
+    /// - Throws: ``StoreError/Code/invalidArgument`` when the records cannot be archived or would not read back.
     package static func encode(_ records: [Record], path: String) throws(StoreError) -> [UInt8] {
+        let bytes: [UInt8]
         do {
-            return try KeyedArchiver.archivedData(withRootObject: RepositoryFile(records: records))
+            bytes = try KeyedArchiver.archivedData(withRootObject: RepositoryFile(records: records))
         } catch {
             throw StoreError(.invalidArgument, "cannot archive the records: \(error)", path: path)
         }
+        do throws(StoreError) {
+            let (decoded, _) = try decode(bytes, path: path)
+            guard decoded.map(\.id) == records.map(\.id) else {
+                throw StoreError(.invalidArgument, "the archived records read back with other ids", path: path)
+            }
+        } catch {
+            throw StoreError(.invalidArgument, "the records would not read back, so nothing was written: \(error.reason)", path: path)
+        }
+        return bytes
     }
 
     /// The records and version in `bytes`. Anything unreadable is ``StoreError/Code/corrupt``.

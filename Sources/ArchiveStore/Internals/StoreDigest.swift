@@ -64,10 +64,12 @@ package enum StoreDigest {
         }
     }
 
-    /// The digest recorded in the lock file at `lockPath`, or `nil` (no lock file, no digest, unreadable).
+    /// The digest recorded in the lock file at `lockPath`, or `nil` (no lock file, not a regular file, no
+    /// digest, unreadable). Never blocks: the file is opened non-blocking and must be a regular file.
     static func recorded(at lockPath: String) -> UInt64? {
-        guard let fd = try? SystemCalls.openForReading(lockPath) else { return nil }
+        guard let fd = try? SystemCalls.openFile(lockPath, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else { return nil }
         defer { SystemCalls.closeFile(fd) }
+        guard let info = try? SystemCalls.fileStatus(fd, lockPath), SystemCalls.isRegularFile(info) else { return nil }
         var buffer = [UInt8](repeating: 0, count: 64)
         let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         guard count > 0, let text = String(validating: buffer[0..<count], as: UTF8.self),
@@ -76,11 +78,17 @@ package enum StoreDigest {
         return UInt64(text.dropFirst(prefix.count).dropLast(), radix: 16)
     }
 
-    /// Records `digest` in the lock file at `lockPath` (which the caller holds). Failures are ignored: a
-    /// digest that was not recorded only sends the next read down the full path.
+    /// Records `digest` in the lock file at `lockPath` (which the caller holds), when that file is a regular
+    /// file that is empty or holds a digest: anything else in it is left alone. Failures are ignored: a digest
+    /// that was not recorded only sends the next read down the full path.
     static func record(_ digest: UInt64, at lockPath: String) {
-        guard let fd = try? SystemCalls.openFile(lockPath, O_WRONLY | O_NOFOLLOW) else { return }
+        guard let fd = try? SystemCalls.openFile(lockPath, O_RDWR | O_NOFOLLOW | O_NONBLOCK) else { return }
         defer { SystemCalls.closeFile(fd) }
+        guard let info = try? SystemCalls.fileStatus(fd, lockPath), SystemCalls.isRegularFile(info), info.st_size <= 64
+        else { return }
+        var current = [UInt8](repeating: 0, count: 64)
+        let count = current.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard count == 0 || (count > 0 && current[0..<count].starts(with: prefix.utf8)) else { return }
         let text = Array((prefix + String(digest, radix: 16) + "\n").utf8)
         let written = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
         if written == text.count { _ = ftruncate(fd, off_t(text.count)) } else { _ = ftruncate(fd, 0) }
