@@ -92,13 +92,13 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
                let appended = try RepositoryFile.appending(record, to: stored, path: path) {
                 return appended
             }
-            var (records, _) = try stored.map { bytes throws(StoreError) in try RepositoryFile<Record>.decode(bytes, path: path) }
-                ?? ([], Record.archiveFormatVersion)
-            guard !records.contains(where: { $0.id == record.id }) else {
-                throw StoreError(.duplicateID, "a record with this id already exists", path: path, recordID: "\(record.id)")
+            return try rewritten(stored) { records throws(StoreError) in
+                guard !records.contains(where: { $0.id == record.id }) else {
+                    throw RepositoryFile<Record>.duplicateID(record.id, path: path)
+                }
+                records.append(record)
+                return true
             }
-            records.append(record)
-            return try RepositoryFile.encode(records, path: path)
         }
     }
 
@@ -161,13 +161,20 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// called more than once (when the store appears while its directory is being created), so it must
     /// derive everything from the records it is given.
     public func modify(_ body: (inout [Record]) throws(StoreError) -> Bool) throws(StoreError) {
-        try transact { stored throws(StoreError) in
-            var (records, version) = try stored.map { bytes throws(StoreError) in try RepositoryFile<Record>.decode(bytes, path: path) }
-                ?? ([], Record.archiveFormatVersion)
-            let changed = try body(&records)
-            guard changed || version != Record.archiveFormatVersion else { return nil }
-            return try RepositoryFile.encode(records, path: path)
-        }
+        try transact { stored throws(StoreError) in try rewritten(stored, body) }
+    }
+
+    /// The full path of a change: every record of `stored` (none when there is no file) decoded, `body` run
+    /// on them, and the file archived anew when `body` changed them or the file was at an older version;
+    /// `nil` (nothing to write) otherwise.
+    private func rewritten(_ stored: [UInt8]?, _ body: (inout [Record]) throws(StoreError) -> Bool) throws(StoreError)
+        -> [UInt8]?
+    {
+        var (records, version) = try stored.map { bytes throws(StoreError) in try RepositoryFile<Record>.decode(bytes, path: path) }
+            ?? ([], Record.archiveFormatVersion)
+        let changed = try body(&records)
+        guard changed || version != Record.archiveFormatVersion else { return nil }
+        return try RepositoryFile.encode(records, path: path)
     }
 
     /// Runs `change` on the stored bytes (`nil` when there is no file) under both locks and replaces the file

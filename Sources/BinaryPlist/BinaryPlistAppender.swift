@@ -14,8 +14,8 @@
 /// out: objects in number order, one after the other, none overlapping the next, every reference below the
 /// object count. Creating an appender checks all of that in one pass over the objects' headers and throws
 /// ``PlistError`` otherwise; the caller then writes the whole plist instead. Old bytes of a replaced array
-/// are dropped, so repeated appends leave no garbage, and
-/// the result keeps that layout, so it can be appended to in turn.
+/// are dropped, so repeated appends leave no garbage, and the result keeps that layout, so it can be appended
+/// to in turn.
 ///
 /// No Apple API edits a binary plist in place; this complements `__CFBinaryPlistWrite` (``BinaryPlistWriter``).
 package struct BinaryPlistAppender {
@@ -47,32 +47,32 @@ package struct BinaryPlistAppender {
             var previousEnd = 8
             try counts.withUnsafeMutableBufferPointer { counts in
                 for index in 0..<count {
-                        let start = scanner.offset(index)
-                        guard start >= previousEnd else {
-                            throw PlistError(
-                                .unsupportedValue,
-                                "object starts at \(start), inside the object before it (which ends at \(previousEnd))",
-                                byteOffset: start, objectIndex: index)
-                        }
-                        let (end, references) = try scanner.extent(index)
-                        if raw[start] >> 4 == 0x8 {
-                            let size = Int(raw[start] & 0x0F) + 1
-                            let wide = size > 8 && readBigEndian(raw, start + 1, size - 8) != 0
-                            let uid = wide ? UInt64.max : readBigEndian(raw, start + 1, size)
-                            largest = max(largest ?? 0, uid)
-                        }
-                        var p = end - references * width
-                        while p < end {
-                            let reference = Int(truncatingIfNeeded: readBigEndian(raw, p, width))
-                            guard reference >= 0 && reference < count else {
-                                throw PlistError(.invalidReference, "reference \(reference) is not below the object count \(count)",
-                                                 byteOffset: p, objectIndex: index)
-                            }
-                            if counts[reference] < .max { counts[reference] += 1 }
-                            p += width
-                        }
-                        previousEnd = end
+                    let start = scanner.offset(index)
+                    guard start >= previousEnd else {
+                        throw PlistError(
+                            .unsupportedValue,
+                            "object starts at \(start), inside the object before it (which ends at \(previousEnd))",
+                            byteOffset: start, objectIndex: index)
                     }
+                    let (end, references) = try scanner.extent(index)
+                    if raw[start] >> 4 == 0x8 {
+                        let size = Int(raw[start] & 0x0F) + 1
+                        let wide = size > 8 && readBigEndian(raw, start + 1, size - 8) != 0
+                        let uid = wide ? UInt64.max : readBigEndian(raw, start + 1, size)
+                        largest = max(largest ?? 0, uid)
+                    }
+                    var p = end - references * width
+                    while p < end {
+                        let reference = Int(truncatingIfNeeded: readBigEndian(raw, p, width))
+                        guard reference >= 0 && reference < count else {
+                            throw PlistError(.invalidReference, "reference \(reference) is not below the object count \(count)",
+                                             byteOffset: p, objectIndex: index)
+                        }
+                        if counts[reference] < .max { counts[reference] += 1 }
+                        p += width
+                    }
+                    previousEnd = end
+                }
             }
         }
         // The trailer refers to the top object.

@@ -71,6 +71,11 @@ package struct RepositoryFile<Record: ArchiveRecord>: KeyedArchivable {
         }
     }
 
+    /// The error of an `add` whose id is taken.
+    static func duplicateID(_ id: Record.ID, path: String) -> StoreError {
+        StoreError(.duplicateID, "a record with this id already exists", path: path, recordID: "\(id)")
+    }
+
     // MARK: Reading and adding without decoding every record
 
     /// Runs `body` with an unarchiver positioned on the root object and the records' UIDs, when `bytes` is a
@@ -138,8 +143,7 @@ package struct RepositoryFile<Record: ArchiveRecord>: KeyedArchivable {
         guard let (uids, search) = scan ?? nil else { return nil }
         switch search {
         case .unsupported: return nil
-        case .found:
-            throw StoreError(.duplicateID, "a record with this id already exists", path: path, recordID: "\(record.id)")
+        case .found: throw duplicateID(record.id, path: path)
         case .absent: break
         }
         guard let (appended, uid) = (try? KeyedArchiveAppender.appending(record, toArrayAt: ["root", "records"], in: bytes)) ?? nil
