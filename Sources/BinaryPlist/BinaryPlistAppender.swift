@@ -287,7 +287,7 @@ package struct BinaryPlistAppender {
             out.storeBytes(of: UInt64(tableOffset).bigEndian, toByteOffset: entry + 24, as: UInt64.self)
             initialized = size
         }
-        guard complete, keepsExistingObjects(bytes) else { return nil }
+        guard complete, keepsExistingObjects(bytes, pieces) else { return nil }
         return bytes
     }
 
@@ -295,7 +295,12 @@ package struct BinaryPlistAppender {
     /// next replaced array, byte for byte where `result`'s offset table says, and each replaced array right
     /// after its run. (What the replaced arrays and the new objects hold is the caller's to read back.)
     func keepsExistingObjects(_ result: [UInt8]) -> Bool {
-        guard let pieces = pieces(), result.count >= BinaryPlistTrailer.byteCount else { return false }
+        pieces().map { keepsExistingObjects(result, $0) } ?? false
+    }
+
+    /// The check, with the replaced arrays `serialize()` already encoded (not encoded twice on the hot path).
+    private func keepsExistingObjects(_ result: [UInt8], _ pieces: [Piece]) -> Bool {
+        guard result.count >= BinaryPlistTrailer.byteCount else { return false }
         return result.withUnsafeBytes { new in
             document.bytes.withUnsafeBytes { old in
                 let t = new.count - BinaryPlistTrailer.byteCount
