@@ -185,7 +185,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
                     throw error
                 }
             }
-            let (accesses, tick) = memory.withLock { m in (m.takeAccesses(), m.nextTick()) }
+            let (accesses, tick) = memory.withLock { m in (m.takeAccesses(writer: files.writer), m.nextTick()) }
             let record = CacheJournalRecord(kind: .set, writer: files.writer, hash: hash, size: UInt64(bytes.count),
                                             tick: tick, expires: Self.milliseconds(expires))
             do throws(StoreError) {
@@ -194,6 +194,8 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
                 _ = try? files.fileSystem.unlink(temporary)
                 throw error
             }
+            // The file being replaced becomes a future temporary file (see CacheDirectory.retire).
+            if d.index?[hash].map({ $0.size <= 1 << 20 }) ?? true { _ = files.retire(files.entryPath(hash)) }
             do throws(StoreError) {
                 try files.install(temporary, as: hash)
             } catch {
@@ -410,7 +412,8 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
         var cost = 0
         var keysByHash: [StableHash: CacheKey] = [:]
         var statistics = CacheStatistics()
-        var accesses: [CacheJournalRecord] = []
+        /// Uses not yet written to the journal: the last use of each entry, least recent first.
+        var accesses = LRUTable<StableHash, UInt64>()
         var lastTick: UInt64 = 0
         /// Bumped by every change a read racing with it must not undo by caching what it read.
         var mutations: UInt64 = 0
@@ -430,9 +433,16 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
             return lastTick
         }
 
-        mutating func takeAccesses() -> [CacheJournalRecord] {
-            defer { accesses.removeAll(keepingCapacity: true) }
-            return accesses
+        mutating func takeAccesses(writer: UInt32) -> [CacheJournalRecord] {
+            guard !accesses.isEmpty else { return [] }
+            var records: [CacheJournalRecord] = []
+            records.reserveCapacity(accesses.count)
+            accesses.forEach { hash, tick in
+                records.append(CacheJournalRecord(kind: .access, writer: writer, hash: hash, tick: tick))
+                return true
+            }
+            accesses.removeAll()
+            return records
         }
 
         mutating func clear() {
@@ -445,7 +455,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
 
     /// Notes a use of `hash` for the shared LRU order; `true` when the buffer should be written out.
     private func recordAccess(_ hash: StableHash, in m: inout MemoryState) -> Bool {
-        m.accesses.append(CacheJournalRecord(kind: .access, writer: files.writer, hash: hash, tick: m.nextTick()))
+        m.accesses.set(hash, m.nextTick())
         return m.accesses.count >= 4_096
     }
 
@@ -502,7 +512,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     /// Writes buffered uses to the journal (and the loaded index).
     private func flushAccesses() {
         disk.withLock { d in
-            let accesses = memory.withLock { $0.takeAccesses() }
+            let accesses = memory.withLock { $0.takeAccesses(writer: files.writer) }
             guard !accesses.isEmpty else { return }
             if d.index != nil { for access in accesses { d.index?.apply(access) } }
             try? files.append(accesses)
@@ -585,7 +595,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
             let overCount = enforceCount && options.countLimit > 0 && index.count > options.countLimit
             guard overBytes || overCount, let oldest = index.table.leastRecent, oldest.key != keeping else { break }
             // A file that cannot be removed stays counted; the excess waits for the next write.
-            guard (try? files.removeEntry(oldest.key)) != nil else { break }
+            guard (try? files.evictEntry(oldest.key)) != nil else { break }
             d.index?.remove(oldest.key)
             victims.append(oldest.key)
         }

@@ -16,7 +16,8 @@ import Darwin
 /// - `cache.index`, `cache.journal`, `cache.lock`: see ``CacheJournal``;
 /// - `staging/`: temporary files, each writer's under a name that starts with its number, beside a
 ///   `<writer>.owner` file it keeps locked while it lives; files of writers whose owner file is no longer
-///   locked are removed by the next open or trim.
+///   locked are removed by the next open or trim. Among them, up to ``poolLimit`` retired entry files per
+///   writer wait to be written again (see ``retire(_:move:)``).
 ///
 /// Anything else in the directory is never touched.
 final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after init; descriptors are used under the owner's locks.
@@ -32,6 +33,9 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
     let journalPath: String
     let indexPath: String
     private let temporaryCounter = Locked<UInt64>(0)
+    /// Retired entry files, ready to be rewritten as temporary files.
+    private let pool = Locked<[String]>([])
+    static let poolLimit = 64
 
     init(path: String, fileSystem: FileSystem) throws(StoreError) {
         self.path = path
@@ -66,7 +70,8 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
     }
 
     deinit {
-        // Own temporary files are gone (each is renamed or removed by the call that made it).
+        // Other temporary files are gone (each is renamed or removed by the call that made it).
+        for file in pool.withLock({ $0 }) { _ = try? fileSystem.unlink(file) }
         _ = try? fileSystem.unlink(ownerPath)
         fileSystem.unlock(ownerFD)
         fileSystem.close(ownerFD)
@@ -200,18 +205,64 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
         for prefix in dead { _ = try? fileSystem.unlink(PathName.join(stagingPath, prefix + ".owner")) }
     }
 
-    /// Writes `bytes` to a new temporary file in the staging area (fsynced when `sync`) and returns its path.
-    func writeTemporary(_ bytes: [UInt8], sync: Bool) throws(StoreError) -> String {
+    private func temporaryName() -> String {
         let number = temporaryCounter.withLock { value -> UInt64 in
             value &+= 1
             return value
         }
-        let temporary = PathName.join(stagingPath, Self.hex32(writer) + "-" + String(number) + ".tmp")
-        guard let fd = try fileSystem.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW) else {
-            throw StoreError(.io, "cannot create", path: temporary)
+        return PathName.join(stagingPath, Self.hex32(writer) + "-" + String(number) + ".tmp")
+    }
+
+    /// Keeps the file of an entry being replaced or evicted as a future temporary file, by renaming it into
+    /// the staging area while the pool has room. Returns whether the file left its entry path (`false`:
+    /// nothing there, or the pool is full).
+    ///
+    /// Two ext4 behaviours make this worth two renames. Without a journal, allocating an inode scans every
+    /// inode freed in the last minutes, on every create, so a cache that churns would pay a growing scan
+    /// on every `set`; a pooled file needs no new inode and frees none. With `auto_da_alloc` (the default),
+    /// renaming over an existing file or truncating one to zero starts writeback of the data at once; moving
+    /// the old entry away first means the new one is renamed onto a free name, and a pooled file is
+    /// rewritten in place and cut to length, never truncated to zero. A reader meanwhile sees the old
+    /// entry, none, or the new one.
+    func retire(_ path: String) -> Bool {
+        guard pool.withLock({ $0.count }) < Self.poolLimit else { return false }
+        let temporary = temporaryName()
+        guard (try? fileSystem.rename(path, temporary)) != nil else { return false }
+        pool.withLock { $0.append(temporary) }
+        return true
+    }
+
+    /// A retired file to write again, opened, when one is at hand and still only ours; with its size.
+    private func reusableTemporary() -> (fd: Int32, path: String, size: Int)? {
+        while let candidate = pool.withLock({ $0.popLast() }) {
+            if let fd = try? fileSystem.open(candidate, O_WRONLY | O_NOFOLLOW | O_NONBLOCK) {
+                if let info = try? fileSystem.status(fd, candidate), SystemCalls.isRegularFile(info), info.st_nlink == 1 {
+                    return (fd, candidate, Int(info.st_size))
+                }
+                fileSystem.close(fd)
+            }
+            _ = try? fileSystem.unlink(candidate)
+        }
+        return nil
+    }
+
+    /// Writes `bytes` to a temporary file in the staging area (fsynced when `sync`) and returns its path.
+    func writeTemporary(_ bytes: [UInt8], sync: Bool) throws(StoreError) -> String {
+        let fd: Int32
+        let temporary: String
+        var oldSize = 0
+        if let reused = reusableTemporary() {
+            (fd, temporary, oldSize) = reused
+        } else {
+            temporary = temporaryName()
+            guard let created = try fileSystem.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW) else {
+                throw StoreError(.io, "cannot create", path: temporary)
+            }
+            fd = created
         }
         do throws(StoreError) {
             try fileSystem.write(fd, bytes, temporary)
+            if oldSize > bytes.count { try fileSystem.truncate(fd, to: bytes.count, temporary) }
             if sync { try fileSystem.sync(fd, temporary) }
             fileSystem.close(fd)
         } catch {
@@ -255,6 +306,16 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
         } else if let info = try fileSystem.linkStatus(path), !SystemCalls.isRegularFile(info) {
             return false
         }
+        return try fileSystem.unlink(path)
+    }
+
+    /// Takes the entry file of `hash` out of service for eviction (into the pool, or removed); `false` when
+    /// nothing was there.
+    @discardableResult
+    func evictEntry(_ hash: StableHash) throws(StoreError) -> Bool {
+        let path = entryPath(hash)
+        guard let info = try fileSystem.linkStatus(path), SystemCalls.isRegularFile(info) else { return false }
+        if info.st_size <= 1 << 20 && retire(path) { return true }
         return try fileSystem.unlink(path)
     }
 
