@@ -2,6 +2,7 @@ import ArchiveStore
 import CommandLineSupport
 import Foundation
 import InspectorCLI
+import KeyedArchive
 import Testing
 
 /// A clock fixed at one instant, so that created and expiry times are known.
@@ -160,6 +161,22 @@ private func iso(_ date: Date) -> String { ISO8601Text.format(date) }
         let result = inspect(["cache", "get", scratch.path, "--", "-k"])
         #expect(result.status == 0)
         #expect(result.text == "{\"data\": \"QQ==\"}\n")
+    }
+
+    @Test func entryWithoutAValueExits65() throws {
+        let scratch = try Scratch()
+        defer { scratch.cleanUp() }
+        try scratch.bytesCache().set([1], forKey: "k")
+        // Replace the entry file with an ArchiveCacheEntry that has a key and a creation time but no value.
+        let fanOut = try #require(try FileManager.default.contentsOfDirectory(atPath: scratch.path).first { $0.utf8.count == 2 })
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: scratch.url.appendingPathComponent(fanOut).path).first)
+        let file = scratch.url.appendingPathComponent(fanOut).appendingPathComponent(name)
+        let json = #"{"class": "ArchiveCacheEntry", "fields": {"key": "k", "created": {"date": 0}}}"#
+        try Data(try ArchiveJSON.encode(json)).write(to: file)
+        let result = inspect(["cache", "get", scratch.path, "k"])
+        #expect(result.status == ExitStatus.dataError)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == "Error: \(scratch.path): entry \"k\": keyed archive: the entry has no value\n")
     }
 
     @Test func missingKeyExitsOne() throws {
