@@ -178,28 +178,32 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
         let synchronous = options.durability == .synchronous
         let temporary = try files.writeTemporary(bytes, sync: synchronous)
         let cacheKey = CacheKey(key)
-        try disk.withLock { (d: inout DiskState) throws(StoreError) in
-            if limited || d.index != nil {
-                do throws(StoreError) { try synchronize(&d) } catch {
-                    _ = try? files.fileSystem.unlink(temporary)
-                    throw error
-                }
-            }
+        defer { compactIfDue() }
+        do throws(StoreError) {
+            try install(temporary, hash: hash, key: key, cacheKey: cacheKey, value: value, size: bytes.count, expires: expires)
+        } catch {
+            // Gone already when it was renamed into place (a failed directory fsync after the rename).
+            _ = try? files.fileSystem.unlink(temporary)
+            throw error
+        }
+    }
+
+    /// The part of `set` that holds the lock: the journal record, the rename, the index, eviction.
+    private func install(_ temporary: String, hash: StableHash, key: String, cacheKey: CacheKey, value: Value,
+                         size: Int, expires: Date?) throws(StoreError) {
+        let synchronous = options.durability == .synchronous
+        try mutate { (d: inout DiskState) throws(StoreError) in
+            if limited || d.index != nil { try synchronize(&d) }
             let (accesses, tick) = memory.withLock { m in (m.takeAccesses(writer: files.writer), m.nextTick()) }
-            let record = CacheJournalRecord(kind: .set, writer: files.writer, hash: hash, size: UInt64(bytes.count),
+            let record = CacheJournalRecord(kind: .set, writer: files.writer, hash: hash, size: UInt64(size),
                                             tick: tick, expires: Self.milliseconds(expires))
-            do throws(StoreError) {
-                try files.append(accesses + [record])
-            } catch {
-                _ = try? files.fileSystem.unlink(temporary)
-                throw error
-            }
+            try files.appendHoldingLock(accesses + [record])
             // The file being replaced becomes a future temporary file (see CacheDirectory.retire).
-            if d.index?[hash].map({ $0.size <= 1 << 20 }) ?? true { _ = files.retire(files.entryPath(hash)) }
+            let retired = d.index?[hash].map({ $0.size <= 1 << 20 }) ?? true ? files.retire(files.entryPath(hash)) : nil
             do throws(StoreError) {
                 try files.install(temporary, as: hash)
             } catch {
-                _ = try? files.fileSystem.unlink(temporary)
+                if let retired { _ = files.restore(retired, to: files.entryPath(hash)) }
                 correctAfterFailedInstall(hash, &d)
                 throw error
             }
@@ -220,11 +224,10 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
                 m.statistics.evictions += evicted.count
                 invalidate(hash, in: &m)
                 for victim in evicted { invalidate(victim, in: &m) }
-                if memoryEnabled && bytes.count <= options.memoryCostLimit {
-                    insert(MemoryItem(value: value, cost: bytes.count, expires: expires, hash: hash), for: cacheKey, into: &m)
+                if memoryEnabled && size <= options.memoryCostLimit {
+                    insert(MemoryItem(value: value, cost: size, expires: expires, hash: hash), for: cacheKey, into: &m)
                 }
             }
-            compactIfDue(&d)
             if let durability { throw durability }
         }
     }
@@ -232,13 +235,13 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     /// Removes `key`'s entry, if any. Mirrors `NSCache.removeObject(forKey:)`.
     public func removeValue(forKey key: String) throws(StoreError) {
         let hash = keyHash(key)
-        try disk.withLock { (d: inout DiskState) throws(StoreError) in
+        try mutate { (d: inout DiskState) throws(StoreError) in
             // Only a file of this key is removed (a colliding key's entry stays).
             if let file = try files.readEntry(hash) {
                 let header = CacheEntryCoding.header(file.bytes)
                 if header == nil || header?.key.utf8.elementsEqual(key.utf8) == true {
                     try files.removeEntry(hash, inode: file.inode)
-                    try files.append([CacheJournalRecord(kind: .remove, writer: files.writer, hash: hash)])
+                    try files.appendHoldingLock([CacheJournalRecord(kind: .remove, writer: files.writer, hash: hash)])
                     d.index?.remove(hash)
                 }
             }
@@ -249,9 +252,11 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
         }
     }
 
-    /// Removes every entry (files the cache did not write stay). Mirrors `NSCache.removeAllObjects()`.
-    public func removeAll() throws(StoreError) {
-        try disk.withLock { (d: inout DiskState) throws(StoreError) in
+    /// Removes every entry (files the cache did not write stay); returns how many entry files it removed.
+    /// Mirrors `NSCache.removeAllObjects()`.
+    @discardableResult
+    public func removeAll() throws(StoreError) -> Int {
+        try mutate { (d: inout DiskState) throws(StoreError) -> Int in
             let result = try files.removeAllEntries()
             d.index = CacheIndex()
             d.generation = memory.withLock { m in
@@ -263,6 +268,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
             }
             d.offset = CacheJournalRecord.size
             d.stamp = result.stamp
+            return result.removed
         }
     }
 
@@ -271,7 +277,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     public func removeExpired() throws(StoreError) -> Int {
         let now = options.clock.now()
         let nowMilliseconds = Self.milliseconds(now)
-        return try disk.withLock { (d: inout DiskState) throws(StoreError) -> Int in
+        return try mutate { (d: inout DiskState) throws(StoreError) -> Int in
             try synchronize(&d)
             guard let index = d.index else { return 0 }
             var expired: [StableHash] = []
@@ -301,7 +307,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
                 records.append(CacheJournalRecord(kind: .remove, writer: files.writer, hash: hash))
             }
             expired = removed
-            try files.append(records)
+            try files.appendHoldingLock(records)
             if let failure { throw failure }
             memory.withLock { m in
                 m.statistics.expired += expired.count
@@ -322,7 +328,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     public func trim(toByteLimit byteLimit: Int) throws(StoreError) {
         guard byteLimit >= 0 else { throw StoreError(.invalidArgument, "a byte limit must not be negative") }
         files.removeStaleTemporaryFiles()
-        try disk.withLock { (d: inout DiskState) throws(StoreError) in
+        try mutate { (d: inout DiskState) throws(StoreError) in
             try synchronize(&d)
             let evicted = evict(&d, keeping: nil, byteLimit: byteLimit, enforceCount: false)
             memory.withLock { m in
@@ -335,10 +341,10 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     /// Counters of this cache object and the directory's entry count and bytes.
     public var statistics: CacheStatistics {
         flushAccesses()
-        let totals = disk.withLock { (d: inout DiskState) -> (Int, Int) in
-            try? synchronize(&d)
+        let totals = (try? mutate { (d: inout DiskState) throws(StoreError) -> (Int, Int) in
+            try synchronize(&d)
             return (d.index?.count ?? 0, Int(clamping: d.index?.byteCount ?? 0))
-        }
+        }) ?? (0, 0)
         var result = memory.withLock { $0.statistics }
         (result.entryCount, result.byteCount) = totals
         return result
@@ -348,7 +354,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     /// entry file's header (not its value).
     public func entries() throws(StoreError) -> [CacheEntryInfo] {
         flushAccesses()
-        let indexed = try disk.withLock { (d: inout DiskState) throws(StoreError) -> [CacheIndex.Entry] in
+        let indexed = try mutate { (d: inout DiskState) throws(StoreError) -> [CacheIndex.Entry] in
             try synchronize(&d)
             return d.index?.entries ?? []
         }
@@ -511,13 +517,14 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
 
     /// Writes buffered uses to the journal (and the loaded index).
     private func flushAccesses() {
-        disk.withLock { d in
+        let flushed = disk.withLock { d -> Bool in
             let accesses = memory.withLock { $0.takeAccesses(writer: files.writer) }
-            guard !accesses.isEmpty else { return }
+            guard !accesses.isEmpty else { return false }
             if d.index != nil { for access in accesses { d.index?.apply(access) } }
-            try? files.append(accesses)
-            compactIfDue(&d)
+            try? files.appendShared(accesses)
+            return true
         }
+        if flushed { compactIfDue() }
     }
 
     // MARK: Disk index
@@ -581,9 +588,30 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
 
     /// Compacts when the journal holds more records than the index has entries (and at least 16,384), so
     /// that its cost, spread over the writes that grew the journal, stays constant per write.
-    private func compactIfDue(_ d: inout DiskState) {
-        guard let index = d.index, let stamp = try? files.journalStamp() else { return }
-        if stamp.size / CacheJournalRecord.size > max(16_384, index.count) { try? compact(&d) }
+    private func compactIfDue() {
+        disk.withLock { d in
+            guard let index = d.index, let stamp = try? files.journalStamp(),
+                  stamp.size / CacheJournalRecord.size > max(16_384, index.count)
+            else { return }
+            _ = try? files.exclusively { () throws(StoreError) in try compact(&d) }
+        }
+    }
+
+    /// Writes a new index snapshot and starts the journal over now (tests; compaction otherwise runs by
+    /// itself once the journal holds more records than there are entries).
+    package func compactIndex() throws(StoreError) {
+        try mutate { (d: inout DiskState) throws(StoreError) in
+            try synchronize(&d)
+            try compact(&d)
+        }
+    }
+
+    /// Runs `body` on the disk state holding this cache's lock and the directory's lock file exclusively
+    /// (see ``CacheDirectory/exclusively(_:)``).
+    private func mutate<Result>(_ body: (inout DiskState) throws(StoreError) -> Result) throws(StoreError) -> Result {
+        try disk.withLock { (d: inout DiskState) throws(StoreError) -> Result in
+            try files.exclusively { () throws(StoreError) -> Result in try body(&d) }
+        }
     }
 
     /// Evicts least recently used entries (never `keeping`) until within the limits; returns their hashes.
@@ -599,7 +627,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
             d.index?.remove(oldest.key)
             victims.append(oldest.key)
         }
-        try? files.append(victims.map { CacheJournalRecord(kind: .remove, writer: files.writer, hash: $0) })
+        try? files.appendHoldingLock(victims.map { CacheJournalRecord(kind: .remove, writer: files.writer, hash: $0) })
         return victims
     }
 
@@ -614,15 +642,15 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
         } else {
             record = CacheJournalRecord(kind: .remove, writer: files.writer, hash: hash)
         }
-        try? files.append([record])
+        try? files.appendHoldingLock([record])
         d.index?.apply(record)
     }
 
     /// Removes an entry file found expired or damaged (only the very file that was read).
     private func discard(_ hash: StableHash, inode: UInt64) {
-        disk.withLock { d in
-            guard (try? files.removeEntry(hash, inode: inode)) == true else { return }
-            try? files.append([CacheJournalRecord(kind: .remove, writer: files.writer, hash: hash)])
+        _ = try? mutate { (d: inout DiskState) throws(StoreError) in
+            guard try files.removeEntry(hash, inode: inode) else { return }
+            try files.appendHoldingLock([CacheJournalRecord(kind: .remove, writer: files.writer, hash: hash)])
             d.index?.remove(hash)
             memory.withLock { invalidate(hash, in: &$0) }
         }

@@ -214,8 +214,8 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
     }
 
     /// Keeps the file of an entry being replaced or evicted as a future temporary file, by renaming it into
-    /// the staging area while the pool has room. Returns whether the file left its entry path (`false`:
-    /// nothing there, or the pool is full).
+    /// the staging area while the pool has room. Returns the file's new path when it left its entry path
+    /// (`nil`: nothing there, or the pool is full).
     ///
     /// Two ext4 behaviours make this worth two renames. Without a journal, allocating an inode scans every
     /// inode freed in the last minutes, on every create, so a cache that churns would pay a growing scan
@@ -224,12 +224,25 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
     /// the old entry away first means the new one is renamed onto a free name, and a pooled file is
     /// rewritten in place and cut to length, never truncated to zero. A reader meanwhile sees the old
     /// entry, none, or the new one.
-    func retire(_ path: String) -> Bool {
-        guard pool.withLock({ $0.count }) < Self.poolLimit else { return false }
+    @discardableResult
+    func retire(_ path: String) -> String? {
+        guard pool.withLock({ $0.count }) < Self.poolLimit else { return nil }
         let temporary = temporaryName()
-        guard (try? fileSystem.rename(path, temporary)) != nil else { return false }
+        guard (try? fileSystem.rename(path, temporary)) != nil else { return nil }
         pool.withLock { $0.append(temporary) }
-        return true
+        return temporary
+    }
+
+    /// Puts a retired file back where it was (a write that replaced it failed); `false` when it cannot.
+    func restore(_ retired: String, to path: String) -> Bool {
+        guard pool.withLock({ pool -> Bool in
+            guard let index = pool.lastIndex(of: retired) else { return false }
+            pool.remove(at: index)
+            return true
+        }) else { return false }
+        if (try? fileSystem.rename(retired, path)) != nil { return true }
+        _ = try? fileSystem.unlink(retired)
+        return false
     }
 
     /// A retired file to write again, opened, when one is at hand and still only ours; with its size.
@@ -315,7 +328,7 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
     func evictEntry(_ hash: StableHash) throws(StoreError) -> Bool {
         let path = entryPath(hash)
         guard let info = try fileSystem.linkStatus(path), SystemCalls.isRegularFile(info) else { return false }
-        if info.st_size <= 1 << 20 && retire(path) { return true }
+        if info.st_size <= 1 << 20 && retire(path) != nil { return true }
         return try fileSystem.unlink(path)
     }
 
@@ -340,14 +353,32 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
     // MARK: Journal
 
     /// Appends records (one `write`, `O_APPEND`) while holding the lock file shared.
-    func append(_ records: [CacheJournalRecord]) throws(StoreError) {
+    /// Runs `body` holding the lock file exclusively: every change to entry files and the journal record
+    /// that says so happen inside, so that the journal's order is the order of the changes on disk in every
+    /// process (a removal and a set of one entry by two processes can never leave a file the index lost).
+    /// Loading, compacting and resetting the index also run inside.
+    func exclusively<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result {
+        _ = try fileSystem.lock(lockFD, LOCK_EX, lockPath)
+        defer { fileSystem.unlock(lockFD) }
+        return try body()
+    }
+
+    /// Appends records (one `write`, `O_APPEND`); the caller holds the lock file (``exclusively(_:)``).
+    func appendHoldingLock(_ records: [CacheJournalRecord]) throws(StoreError) {
         guard !records.isEmpty else { return }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(records.count * CacheJournalRecord.size)
         for record in records { record.append(to: &bytes) }
+        try fileSystem.write(journalFD, bytes, journalPath)
+    }
+
+    /// Appends records that change no file (uses), holding the lock file shared: they may go in beside
+    /// other processes' appends, never into a compaction.
+    func appendShared(_ records: [CacheJournalRecord]) throws(StoreError) {
+        guard !records.isEmpty else { return }
         _ = try fileSystem.lock(lockFD, LOCK_SH, lockPath)
         defer { fileSystem.unlock(lockFD) }
-        try fileSystem.write(journalFD, bytes, journalPath)
+        try appendHoldingLock(records)
     }
 
     /// What identifies the journal's current state without reading it: size and modification time.
@@ -403,12 +434,10 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
 
     // MARK: Index
 
-    /// The index as the snapshot and journal give it, read under the shared lock; `nil` when they do not
-    /// agree (a compaction or rebuild is needed).
+    /// The index as the snapshot and journal give it; `nil` when they do not agree (a compaction or rebuild
+    /// is needed). The caller holds the lock file.
     func loadIndex() throws(StoreError) -> (index: CacheIndex, generation: UInt64, offset: Int, stamp: JournalStamp)? {
-        _ = try fileSystem.lock(lockFD, LOCK_SH, lockPath)
-        defer { fileSystem.unlock(lockFD) }
-        return try readIndex(requireAgreement: true)
+        try readIndex(requireAgreement: true)
     }
 
     private func readSnapshot() throws(StoreError) -> CacheIndexSnapshot?? {
@@ -445,12 +474,10 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
     }
 
     /// Rewrites the snapshot from snapshot + journal (or from the entry files when those cannot be trusted)
-    /// and starts the journal over, holding the lock file exclusively. Returns the new index.
+    /// and starts the journal over. The caller holds the lock file (``exclusively(_:)``).
     func compact() throws(StoreError)
         -> (index: CacheIndex, generation: UInt64, offset: Int, stamp: JournalStamp, rebuilt: Bool, merged: Int)
     {
-        _ = try fileSystem.lock(lockFD, LOCK_EX, lockPath)
-        defer { fileSystem.unlock(lockFD) }
         var rebuilt = false
         var index: CacheIndex
         var previous: UInt64
@@ -500,9 +527,8 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
     }
 
     /// Empties the directory of entries (only files named as entries) and starts snapshot and journal over.
+    /// The caller holds the lock file.
     func removeAllEntries() throws(StoreError) -> (removed: Int, stamp: JournalStamp) {
-        _ = try fileSystem.lock(lockFD, LOCK_EX, lockPath)
-        defer { fileSystem.unlock(lockFD) }
         var removed = 0
         for directory in (try fileSystem.list(path) ?? []) where Self.isFanOutDirectory(directory) {
             let directoryPath = PathName.join(path, directory)
