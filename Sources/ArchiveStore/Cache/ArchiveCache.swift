@@ -75,9 +75,12 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
         self.registry = registry
         self.keyHash = keyHash
         files = try CacheDirectory(path: directory, fileSystem: fileSystem)
+        // The memory layer starts empty, so what the journal holds so far concerns it not: read its header
+        // only, and follow it from its end (whole records from the header on).
         let stamp = try files.journalStamp()
-        let read = try files.readJournal(from: 0, to: stamp.size)
-        memory = Locked(MemoryState(stamp: stamp, generation: read.generation, offset: read.consumed))
+        let header = try files.readJournal(from: 0, to: 0)
+        let end = stamp.size - max(0, stamp.size - CacheJournalRecord.size) % CacheJournalRecord.size
+        memory = Locked(MemoryState(stamp: stamp, generation: header.generation, offset: end))
     }
 
     deinit {
