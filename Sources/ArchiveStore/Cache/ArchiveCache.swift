@@ -81,6 +81,11 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
         let header = try files.readJournal(from: 0, to: 0)
         let end = stamp.size - max(0, stamp.size - CacheJournalRecord.size) % CacheJournalRecord.size
         memory = Locked(MemoryState(stamp: stamp, generation: header.generation, offset: end))
+        // The first read of a process would pay for cold code and first allocations; opening pays instead.
+        CacheEntryCoding.prepare(Value.self, registry: registry)
+        _ = keyHash("")
+        _ = try? files.readFile(files.lockPath)
+        _ = try? files.readEntry(StableHash(high: 0, low: 0))
     }
 
     deinit {
@@ -422,7 +427,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
         var keysByHash: [StableHash: CacheKey] = [:]
         var statistics = CacheStatistics()
         /// Uses not yet written to the journal: the last use of each entry, least recent first.
-        var accesses = LRUTable<StableHash, UInt64>()
+        var accesses = LRUTable<StableHash, UInt64>(minimumCapacity: 256)
         var lastTick: UInt64 = 0
         /// Bumped by every change a read racing with it must not undo by caching what it read.
         var mutations: UInt64 = 0

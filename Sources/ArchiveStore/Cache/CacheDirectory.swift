@@ -301,7 +301,11 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
 
     /// Reads an entry file: `nil` when absent or not a regular file (never blocks on a FIFO).
     func readEntry(_ hash: StableHash) throws(StoreError) -> (bytes: [UInt8], inode: UInt64)? {
-        let path = entryPath(hash)
+        try readFile(entryPath(hash))
+    }
+
+    /// Reads a whole regular file without following a link: `nil` when absent or not a regular file.
+    func readFile(_ path: String) throws(StoreError) -> (bytes: [UInt8], inode: UInt64)? {
         guard let fd = try fileSystem.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, missingIsNil: true) else { return nil }
         defer { fileSystem.close(fd) }
         let info = try fileSystem.status(fd, path)

@@ -114,6 +114,17 @@ enum CacheEntryCoding {
         }
     }
 
+    /// Runs the decoding path once on a small entry, so that the one-time costs of a first decode (type
+    /// metadata, lazily built tables, cold code) are paid by opening rather than by the first read.
+    static func prepare<Value>(_ type: Value.Type, registry: ClassRegistry) {
+        let time = Date(timeIntervalSince1970: 0)
+        let value = [UInt8](repeating: 0, count: 64)
+        guard let bytes = try? encode(CacheEntryFile<[UInt8]>(key: "", value: value, created: time, expires: time + 1)) else { return }
+        _ = decode(bytes, as: [UInt8].self, key: "", now: time, registry: registry)
+        _ = decode(bytes, as: Value.self, key: "", now: time, registry: registry)
+        _ = header(bytes)
+    }
+
     /// The key and times of an entry file, or `nil` when it is not one.
     static func header(_ bytes: [UInt8]) -> CacheEntryHeader? {
         try? ArchiveDecoder().decode(CacheEntryHeader.self, from: bytes)
