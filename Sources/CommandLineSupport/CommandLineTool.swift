@@ -111,7 +111,13 @@ public struct CommandLineTool {
         var context = CommandContext(
             arguments: parsed, environment: environment, io: io, toolName: name, commandName: command.name)
         do {
-            return try command.run(&context)
+            let status = try command.run(&context)
+            if let code = io.stdout.writeError {
+                // The data did not reach its reader: never report success (a verb that changed something
+                // says so itself, with a CommandFailure, before this).
+                return context.fail(ExitStatus.ioError, "cannot write to standard output: \(SystemCalls.describe(code))")
+            }
+            return status
         } catch let error as UsageError {
             return usageError(error.message, command: command, io: io)
         } catch let error as CommandFailure {
