@@ -53,6 +53,10 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     private let disk = Locked(DiskState())
     private let flights = Locked<[CacheKey: Flight]>([:])
     private var memoryEnabled: Bool { options.memoryCostLimit > 0 }
+    /// The largest entry written or read: the byte limit, and never more than 1 GiB.
+    private var entryReadLimit: Int {
+        options.byteLimit > 0 ? min(options.byteLimit, CacheDirectory.largestEntry) : CacheDirectory.largestEntry
+    }
     private var limited: Bool { options.byteLimit > 0 || options.countLimit > 0 }
 
     /// Opens (creating it, mode 0700) the cache in `directory`. Reads no entry file; removes temporary
@@ -116,11 +120,11 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
             return (item.value, m.mutations)
         }
         if let found {
-            if flush { flushAccesses() }
+            if flush { flushAccessesIfFree() }
             return found
         }
         let hash = expiredInMemory ?? keyHash(key)
-        guard let file = try files.readEntry(hash) else {
+        guard let file = try files.readEntry(hash, limit: entryReadLimit) else {
             memory.withLock { $0.statistics.misses += 1 }
             return nil
         }
@@ -136,7 +140,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
                 }
                 return recordAccess(hash, in: &m)
             }
-            if flush { flushAccesses() }
+            if flush { flushAccessesIfFree() }
             return value
         case .rejected(.otherKey):
             memory.withLock { $0.statistics.misses += 1 }
@@ -178,9 +182,10 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
         let now = options.clock.now()
         let expires = timeToLive.map { now.addingTimeInterval(Double($0.seconds)) }
         let bytes = try CacheEntryCoding.encode(CacheEntryFile(key: key, value: value, created: now, expires: expires))
-        if options.byteLimit > 0 && bytes.count > options.byteLimit {
-            throw StoreError(.entryTooLarge, "the entry takes \(bytes.count) bytes, more than the cache's byte limit of \(options.byteLimit)",
-                             path: directory, recordID: key)
+        if bytes.count > entryReadLimit {
+            let limit = options.byteLimit > 0 && options.byteLimit <= CacheDirectory.largestEntry
+                ? "the cache's byte limit of \(options.byteLimit)" : "the largest entry a cache keeps (\(CacheDirectory.largestEntry) bytes)"
+            throw StoreError(.entryTooLarge, "the entry takes \(bytes.count) bytes, more than \(limit)", path: directory, recordID: key)
         }
         let hash = keyHash(key)
         let synchronous = options.durability == .synchronous
@@ -226,7 +231,9 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
                 for access in accesses { d.index?.apply(access) }
                 d.index?.apply(record)
             }
-            let evicted = evict(&d, keeping: hash, byteLimit: options.byteLimit > 0 ? options.byteLimit : nil)
+            // The record again, now that the file is in place: a memory layer in another process that read
+            // the first one, then the old file (before the rename), drops what it cached when it reads this.
+            let evicted = evict(&d, keeping: hash, byteLimit: options.byteLimit > 0 ? options.byteLimit : nil, writing: [record])
             memory.withLock { m in
                 m.statistics.writes += 1
                 m.statistics.evictions += evicted.count
@@ -284,7 +291,9 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     @discardableResult
     public func removeExpired() throws(StoreError) -> Int {
         let now = options.clock.now()
-        let nowMilliseconds = Self.milliseconds(now)
+        // Expiries are kept rounded up to the millisecond; now is rounded down, so an entry is removed only
+        // once it has certainly expired.
+        let nowMilliseconds = Self.milliseconds(now, roundingUp: false)
         return try mutate { (d: inout DiskState) throws(StoreError) -> Int in
             try synchronize(&d)
             guard let index = d.index else { return 0 }
@@ -447,6 +456,21 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
             return lastTick
         }
 
+        /// Puts back uses that could not be written (older than any buffered since), keeping at most
+        /// ``accessLimit``: past it the least recent uses are forgotten (only the LRU order loses them).
+        mutating func restoreAccesses(_ records: [CacheJournalRecord]) {
+            let newer = accesses
+            accesses.removeAll()
+            for record in records { accesses.set(record.hash, record.tick) }
+            newer.forEach { hash, tick in
+                accesses.set(hash, tick)
+                return true
+            }
+            while accesses.count > Self.accessLimit, let oldest = accesses.leastRecent { accesses.remove(oldest.key) }
+        }
+
+        static var accessLimit: Int { 65_536 }
+
         mutating func takeAccesses(writer: UInt32) -> [CacheJournalRecord] {
             guard !accesses.isEmpty else { return [] }
             var records: [CacheJournalRecord] = []
@@ -529,10 +553,24 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
             let accesses = memory.withLock { $0.takeAccesses(writer: files.writer) }
             guard !accesses.isEmpty else { return false }
             if d.index != nil { for access in accesses { d.index?.apply(access) } }
-            try? files.appendShared(accesses)
+            _ = try? files.appendShared(accesses)
             return true
         }
         if flushed { compactIfDue() }
+    }
+
+    /// ``flushAccesses()`` from a read: only when neither this cache's writers nor another process's hold
+    /// the locks now (a read never waits for a writer); otherwise the uses stay buffered for later.
+    private func flushAccessesIfFree() {
+        _ = disk.withLockIfAvailable { d in
+            let accesses = memory.withLock { $0.takeAccesses(writer: files.writer) }
+            guard !accesses.isEmpty else { return }
+            if (try? files.appendShared(accesses, nonBlocking: true)) == true {
+                if d.index != nil { for access in accesses { d.index?.apply(access) } }
+            } else {
+                memory.withLock { m in m.restoreAccesses(accesses) }
+            }
+        }
     }
 
     // MARK: Disk index
@@ -598,10 +636,16 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     /// that its cost, spread over the writes that grew the journal, stays constant per write.
     private func compactIfDue() {
         disk.withLock { d in
-            guard let index = d.index, let stamp = try? files.journalStamp(),
-                  stamp.size / CacheJournalRecord.size > max(16_384, index.count)
+            guard let stamp = try? files.journalStamp(),
+                  stamp.size / CacheJournalRecord.size > max(16_384, d.index?.count ?? 0)
             else { return }
-            _ = try? files.exclusively { () throws(StoreError) in try compact(&d) }
+            // A cache without limits never needed its index; its journal must not grow forever either.
+            _ = try? files.exclusively { () throws(StoreError) in
+                try synchronize(&d)
+                if let count = d.index?.count, (try files.journalStamp()).size / CacheJournalRecord.size > max(16_384, count) {
+                    try compact(&d)
+                }
+            }
         }
     }
 
@@ -623,19 +667,24 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     }
 
     /// Evicts least recently used entries (never `keeping`) until within the limits; returns their hashes.
-    private func evict(_ d: inout DiskState, keeping: StableHash?, byteLimit: Int?, enforceCount: Bool = true) -> [StableHash] {
-        guard d.index != nil else { return [] }
+    private func evict(_ d: inout DiskState, keeping: StableHash?, byteLimit: Int?, enforceCount: Bool = true,
+                       writing leading: [CacheJournalRecord] = []) -> [StableHash] {
         var victims: [StableHash] = []
-        while let index = d.index {
-            let overBytes = byteLimit.map { index.byteCount > UInt64($0) } ?? false
-            let overCount = enforceCount && options.countLimit > 0 && index.count > options.countLimit
-            guard overBytes || overCount, let oldest = index.table.leastRecent, oldest.key != keeping else { break }
+        defer {
+            try? files.appendHoldingLock(leading + victims.map { CacheJournalRecord(kind: .remove, writer: files.writer, hash: $0) })
+        }
+        guard d.index != nil else { return [] }
+        // Only scalars are read from `d.index` here: binding the index itself would keep a second reference
+        // to its storage, and every removal would then copy the whole table.
+        while let byteCount = d.index?.byteCount, let count = d.index?.count {
+            let overBytes = byteLimit.map { byteCount > UInt64($0) } ?? false
+            let overCount = enforceCount && options.countLimit > 0 && count > options.countLimit
+            guard overBytes || overCount, let oldest = d.index?.table.leastRecent, oldest.key != keeping else { break }
             // A file that cannot be removed stays counted; the excess waits for the next write.
             guard (try? files.evictEntry(oldest.key)) != nil else { break }
             d.index?.remove(oldest.key)
             victims.append(oldest.key)
         }
-        try? files.appendHoldingLock(victims.map { CacheJournalRecord(kind: .remove, writer: files.writer, hash: $0) })
         return victims
     }
 
@@ -654,19 +703,22 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
         d.index?.apply(record)
     }
 
-    /// Removes an entry file found expired or damaged (only the very file that was read).
+    /// Removes an entry file found expired or damaged (only the very file that was read), when the locks
+    /// are free now: a read never waits for a writer, and a file left now is removed by a later read.
     private func discard(_ hash: StableHash, inode: UInt64) {
-        _ = try? mutate { (d: inout DiskState) throws(StoreError) in
-            guard try files.removeEntry(hash, inode: inode) else { return }
-            try files.appendHoldingLock([CacheJournalRecord(kind: .remove, writer: files.writer, hash: hash)])
-            d.index?.remove(hash)
-            memory.withLock { invalidate(hash, in: &$0) }
+        _ = disk.withLockIfAvailable { d in
+            _ = try? files.exclusivelyIfAvailable { () throws(StoreError) in
+                guard try files.removeEntry(hash, inode: inode) else { return }
+                try files.appendHoldingLock([CacheJournalRecord(kind: .remove, writer: files.writer, hash: hash)])
+                d.index?.remove(hash)
+                memory.withLock { invalidate(hash, in: &$0) }
+            }
         }
     }
 
-    private static func milliseconds(_ date: Date?) -> Int64 {
+    private static func milliseconds(_ date: Date?, roundingUp: Bool = true) -> Int64 {
         guard let date else { return .max }
-        let value = (date.timeIntervalSince1970 * 1000).rounded(.up)
+        let value = (date.timeIntervalSince1970 * 1000).rounded(roundingUp ? .up : .down)
         guard value.isFinite else { return value > 0 ? .max : .min + 1 }
         return Int64(exactly: value) ?? (value > 0 ? .max - 1 : .min + 1)
     }

@@ -182,13 +182,25 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
 
     /// Removes the temporary files of writers that no longer live (their owner file is not locked).
     /// Failures are ignored: they only leave files for the next try.
+    /// The writer number a staging name starts with, when the name is one the cache writes: `<8 hex>.owner`
+    /// or `<8 hex>-<digits>.tmp`. Any other name is not the cache's and is never touched.
+    static func stagingWriter(_ name: String, owner: Bool) -> String? {
+        let bytes = Array(name.utf8)
+        guard bytes.count >= 9, bytes[0..<8].allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
+        if owner { return bytes.count == 14 && name.hasSuffix(".owner") ? String(name.prefix(8)) : nil }
+        guard bytes[8] == UInt8(ascii: "-"), name.hasSuffix(".tmp"), bytes.count > 13,
+              bytes[9..<(bytes.count - 4)].allSatisfy({ (48...57).contains($0) })
+        else { return nil }
+        return String(name.prefix(8))
+    }
+
     func removeStaleTemporaryFiles() {
         guard let names = try? fileSystem.list(stagingPath) else { return }
         let own = Self.hex32(writer)
         var dead: Set<String> = []
         var owners: Set<String> = []
-        for name in names where name.hasSuffix(".owner") && name.utf8.count == 14 {
-            let prefix = String(name.prefix(8))
+        for name in names {
+            guard let prefix = Self.stagingWriter(name, owner: true) else { continue }
             owners.insert(prefix)
             guard prefix != own,
                   let fd = try? fileSystem.open(PathName.join(stagingPath, name), O_RDWR | O_NOFOLLOW | O_NONBLOCK)
@@ -196,8 +208,8 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
             if (try? fileSystem.lock(fd, LOCK_EX, nonBlocking: true, name)) == true { dead.insert(prefix) }
             fileSystem.close(fd)
         }
-        for name in names where name.hasSuffix(".tmp") && name.utf8.count > 9 {
-            let prefix = String(name.prefix(8))
+        for name in names {
+            guard let prefix = Self.stagingWriter(name, owner: false) else { continue }
             if prefix != own && (dead.contains(prefix) || !owners.contains(prefix)) {
                 _ = try? fileSystem.unlink(PathName.join(stagingPath, name))
             }
@@ -245,14 +257,22 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
         return false
     }
 
-    /// A retired file to write again, opened, when one is at hand and still only ours; with its size.
+    /// A retired file to write again, emptied and opened, when one is at hand and still only ours.
+    ///
+    /// A reader that opened the file while it was an entry may still be reading it. The file is emptied
+    /// first (and that descriptor closed at once, so ext4 has nothing to flush), which drops its old pages:
+    /// such a reader then gets the old bytes whole, a short read, or new bytes, never a mix of the two; a
+    /// short read is a miss, and new bytes are used only if the file is by then that key's entry again
+    /// (``readEntry(_:limit:)`` checks).
     private func reusableTemporary() -> (fd: Int32, path: String, size: Int)? {
         while let candidate = pool.withLock({ $0.popLast() }) {
-            if let fd = try? fileSystem.open(candidate, O_WRONLY | O_NOFOLLOW | O_NONBLOCK) {
-                if let info = try? fileSystem.status(fd, candidate), SystemCalls.isRegularFile(info), info.st_nlink == 1 {
-                    return (fd, candidate, Int(info.st_size))
+            if let emptied = try? fileSystem.open(candidate, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_NONBLOCK) {
+                let info = try? fileSystem.status(emptied, candidate)
+                fileSystem.close(emptied)
+                if let info, SystemCalls.isRegularFile(info), info.st_nlink == 1,
+                   let fd = try? fileSystem.open(candidate, O_WRONLY | O_NOFOLLOW | O_NONBLOCK) {
+                    return (fd, candidate, 0)
                 }
-                fileSystem.close(fd)
             }
             _ = try? fileSystem.unlink(candidate)
         }
@@ -299,18 +319,36 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
 
     // MARK: Entry files
 
-    /// Reads an entry file: `nil` when absent or not a regular file (never blocks on a FIFO).
-    func readEntry(_ hash: StableHash) throws(StoreError) -> (bytes: [UInt8], inode: UInt64)? {
-        try readFile(entryPath(hash))
+    /// The largest entry file read (larger ones are misses): an entry is never larger than the byte limit,
+    /// and a file claiming more (a sparse file of a terabyte) must not make the reader allocate it.
+    static let largestEntry = 1 << 30
+
+    /// Reads an entry file: `nil` when absent, not a regular file (never blocks on a FIFO), a symbolic
+    /// link, larger than `limit`, or changing while read (a read shorter than the size it had).
+    ///
+    /// The file read must still be the entry afterwards (the same inode at the entry path): a file moved
+    /// away meanwhile (replaced, evicted, or reused by a write that then failed) is a miss.
+    func readEntry(_ hash: StableHash, limit: Int = largestEntry) throws(StoreError) -> (bytes: [UInt8], inode: UInt64)? {
+        let path = entryPath(hash)
+        let file: (bytes: [UInt8], inode: UInt64)?
+        do {
+            file = try readFile(path, limit: limit)
+        } catch where error.errno == ELOOP {
+            return nil
+        }
+        guard let file, let info = try fileSystem.linkStatus(path), UInt64(info.st_ino) == file.inode else { return nil }
+        return file
     }
 
-    /// Reads a whole regular file without following a link: `nil` when absent or not a regular file.
-    func readFile(_ path: String) throws(StoreError) -> (bytes: [UInt8], inode: UInt64)? {
+    /// Reads a whole regular file without following a link: `nil` when absent, not a regular file, larger
+    /// than `limit` or shorter when read than its size said.
+    func readFile(_ path: String, limit: Int = largestEntry) throws(StoreError) -> (bytes: [UInt8], inode: UInt64)? {
         guard let fd = try fileSystem.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, missingIsNil: true) else { return nil }
         defer { fileSystem.close(fd) }
         let info = try fileSystem.status(fd, path)
-        guard SystemCalls.isRegularFile(info) else { return nil }
+        guard SystemCalls.isRegularFile(info), info.st_size >= 0, info.st_size <= limit else { return nil }
         let bytes = try fileSystem.read(fd, count: Int(info.st_size), at: 0, path)
+        guard bytes.count == Int(info.st_size) else { return nil }
         return (bytes, UInt64(info.st_ino))
     }
 
@@ -367,6 +405,14 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
         return try body()
     }
 
+    /// ``exclusively(_:)`` when the lock file is free now; `nil` without waiting when another process
+    /// holds it (a reader must never wait for a writer).
+    func exclusivelyIfAvailable<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result? {
+        guard try fileSystem.lock(lockFD, LOCK_EX, nonBlocking: true, lockPath) else { return nil }
+        defer { fileSystem.unlock(lockFD) }
+        return try body()
+    }
+
     /// Appends records (one `write`, `O_APPEND`); the caller holds the lock file (``exclusively(_:)``).
     func appendHoldingLock(_ records: [CacheJournalRecord]) throws(StoreError) {
         guard !records.isEmpty else { return }
@@ -378,11 +424,12 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
 
     /// Appends records that change no file (uses), holding the lock file shared: they may go in beside
     /// other processes' appends, never into a compaction.
-    func appendShared(_ records: [CacheJournalRecord]) throws(StoreError) {
-        guard !records.isEmpty else { return }
-        _ = try fileSystem.lock(lockFD, LOCK_SH, lockPath)
+    func appendShared(_ records: [CacheJournalRecord], nonBlocking: Bool = false) throws(StoreError) -> Bool {
+        guard !records.isEmpty else { return true }
+        guard try fileSystem.lock(lockFD, LOCK_SH, nonBlocking: nonBlocking, lockPath) else { return false }
         defer { fileSystem.unlock(lockFD) }
         try appendHoldingLock(records)
+        return true
     }
 
     /// What identifies the journal's current state without reading it: size and modification time.
@@ -410,10 +457,18 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
         }
         let start = max(offset, CacheJournalRecord.size)
         guard end > start else { return (generation, [], max(start, offset), false) }
+        guard end - start <= Self.largestJournalRead else {
+            // More than any journal this cache lets grow: read nothing of it, report it damaged (the index
+            // is then rebuilt from the entry files and the journal started over).
+            return (generation, [], start, true)
+        }
         let bytes = try fileSystem.read(journalFD, count: end - start, at: start, journalPath)
         let parsed = Self.parse(bytes)
         return (generation, parsed.records, start + parsed.consumed, parsed.damaged)
     }
+
+    /// The most journal bytes read at once (about 4.8 million records).
+    static let largestJournalRead = 256 << 20
 
     /// Parses records, skipping forward past damage to the next record whose check holds.
     static func parse(_ bytes: [UInt8]) -> (records: [CacheJournalRecord], consumed: Int, damaged: Bool) {
@@ -449,7 +504,16 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
             return .some(nil)  // no snapshot: generation 0, empty
         }
         defer { fileSystem.close(fd) }
-        guard let bytes = try fileSystem.readFile(fd, indexPath) else { return nil }
+        // The header says how long the file must be; anything else, or more entries than a cache keeps,
+        // is damage, found before the body is allocated.
+        let header = try fileSystem.read(fd, count: CacheIndexSnapshot.headerSize, at: 0, indexPath)
+        let info = try fileSystem.status(fd, indexPath)
+        guard header.count == CacheIndexSnapshot.headerSize, SystemCalls.isRegularFile(info) else { return nil }
+        let count = readLittleEndian(header, 32, width: 8)
+        guard count <= CacheIndexSnapshot.largestCount,
+              Int(info.st_size) == CacheIndexSnapshot.headerSize + Int(count) * CacheIndexSnapshot.lineSize
+        else { return nil }
+        let bytes = try fileSystem.read(fd, count: Int(info.st_size), at: 0, indexPath)
         guard let snapshot = CacheIndexSnapshot(bytes) else { return nil }  // damaged
         return .some(snapshot)
     }
@@ -469,6 +533,7 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
             for record in journal.records { index.apply(record) }
         } else if !requireAgreement && generation == snapshot.baseGeneration && snapshotOrNone != nil {
             // Crashed between the snapshot's rename and the journal's reset: what came after the merge.
+            guard snapshot.mergedLength <= UInt64(stamp.size) else { return nil }   // longer than the journal: damage
             let skip = max(0, (Int(snapshot.mergedLength) - CacheJournalRecord.size) / CacheJournalRecord.size)
             for record in journal.records.dropFirst(skip) { index.apply(record) }
         } else {
