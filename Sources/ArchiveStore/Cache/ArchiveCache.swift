@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import FoundationEssentials
 import KeyedArchive
 
@@ -49,8 +56,8 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
 
     let files: CacheDirectory
     private let keyHash: @Sendable (String) -> StableHash
-    private let memory: Locked<MemoryState>
-    private let disk = Locked(DiskState())
+    private let memory: Locked<CacheMemoryState>
+    private let disk = Locked(CacheDiskState())
     private let flights = Locked<[CacheKey: Flight]>([:])
     private var memoryEnabled: Bool { options.memoryCostLimit > 0 }
     /// The largest entry written or read: the byte limit, and never more than 1 GiB.
@@ -84,7 +91,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
         let stamp = try files.journalStamp()
         let header = try files.readJournal(from: 0, to: 0)
         let end = stamp.size - max(0, stamp.size - CacheJournalRecord.size) % CacheJournalRecord.size
-        memory = Locked(MemoryState(stamp: stamp, generation: header.generation, offset: end))
+        memory = Locked(CacheMemoryState(stamp: stamp, generation: header.generation, offset: end))
         // The first read of a process would pay for cold code and first allocations; opening pays instead.
         CacheEntryCoding.prepare(Value.self, registry: registry)
         _ = keyHash("")
@@ -105,7 +112,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
         let now = options.clock.now()
         var expiredInMemory: StableHash?
         var flush = false
-        let (found, mutationsBefore) = memory.withLock { m -> (Value?, UInt64) in
+        let (found, mutationsBefore) = memory.withLock { m -> (Any?, UInt64) in
             guard memoryEnabled else { return (nil, m.mutations) }
             refresh(&m)
             guard let item = m.table[cacheKey] else { return (nil, m.mutations) }
@@ -119,9 +126,10 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
             flush = recordAccess(item.hash, in: &m)
             return (item.value, m.mutations)
         }
-        if let found {
+        // Only this cache puts values in its memory layer, all of them `Value`s.
+        if let found, let value = found as? Value {
             if flush { flushAccessesIfFree() }
-            return found
+            return value
         }
         let hash = expiredInMemory ?? keyHash(key)
         guard let file = try files.readEntry(hash, limit: entryReadLimit) else {
@@ -135,7 +143,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
                 if memoryEnabled && file.bytes.count <= options.memoryCostLimit {
                     refresh(&m)
                     if m.mutations == mutationsBefore {
-                        insert(MemoryItem(value: value, cost: file.bytes.count, expires: expires, hash: hash), for: cacheKey, into: &m)
+                        insert(CacheMemoryItem(value: value, cost: file.bytes.count, expires: expires, hash: hash), for: cacheKey, into: &m)
                     }
                 }
                 return recordAccess(hash, in: &m)
@@ -205,7 +213,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     private func install(_ temporary: String, hash: StableHash, key: String, cacheKey: CacheKey, value: Value,
                          size: Int, expires: Date?) throws(StoreError) {
         let synchronous = options.durability == .synchronous
-        try mutate { (d: inout DiskState) throws(StoreError) in
+        try mutate { (d: inout CacheDiskState) throws(StoreError) in
             if limited || d.index != nil { try synchronize(&d) }
             let (accesses, tick) = memory.withLock { m in (m.takeAccesses(writer: files.writer), m.nextTick()) }
             let record = CacheJournalRecord(kind: .set, writer: files.writer, hash: hash, size: UInt64(size),
@@ -240,7 +248,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
                 invalidate(hash, in: &m)
                 for victim in evicted { invalidate(victim, in: &m) }
                 if memoryEnabled && size <= options.memoryCostLimit {
-                    insert(MemoryItem(value: value, cost: size, expires: expires, hash: hash), for: cacheKey, into: &m)
+                    insert(CacheMemoryItem(value: value, cost: size, expires: expires, hash: hash), for: cacheKey, into: &m)
                 }
             }
             if let durability { throw durability }
@@ -250,7 +258,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     /// Removes `key`'s entry, if any. Mirrors `NSCache.removeObject(forKey:)`.
     public func removeValue(forKey key: String) throws(StoreError) {
         let hash = keyHash(key)
-        try mutate { (d: inout DiskState) throws(StoreError) in
+        try mutate { (d: inout CacheDiskState) throws(StoreError) in
             // Only a file of this key is removed (a colliding key's entry stays).
             if let file = try files.readEntry(hash) {
                 let header = CacheEntryCoding.header(file.bytes)
@@ -271,7 +279,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     /// Mirrors `NSCache.removeAllObjects()`.
     @discardableResult
     public func removeAll() throws(StoreError) -> Int {
-        try mutate { (d: inout DiskState) throws(StoreError) -> Int in
+        try mutate { (d: inout CacheDiskState) throws(StoreError) -> Int in
             let result = try files.removeAllEntries()
             d.index = CacheIndex()
             d.generation = memory.withLock { m in
@@ -294,7 +302,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
         // Expiries are kept rounded up to the millisecond; now is rounded down, so an entry is removed only
         // once it has certainly expired.
         let nowMilliseconds = Self.milliseconds(now, roundingUp: false)
-        return try mutate { (d: inout DiskState) throws(StoreError) -> Int in
+        return try mutate { (d: inout CacheDiskState) throws(StoreError) -> Int in
             try synchronize(&d)
             guard let index = d.index else { return 0 }
             var expired: [StableHash] = []
@@ -345,7 +353,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     public func trim(toByteLimit byteLimit: Int) throws(StoreError) {
         guard byteLimit >= 0 else { throw StoreError(.invalidArgument, "a byte limit must not be negative") }
         files.removeStaleTemporaryFiles()
-        try mutate { (d: inout DiskState) throws(StoreError) in
+        try mutate { (d: inout CacheDiskState) throws(StoreError) in
             try synchronize(&d)
             let evicted = evict(&d, keeping: nil, byteLimit: byteLimit, enforceCount: false)
             memory.withLock { m in
@@ -358,7 +366,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     /// Counters of this cache object and the directory's entry count and bytes.
     public var statistics: CacheStatistics {
         flushAccesses()
-        let totals = (try? mutate { (d: inout DiskState) throws(StoreError) -> (Int, Int) in
+        let totals = (try? mutate { (d: inout CacheDiskState) throws(StoreError) -> (Int, Int) in
             try synchronize(&d)
             return (d.index?.count ?? 0, Int(clamping: d.index?.byteCount ?? 0))
         }) ?? (0, 0)
@@ -371,7 +379,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     /// entry file's header (not its value).
     public func entries() throws(StoreError) -> [CacheEntryInfo] {
         flushAccesses()
-        let indexed = try mutate { (d: inout DiskState) throws(StoreError) -> [CacheIndex.Entry] in
+        let indexed = try mutate { (d: inout CacheDiskState) throws(StoreError) -> [CacheIndex.Entry] in
             try synchronize(&d)
             return d.index?.entries ?? []
         }
@@ -423,81 +431,13 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
 
     // MARK: Memory layer
 
-    private struct MemoryItem {
-        var value: Value
-        var cost: Int
-        var expires: Date?
-        var hash: StableHash
-    }
-
-    private struct MemoryState {
-        var table = LRUTable<CacheKey, MemoryItem>()
-        var cost = 0
-        var keysByHash: [StableHash: CacheKey] = [:]
-        var statistics = CacheStatistics()
-        /// Uses not yet written to the journal: the last use of each entry, least recent first.
-        var accesses = LRUTable<StableHash, UInt64>(minimumCapacity: 256)
-        var lastTick: UInt64 = 0
-        /// Bumped by every change a read racing with it must not undo by caching what it read.
-        var mutations: UInt64 = 0
-        /// The journal as last read for others' changes.
-        var stamp: CacheDirectory.JournalStamp
-        var generation: UInt64?
-        var offset: Int
-
-        init(stamp: CacheDirectory.JournalStamp, generation: UInt64?, offset: Int) {
-            self.stamp = stamp
-            self.generation = generation
-            self.offset = offset
-        }
-
-        mutating func nextTick() -> UInt64 {
-            lastTick = max(realTimeNanoseconds(), lastTick &+ 1)
-            return lastTick
-        }
-
-        /// Puts back uses that could not be written (older than any buffered since), keeping at most
-        /// ``accessLimit``: past it the least recent uses are forgotten (only the LRU order loses them).
-        mutating func restoreAccesses(_ records: [CacheJournalRecord]) {
-            let newer = accesses
-            accesses.removeAll()
-            for record in records { accesses.set(record.hash, record.tick) }
-            newer.forEach { hash, tick in
-                accesses.set(hash, tick)
-                return true
-            }
-            while accesses.count > Self.accessLimit, let oldest = accesses.leastRecent { accesses.remove(oldest.key) }
-        }
-
-        static var accessLimit: Int { 65_536 }
-
-        mutating func takeAccesses(writer: UInt32) -> [CacheJournalRecord] {
-            guard !accesses.isEmpty else { return [] }
-            var records: [CacheJournalRecord] = []
-            records.reserveCapacity(accesses.count)
-            accesses.forEach { hash, tick in
-                records.append(CacheJournalRecord(kind: .access, writer: writer, hash: hash, tick: tick))
-                return true
-            }
-            accesses.removeAll()
-            return records
-        }
-
-        mutating func clear() {
-            table.removeAll()
-            keysByHash.removeAll()
-            cost = 0
-            mutations &+= 1
-        }
-    }
-
     /// Notes a use of `hash` for the shared LRU order; `true` when the buffer should be written out.
-    private func recordAccess(_ hash: StableHash, in m: inout MemoryState) -> Bool {
+    private func recordAccess(_ hash: StableHash, in m: inout CacheMemoryState) -> Bool {
         m.accesses.set(hash, m.nextTick())
         return m.accesses.count >= 4_096
     }
 
-    private func insert(_ item: MemoryItem, for key: CacheKey, into m: inout MemoryState) {
+    private func insert(_ item: CacheMemoryItem, for key: CacheKey, into m: inout CacheMemoryState) {
         if let old = m.table.set(key, item) { m.cost -= old.cost }
         m.cost += item.cost
         m.keysByHash[item.hash] = key
@@ -506,13 +446,13 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
         }
     }
 
-    private func remove(_ key: CacheKey, from m: inout MemoryState) {
+    private func remove(_ key: CacheKey, from m: inout CacheMemoryState) {
         guard let item = m.table.remove(key) else { return }
         m.cost -= item.cost
         if m.keysByHash[item.hash] == key { m.keysByHash[item.hash] = nil }
     }
 
-    private func invalidate(_ hash: StableHash, in m: inout MemoryState) {
+    private func invalidate(_ hash: StableHash, in m: inout CacheMemoryState) {
         m.mutations &+= 1
         if let key = m.keysByHash[hash] { remove(key, from: &m) }
     }
@@ -520,7 +460,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     /// Applies other processes' changes, recorded in the journal since the last look, to the memory layer:
     /// an entry they set or removed is dropped; after a compaction by another process (or damage) the
     /// memory layer starts empty.
-    private func refresh(_ m: inout MemoryState) {
+    private func refresh(_ m: inout CacheMemoryState) {
         guard let stamp = try? files.journalStamp() else {
             m.clear()
             return
@@ -530,7 +470,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
             m.clear()
             return
         }
-        if read.generation != m.generation || stamp.size < m.offset || read.damaged {
+        if stamp.identity != m.stamp.identity || read.generation != m.generation || stamp.size < m.offset || read.damaged {
             m.clear()
             m.generation = read.generation
             m.offset = stamp.size
@@ -575,21 +515,14 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
 
     // MARK: Disk index
 
-    private struct DiskState {
-        var index: CacheIndex?
-        var generation: UInt64 = 0
-        var offset = 0
-        var stamp = CacheDirectory.JournalStamp(size: -1, seconds: 0, nanoseconds: 0)
-    }
-
     /// Loads the index (snapshot + journal, or a rebuild), or brings a loaded one up to date with the
     /// journal: others' records applied, a compaction by another process followed by a reload.
-    private func synchronize(_ d: inout DiskState) throws(StoreError) {
+    private func synchronize(_ d: inout CacheDiskState) throws(StoreError) {
         if d.index != nil {
             let stamp = try files.journalStamp()
             if stamp == d.stamp { return }
             let read = try files.readJournal(from: d.offset, to: stamp.size)
-            if read.generation == d.generation && stamp.size >= d.offset && !read.damaged {
+            if stamp.identity == d.stamp.identity && read.generation == d.generation && stamp.size >= d.offset && !read.damaged {
                 for record in read.records where record.writer != files.writer { d.index?.apply(record) }
                 d.offset = read.consumed
                 d.stamp = stamp
@@ -609,7 +542,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
         }
     }
 
-    private func compact(_ d: inout DiskState) throws(StoreError) {
+    private func compact(_ d: inout CacheDiskState) throws(StoreError) {
         // Bring the memory layer up to the journal's end first: what it has read is then all the
         // compaction merges, unless another process appends in between (then it starts empty).
         let before = memory.withLock { m -> (UInt64?, Int) in
@@ -629,6 +562,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
             m.offset = result.offset
             m.stamp = result.stamp
             m.lastTick = max(m.lastTick, result.index.latestTick)
+            files.closeLeftDescriptors()   // both locks held: no other thread is using one
         }
     }
 
@@ -652,7 +586,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     /// Writes a new index snapshot and starts the journal over now (tests; compaction otherwise runs by
     /// itself once the journal holds more records than there are entries).
     package func compactIndex() throws(StoreError) {
-        try mutate { (d: inout DiskState) throws(StoreError) in
+        try mutate { (d: inout CacheDiskState) throws(StoreError) in
             try synchronize(&d)
             try compact(&d)
         }
@@ -660,14 +594,14 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
 
     /// Runs `body` on the disk state holding this cache's lock and the directory's lock file exclusively
     /// (see ``CacheDirectory/exclusively(_:)``).
-    private func mutate<Result>(_ body: (inout DiskState) throws(StoreError) -> Result) throws(StoreError) -> Result {
-        try disk.withLock { (d: inout DiskState) throws(StoreError) -> Result in
+    private func mutate<Result>(_ body: (inout CacheDiskState) throws(StoreError) -> Result) throws(StoreError) -> Result {
+        try disk.withLock { (d: inout CacheDiskState) throws(StoreError) -> Result in
             try files.exclusively { () throws(StoreError) -> Result in try body(&d) }
         }
     }
 
     /// Evicts least recently used entries (never `keeping`) until within the limits; returns their hashes.
-    private func evict(_ d: inout DiskState, keeping: StableHash?, byteLimit: Int?, enforceCount: Bool = true,
+    private func evict(_ d: inout CacheDiskState, keeping: StableHash?, byteLimit: Int?, enforceCount: Bool = true,
                        writing leading: [CacheJournalRecord] = []) -> [StableHash] {
         var victims: [StableHash] = []
         defer {
@@ -689,7 +623,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     }
 
     /// After a failed rename the journal says the new entry is in place; say what is there instead.
-    private func correctAfterFailedInstall(_ hash: StableHash, _ d: inout DiskState) {
+    private func correctAfterFailedInstall(_ hash: StableHash, _ d: inout CacheDiskState) {
         let path = files.entryPath(hash)
         let info = try? files.fileSystem.linkStatus(path)
         let record: CacheJournalRecord
@@ -784,10 +718,99 @@ struct CacheKey: Hashable {
 
     init(_ text: String) { self.text = text }
 
-    static func == (a: CacheKey, b: CacheKey) -> Bool { a.text.utf8.elementsEqual(b.text.utf8) }
+    static func == (a: CacheKey, b: CacheKey) -> Bool {
+        let x = a.text.utf8, y = b.text.utf8
+        guard x.count == y.count else { return false }
+        let same: Bool?? = x.withContiguousStorageIfAvailable { p in
+            y.withContiguousStorageIfAvailable { q in
+                guard let left = p.baseAddress, let right = q.baseAddress else { return true }   // both empty
+                return memcmp(left, right, p.count) == 0
+            }
+        }
+        return (same ?? nil) ?? x.elementsEqual(y)
+    }
 
     func hash(into hasher: inout Hasher) {
         let done: Void? = text.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         if done == nil { for byte in text.utf8 { hasher.combine(byte) } }
     }
+}
+
+/// A value in the memory layer (held as `Any`, so that the memory layer is one concrete type, not one per
+/// `Value`: generic code called from another module looks its types up at run time, on every read).
+struct CacheMemoryItem {
+    var value: Any
+    var cost: Int
+    var expires: Date?
+    var hash: StableHash
+}
+
+/// The memory layer and this cache object's counters, behind one lock.
+struct CacheMemoryState {
+    var table = LRUTable<CacheKey, CacheMemoryItem>()
+    var cost = 0
+    var keysByHash: [StableHash: CacheKey] = [:]
+    var statistics = CacheStatistics()
+    /// Uses not yet written to the journal: the last use of each entry, least recent first.
+    var accesses = LRUTable<StableHash, UInt64>(minimumCapacity: 256)
+    var lastTick: UInt64 = 0
+    /// Bumped by every change a read racing with it must not undo by caching what it read.
+    var mutations: UInt64 = 0
+    /// The journal as last read for others' changes.
+    var stamp: CacheDirectory.JournalStamp
+    var generation: UInt64?
+    var offset: Int
+
+    init(stamp: CacheDirectory.JournalStamp, generation: UInt64?, offset: Int) {
+        self.stamp = stamp
+        self.generation = generation
+        self.offset = offset
+    }
+
+    mutating func nextTick() -> UInt64 {
+        lastTick = max(realTimeNanoseconds(), lastTick &+ 1)
+        return lastTick
+    }
+
+    /// Puts back uses that could not be written (older than any buffered since), keeping at most
+    /// ``accessLimit``: past it the least recent uses are forgotten (only the LRU order loses them).
+    mutating func restoreAccesses(_ records: [CacheJournalRecord]) {
+        let newer = accesses
+        accesses.removeAll()
+        for record in records { accesses.set(record.hash, record.tick) }
+        newer.forEach { hash, tick in
+            accesses.set(hash, tick)
+            return true
+        }
+        while accesses.count > Self.accessLimit, let oldest = accesses.leastRecent { accesses.remove(oldest.key) }
+    }
+
+    static var accessLimit: Int { 65_536 }
+
+    mutating func takeAccesses(writer: UInt32) -> [CacheJournalRecord] {
+        guard !accesses.isEmpty else { return [] }
+        var records: [CacheJournalRecord] = []
+        records.reserveCapacity(accesses.count)
+        accesses.forEach { hash, tick in
+            records.append(CacheJournalRecord(kind: .access, writer: writer, hash: hash, tick: tick))
+            return true
+        }
+        accesses.removeAll()
+        return records
+    }
+
+    mutating func clear() {
+        table.removeAll()
+        keysByHash.removeAll()
+        cost = 0
+        mutations &+= 1
+    }
+}
+
+/// The index as this cache object knows it, and how far into the journal it has read.
+struct CacheDiskState {
+    var index: CacheIndex?
+    var generation: UInt64 = 0
+    var offset = 0
+    var stamp = CacheDirectory.JournalStamp(identity: .max, size: -1, seconds: 0, nanoseconds: 0)
 }

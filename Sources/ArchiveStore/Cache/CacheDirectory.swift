@@ -20,12 +20,13 @@ import Darwin
 ///   writer wait to be written again (see ``retire(_:move:)``).
 ///
 /// Anything else in the directory is never touched.
-final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after init; descriptors are used under the owner's locks.
+final class CacheDirectory: @unchecked Sendable { // Sendable: the descriptors that change are behind `handles`; the rest is set once.
     let path: String
     let fileSystem: FileSystem
     let writer: UInt32
-    let lockFD: Int32
-    let journalFD: Int32
+    /// The directory itself, open, for looking up the journal and lock file by name.
+    private let directoryFD: Int32
+    private let handles: Locked<Handles>
     private let ownerFD: Int32
     private let ownerPath: String
     let stagingPath: String
@@ -37,6 +38,33 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
     private let pool = Locked<[String]>([])
     static let poolLimit = 64
 
+    /// The lock file and the journal as open descriptors, with the file each was when opened (its inode).
+    /// A file replaced or removed at its path is followed: the one there now is opened (see
+    /// ``followJournal(creating:)`` and ``exclusively(_:)``). Descriptors of files left behind stay open until
+    /// the cache closes, since a read on another thread may still be using one.
+    private struct Handles {
+        var lock: Int32
+        var lockInode: UInt64
+        var journal: Int32
+        var journalInode: UInt64
+        /// Bumped whenever the journal descriptor changes: a view of the journal taken before is void.
+        var journalIdentity: UInt64 = 0
+        var left: [Int32] = []
+    }
+
+    var lockFD: Int32 { handles.withLock { $0.lock } }
+
+    /// Closes the descriptors of files left behind. The caller holds both of the owning cache's locks, so
+    /// no other thread is using one (every use of the journal or lock descriptor happens under one of them).
+    func closeLeftDescriptors() {
+        let left = handles.withLock { h -> [Int32] in
+            defer { h.left.removeAll() }
+            return h.left
+        }
+        for fd in left { fileSystem.close(fd) }
+    }
+    var journalFD: Int32 { handles.withLock { $0.journal } }
+
     init(path: String, fileSystem: FileSystem) throws(StoreError) {
         self.path = path
         self.fileSystem = fileSystem
@@ -45,12 +73,19 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
         indexPath = PathName.join(path, CacheJournal.indexName)
         stagingPath = PathName.join(path, CacheJournal.stagingName)
         try fileSystem.makeDirectories(path)
-        lockFD = try Self.openOwnFile(fileSystem, lockPath, O_RDWR | O_CREAT)
-        var opened: [Int32] = [lockFD]
+        guard let directoryFD = try fileSystem.open(path, O_RDONLY | O_DIRECTORY) else {
+            throw StoreError(.io, "cannot open the directory", path: path)
+        }
+        self.directoryFD = directoryFD
+        var opened: [Int32] = [directoryFD]
         do throws(StoreError) {
-            journalFD = try Self.openJournal(fileSystem, journalPath: journalPath, indexPath: indexPath,
-                                             directory: path, lockFD: lockFD, lockPath: lockPath)
+            let lockFD = try Self.openOwnFile(fileSystem, lockPath, O_RDWR | O_CREAT)
+            opened.append(lockFD)
+            let journalFD = try Self.openJournal(fileSystem, journalPath: journalPath, indexPath: indexPath,
+                                                 directory: path, lockFD: lockFD, lockPath: lockPath)
             opened.append(journalFD)
+            handles = Locked(Handles(lock: lockFD, lockInode: UInt64(try fileSystem.status(lockFD, lockPath).st_ino),
+                                     journal: journalFD, journalInode: UInt64(try fileSystem.status(journalFD, journalPath).st_ino)))
             try fileSystem.makeDirectory(stagingPath)
             var candidate: UInt32 = 0
             var owner: (fd: Int32, path: String)?
@@ -75,8 +110,9 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
         _ = try? fileSystem.unlink(ownerPath)
         fileSystem.unlock(ownerFD)
         fileSystem.close(ownerFD)
-        fileSystem.close(journalFD)
-        fileSystem.close(lockFD)
+        let all = handles.withLock { [$0.journal, $0.lock] + $0.left }
+        for fd in all { fileSystem.close(fd) }
+        fileSystem.close(directoryFD)
     }
 
     // MARK: Names
@@ -400,17 +436,76 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
     /// process (a removal and a set of one entry by two processes can never leave a file the index lost).
     /// Loading, compacting and resetting the index also run inside.
     func exclusively<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result {
-        _ = try fileSystem.lock(lockFD, LOCK_EX, lockPath)
-        defer { fileSystem.unlock(lockFD) }
+        let fd = try acquire(LOCK_EX, nonBlocking: false)
+        defer { fileSystem.unlock(fd ?? -1) }
+        _ = try followJournal(creating: true)
         return try body()
     }
 
     /// ``exclusively(_:)`` when the lock file is free now; `nil` without waiting when another process
     /// holds it (a reader must never wait for a writer).
     func exclusivelyIfAvailable<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result? {
-        guard try fileSystem.lock(lockFD, LOCK_EX, nonBlocking: true, lockPath) else { return nil }
-        defer { fileSystem.unlock(lockFD) }
+        guard let fd = try acquire(LOCK_EX, nonBlocking: true) else { return nil }
+        defer { fileSystem.unlock(fd) }
+        _ = try followJournal(creating: true)
         return try body()
+    }
+
+    /// Locks the lock file that is at its path now; returns its descriptor (`nil`: busy, when not
+    /// waiting). A lock taken on a file that was meanwhile removed or replaced at the path would exclude
+    /// nobody who opened the new one, so the lock is taken again on the file that is there.
+    private func acquire(_ operation: Int32, nonBlocking: Bool) throws(StoreError) -> Int32? {
+        for _ in 0..<8 {
+            let (fd, inode) = handles.withLock { ($0.lock, $0.lockInode) }
+            guard try fileSystem.lock(fd, operation, nonBlocking: nonBlocking, lockPath) else { return nil }
+            if let info = try fileSystem.status(in: directoryFD, CacheJournal.lockName, lockPath),
+               UInt64(info.st_ino) == inode {
+                return fd
+            }
+            fileSystem.unlock(fd)
+            let fresh = try Self.openOwnFile(fileSystem, lockPath, O_RDWR | O_CREAT)
+            let freshInode = UInt64(try fileSystem.status(fresh, lockPath).st_ino)
+            handles.withLock { h in
+                h.left.append(h.lock)
+                h.lock = fresh
+                h.lockInode = freshInode
+            }
+        }
+        throw StoreError(.io, "the lock file keeps being replaced", path: lockPath)
+    }
+
+    /// Makes the journal descriptor the file at the journal's path, when that is another file (removed
+    /// and created again, or replaced by another process's compaction); with `creating` (the lock file held
+    /// exclusively) a missing journal is created, its header saying the index must be rebuilt. Returns
+    /// whether the descriptor changed.
+    @discardableResult
+    func followJournal(creating: Bool) throws(StoreError) -> Bool {
+        let inode = handles.withLock { $0.journalInode }
+        let info = try fileSystem.status(in: directoryFD, CacheJournal.journalName, journalPath)
+        if let info, UInt64(info.st_ino) == inode { return false }
+        let fd: Int32
+        if info != nil {
+            fd = try Self.openOwnFile(fileSystem, journalPath, O_RDWR | O_APPEND)
+        } else {
+            guard creating else { return false }
+            fd = try Self.openOwnFile(fileSystem, journalPath, O_RDWR | O_APPEND | O_CREAT)
+            if try fileSystem.status(fd, journalPath).st_size == 0 {
+                var header: [UInt8] = []
+                CacheJournalRecord.header(generation: CacheJournal.unknownGeneration).append(to: &header)
+                do throws(StoreError) { try fileSystem.write(fd, header, journalPath) } catch {
+                    fileSystem.close(fd)
+                    throw error
+                }
+            }
+        }
+        let freshInode = UInt64(try fileSystem.status(fd, journalPath).st_ino)
+        handles.withLock { h in
+            h.left.append(h.journal)
+            h.journal = fd
+            h.journalInode = freshInode
+            h.journalIdentity &+= 1
+        }
+        return true
     }
 
     /// Appends records (one `write`, `O_APPEND`); the caller holds the lock file (``exclusively(_:)``).
@@ -426,22 +521,37 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
     /// other processes' appends, never into a compaction.
     func appendShared(_ records: [CacheJournalRecord], nonBlocking: Bool = false) throws(StoreError) -> Bool {
         guard !records.isEmpty else { return true }
-        guard try fileSystem.lock(lockFD, LOCK_SH, nonBlocking: nonBlocking, lockPath) else { return false }
-        defer { fileSystem.unlock(lockFD) }
+        guard let fd = try acquire(LOCK_SH, nonBlocking: nonBlocking) else { return false }
+        defer { fileSystem.unlock(fd) }
+        try followJournal(creating: false)
+        guard try fileSystem.status(in: directoryFD, CacheJournal.journalName, journalPath) != nil else { return false }
         try appendHoldingLock(records)
         return true
     }
 
-    /// What identifies the journal's current state without reading it: size and modification time.
+    /// What identifies the journal's current state without reading it: which file (a new one after a
+    /// compaction or a loss), its size and modification time.
     struct JournalStamp: Equatable {
+        var identity: UInt64
         var size: Int
         var seconds: Int
         var nanoseconds: Int
     }
 
+    /// The journal's stamp, after following it to the file at its path (see ``followJournal(creating:)``).
+    /// One `fstatat` when the journal is the file already open (every read of the memory layer asks).
     func journalStamp() throws(StoreError) -> JournalStamp {
-        let info = try fileSystem.status(journalFD, journalPath)
-        return JournalStamp(size: Int(info.st_size), seconds: Int(info.st_mtim.tv_sec), nanoseconds: Int(info.st_mtim.tv_nsec))
+        let (inode, identity) = handles.withLock { ($0.journalInode, $0.journalIdentity) }
+        if let info = try fileSystem.status(in: directoryFD, CacheJournal.journalName, journalPath),
+           UInt64(info.st_ino) == inode {
+            return JournalStamp(identity: identity, size: Int(info.st_size), seconds: Int(info.st_mtim.tv_sec),
+                                nanoseconds: Int(info.st_mtim.tv_nsec))
+        }
+        try followJournal(creating: false)
+        let (fd, followed) = handles.withLock { ($0.journal, $0.journalIdentity) }
+        let info = try fileSystem.status(fd, journalPath)
+        return JournalStamp(identity: followed, size: Int(info.st_size), seconds: Int(info.st_mtim.tv_sec),
+                            nanoseconds: Int(info.st_mtim.tv_nsec))
     }
 
     /// The journal's records from `offset` to `end`, its header's generation, where reading stopped, and
@@ -587,11 +697,30 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
             _ = try? fileSystem.unlink(temporary)
             throw error
         }
+        // The new journal is a new file renamed into place: every process sees by its identity that the
+        // journal changed, whatever size it grows back to.
+        let fresh = temporaryName()
+        guard let fd = try fileSystem.open(fresh, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW) else {
+            throw StoreError(.io, "cannot create", path: fresh)
+        }
+        do throws(StoreError) {
+            var header: [UInt8] = []
+            CacheJournalRecord.header(generation: generation).append(to: &header)
+            try fileSystem.write(fd, header, fresh)
+            try fileSystem.rename(fresh, journalPath)
+        } catch {
+            fileSystem.close(fd)
+            _ = try? fileSystem.unlink(fresh)
+            throw error
+        }
         try? fileSystem.syncDirectory(path)
-        try fileSystem.truncate(journalFD, to: 0, journalPath)
-        var header: [UInt8] = []
-        CacheJournalRecord.header(generation: generation).append(to: &header)
-        try fileSystem.write(journalFD, header, journalPath)
+        let freshInode = UInt64(try fileSystem.status(fd, journalPath).st_ino)
+        handles.withLock { h in
+            h.left.append(h.journal)
+            h.journal = fd
+            h.journalInode = freshInode
+            h.journalIdentity &+= 1
+        }
         return generation
     }
 

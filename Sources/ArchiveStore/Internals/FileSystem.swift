@@ -128,6 +128,16 @@ package struct FileSystem: Sendable {
         return try SystemCalls.fileStatus(fd, path)
     }
 
+    /// `fstatat(2)` of `name` in the open directory `directory`, without following a link; `nil` when
+    /// nothing is there. One name looked up, not a whole path.
+    package func status(in directory: Int32, _ name: String, _ path: String) throws(StoreError) -> stat? {
+        _ = try injected(.status, path)
+        var info = stat()
+        if fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) == 0 { return info }
+        if errno == ENOENT { return nil }
+        throw SystemCalls.failure("fstatat", path)
+    }
+
     /// `lstat(2)`; `nil` when nothing is there.
     package func linkStatus(_ path: String) throws(StoreError) -> stat? {
         _ = try injected(.status, path)
