@@ -474,6 +474,17 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: the descriptors t
         throw StoreError(.io, "the lock file keeps being replaced", path: lockPath)
     }
 
+    /// Makes `fd` the journal descriptor (the old one is left open until ``closeLeftDescriptors()``).
+    private func adoptJournal(_ fd: Int32) throws(StoreError) {
+        let inode = UInt64(try fileSystem.status(fd, journalPath).st_ino)
+        handles.withLock { h in
+            h.left.append(h.journal)
+            h.journal = fd
+            h.journalInode = inode
+            h.journalIdentity &+= 1
+        }
+    }
+
     /// Makes the journal descriptor the file at the journal's path, when that is another file (removed
     /// and created again, or replaced by another process's compaction); with `creating` (the lock file held
     /// exclusively) a missing journal is created, its header saying the index must be rebuilt. Returns
@@ -498,13 +509,7 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: the descriptors t
                 }
             }
         }
-        let freshInode = UInt64(try fileSystem.status(fd, journalPath).st_ino)
-        handles.withLock { h in
-            h.left.append(h.journal)
-            h.journal = fd
-            h.journalInode = freshInode
-            h.journalIdentity &+= 1
-        }
+        try adoptJournal(fd)
         return true
     }
 
@@ -714,13 +719,7 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: the descriptors t
             throw error
         }
         try? fileSystem.syncDirectory(path)
-        let freshInode = UInt64(try fileSystem.status(fd, journalPath).st_ino)
-        handles.withLock { h in
-            h.left.append(h.journal)
-            h.journal = fd
-            h.journalInode = freshInode
-            h.journalIdentity &+= 1
-        }
+        try adoptJournal(fd)
         return generation
     }
 
