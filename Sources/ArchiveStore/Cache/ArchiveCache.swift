@@ -199,7 +199,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
         let synchronous = options.durability == .synchronous
         let temporary = try files.writeTemporary(bytes, sync: synchronous)
         let cacheKey = CacheKey(key)
-        defer { compactIfDue() }
+        defer { compactIfDue(afterWrite: true) }
         do throws(StoreError) {
             try install(temporary, hash: hash, key: key, cacheKey: cacheKey, value: value, size: bytes.count, expires: expires)
         } catch {
@@ -220,7 +220,10 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
                                             tick: tick, expires: Self.milliseconds(expires))
             try files.appendHoldingLock(accesses + [record])
             // The file being replaced becomes a future temporary file (see CacheDirectory.retire).
-            let retired = d.index?[hash].map({ $0.size <= 1 << 20 }) ?? true ? files.retire(files.entryPath(hash)) : nil
+            // Only a file there is moved (the index, when loaded, knows; a rename that finds nothing costs a
+            // path lookup).
+            let replaces = d.index == nil ? true : (d.index?[hash].map { $0.size <= 1 << 20 } ?? false)
+            let retired = replaces ? files.retire(files.entryPath(hash)) : nil
             do throws(StoreError) {
                 try files.install(temporary, as: hash)
             } catch {
@@ -242,6 +245,12 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
             // The record again, now that the file is in place: a memory layer in another process that read
             // the first one, then the old file (before the rename), drops what it cached when it reads this.
             let evicted = evict(&d, keeping: hash, byteLimit: options.byteLimit > 0 ? options.byteLimit : nil, writing: [record])
+            if d.index != nil, let stamp = try? files.journalStamp() {
+                // Synchronized when this section began, and nobody else appends while it holds the lock:
+                // everything since is this cache's own, already applied.
+                d.stamp = stamp
+                d.offset = stamp.size
+            }
             memory.withLock { m in
                 m.statistics.writes += 1
                 m.statistics.evictions += evicted.count
@@ -568,11 +577,13 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
 
     /// Compacts when the journal holds more records than the index has entries (and at least 16,384), so
     /// that its cost, spread over the writes that grew the journal, stays constant per write.
-    private func compactIfDue() {
+    /// - Parameter afterWrite: called right after a `set`, whose section left the journal's size in the disk
+    ///   state (flushes of uses append without updating it, so they ask the file).
+    private func compactIfDue(afterWrite: Bool = false) {
         disk.withLock { d in
-            guard let stamp = try? files.journalStamp(),
-                  stamp.size / CacheJournalRecord.size > max(16_384, d.index?.count ?? 0)
-            else { return }
+            let known = afterWrite && d.index != nil && d.stamp.size >= 0
+            let size = known ? d.stamp.size : (try? files.journalStamp())?.size ?? 0
+            guard size / CacheJournalRecord.size > max(16_384, d.index?.count ?? 0) else { return }
             // A cache without limits never needed its index; its journal must not grow forever either.
             _ = try? files.exclusively { () throws(StoreError) in
                 try synchronize(&d)

@@ -293,22 +293,20 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: the descriptors t
         return false
     }
 
-    /// A retired file to write again, emptied and opened, when one is at hand and still only ours.
+    /// A retired file to write again, opened, with its size, when one is at hand and still only ours. The
+    /// oldest retired file is used first: the longer since it was an entry, the less likely that a reader
+    /// still has it open.
     ///
-    /// A reader that opened the file while it was an entry may still be reading it. The file is emptied
-    /// first (and that descriptor closed at once, so ext4 has nothing to flush), which drops its old pages:
-    /// such a reader then gets the old bytes whole, a short read, or new bytes, never a mix of the two; a
-    /// short read is a miss, and new bytes are used only if the file is by then that key's entry again
-    /// (``readEntry(_:limit:)`` checks).
+    /// A reader that opened the file while it was an entry may still be reading it while it is rewritten
+    /// in place. Such a read is never used: ``readEntry(_:limit:)`` keeps a file only if, after the read,
+    /// it is still the file at the entry path with the change time it had before (writing changes it).
     private func reusableTemporary() -> (fd: Int32, path: String, size: Int)? {
-        while let candidate = pool.withLock({ $0.popLast() }) {
-            if let emptied = try? fileSystem.open(candidate, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_NONBLOCK) {
-                let info = try? fileSystem.status(emptied, candidate)
-                fileSystem.close(emptied)
-                if let info, SystemCalls.isRegularFile(info), info.st_nlink == 1,
-                   let fd = try? fileSystem.open(candidate, O_WRONLY | O_NOFOLLOW | O_NONBLOCK) {
-                    return (fd, candidate, 0)
+        while let candidate = pool.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            if let fd = try? fileSystem.open(candidate, O_WRONLY | O_NOFOLLOW | O_NONBLOCK) {
+                if let info = try? fileSystem.status(fd, candidate), SystemCalls.isRegularFile(info), info.st_nlink == 1 {
+                    return (fd, candidate, Int(info.st_size))
                 }
+                fileSystem.close(fd)
             }
             _ = try? fileSystem.unlink(candidate)
         }
@@ -366,26 +364,28 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: the descriptors t
     /// away meanwhile (replaced, evicted, or reused by a write that then failed) is a miss.
     func readEntry(_ hash: StableHash, limit: Int = largestEntry) throws(StoreError) -> (bytes: [UInt8], inode: UInt64)? {
         let path = entryPath(hash)
-        let file: (bytes: [UInt8], inode: UInt64)?
+        let file: (bytes: [UInt8], inode: UInt64, changed: timespec)?
         do {
             file = try readFile(path, limit: limit)
         } catch where error.errno == ELOOP {
             return nil
         }
-        guard let file, let info = try fileSystem.linkStatus(path), UInt64(info.st_ino) == file.inode else { return nil }
-        return file
+        guard let file, let info = try fileSystem.linkStatus(path), UInt64(info.st_ino) == file.inode,
+              info.st_ctim.tv_sec == file.changed.tv_sec, info.st_ctim.tv_nsec == file.changed.tv_nsec
+        else { return nil }
+        return (file.bytes, file.inode)
     }
 
     /// Reads a whole regular file without following a link: `nil` when absent, not a regular file, larger
     /// than `limit` or shorter when read than its size said.
-    func readFile(_ path: String, limit: Int = largestEntry) throws(StoreError) -> (bytes: [UInt8], inode: UInt64)? {
+    func readFile(_ path: String, limit: Int = largestEntry) throws(StoreError) -> (bytes: [UInt8], inode: UInt64, changed: timespec)? {
         guard let fd = try fileSystem.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, missingIsNil: true) else { return nil }
         defer { fileSystem.close(fd) }
         let info = try fileSystem.status(fd, path)
         guard SystemCalls.isRegularFile(info), info.st_size >= 0, info.st_size <= limit else { return nil }
         let bytes = try fileSystem.read(fd, count: Int(info.st_size), at: 0, path)
         guard bytes.count == Int(info.st_size) else { return nil }
-        return (bytes, UInt64(info.st_ino))
+        return (bytes, UInt64(info.st_ino), info.st_ctim)
     }
 
     /// Removes the entry file of `hash`, only if it is still the file with `inode` (when given).
