@@ -37,6 +37,11 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let noDataDirectory = Code(rawValue: "noDataDirectory")
         /// A value given by the caller is malformed (a time to live, an id...).
         public static let invalidArgument = Code(rawValue: "invalidArgument")
+        /// A cache entry is larger than the cache's whole byte limit.
+        public static let entryTooLarge = Code(rawValue: "entryTooLarge")
+        /// The change is visible (renamed into place) but could not be made durable: the fsync of its
+        /// directory failed. Reading it back tells whether it is still there; do not blindly retry.
+        public static let durabilityUnknown = Code(rawValue: "durabilityUnknown")
     }
 
     public var code: Code
@@ -44,7 +49,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public var reason: String
     /// The file or directory involved, when there is one.
     public var path: String?
-    /// The record id involved, when there is one.
+    /// The record id (or cache key) involved, when there is one.
     public var recordID: String?
     /// The `errno` of the failed system call, for ``Code/io``.
     public var errno: Int32?

@@ -48,6 +48,21 @@ public struct TimeToLive: Hashable, Sendable, CustomStringConvertible {
         seconds = total
     }
 
+    /// `count` seconds, clamped to 1 second ... ``maximumSeconds`` (so `.seconds(0)` lives one second).
+    public static func seconds(_ count: Int) -> TimeToLive { clamped(Int64(clamping: count), 1) }
+    /// `count` minutes, clamped like ``seconds(_:)``.
+    public static func minutes(_ count: Int) -> TimeToLive { clamped(Int64(clamping: count), 60) }
+    /// `count` hours, clamped like ``seconds(_:)``.
+    public static func hours(_ count: Int) -> TimeToLive { clamped(Int64(clamping: count), 3_600) }
+    /// `count` days, clamped like ``seconds(_:)``.
+    public static func days(_ count: Int) -> TimeToLive { clamped(Int64(clamping: count), 86_400) }
+
+    private static func clamped(_ count: Int64, _ unit: Int64) -> TimeToLive {
+        let (total, overflow) = count.multipliedReportingOverflow(by: unit)
+        if overflow || total > maximumSeconds { return TimeToLive(checkedSeconds: count < 0 ? 1 : maximumSeconds) }
+        return TimeToLive(checkedSeconds: max(1, total))
+    }
+
     /// The shortest exact textual form: `30d`, `90m`, `45s`.
     public var description: String {
         if seconds % 86_400 == 0 { return "\(seconds / 86_400)d" }

@@ -1,0 +1,683 @@
+import FoundationEssentials
+import KeyedArchive
+
+/// A disk cache of values kept as keyed archives, one file per entry, with a memory layer in front, an
+/// expiry per entry, byte and count limits and least-recently-used eviction. Several threads and several
+/// processes may use one directory at once.
+///
+/// ```swift
+/// var options = CacheOptions()
+/// options.byteLimit = 256 << 20
+/// options.defaultTimeToLive = .days(7)
+/// options.memoryCostLimit = 32 << 20
+/// let cache = try ArchiveCache<Drawing>(directory: path, registry: ClassRegistry([Drawing.self]), options: options)
+/// try cache.set(drawing, forKey: "home")
+/// let drawing = try cache.value(forKey: "home")                 // nil: absent, expired or damaged
+/// let fresh = try await cache.value(forKey: "k") { key in try await download(key) }   // loads once
+/// ```
+///
+/// `Value` is any ``KeyedArchivable`` type, any `Codable` type (existentials such as `[any Shape]` keep
+/// their concrete types through the registry, as with ``ArchiveEncoder``), or raw bytes (`[UInt8]`, stored
+/// as `NSData`).
+///
+/// **On disk** each entry is `<directory>/<hh>/<hash>.archive`, an ordinary keyed archive (see
+/// `CacheEntryFile`): `<hash>` is the first 128 bits of the SHA-256 of the key's UTF-8 bytes in hex, so a
+/// key of any content (empty, `/`, `..`, NUL, 100 KB) never becomes a path, and the stored key is compared
+/// on every read. Writes go to a temporary file renamed into place: a reader sees the old entry, the new
+/// one or none. A damaged, truncated or foreign entry file is a miss and is removed; an expired entry is
+/// never returned and is removed when met. The sizes and use order of all entries live in a shared index
+/// (snapshot + journal, rebuilt from the entry files when lost), so eviction survives restarts and
+/// opening reads nothing but a few small files.
+///
+/// **In memory** decoded values are kept up to ``CacheOptions/memoryCostLimit`` (cost: the entry file's
+/// size). A memory hit returns the same instance each time for a class, as `NSCache` does; a change made
+/// by another process is seen before the next read answers, through the journal.
+///
+/// Errors are ``StoreError``s: `.io` for a failed system call (a full disk, an unwritable directory; reads
+/// keep answering), `.entryTooLarge`, `.invalidArgument` for a value that cannot be archived,
+/// `.durabilityUnknown` when a `.synchronous` write is in place but its directory could not be fsynced.
+///
+/// Plays the part of `NSCache` in front of files written with `NSKeyedArchiver`, as PINCache and
+/// hyperoslo/Cache combine them.
+public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all mutable state is behind `Locked`; values are shared as NSCache shares them.
+    /// The directory holding the entries.
+    public let directory: String
+    /// The limits and policies in force.
+    public let options: CacheOptions
+    /// The classes values decode to.
+    public let registry: ClassRegistry
+
+    let files: CacheDirectory
+    private let keyHash: @Sendable (String) -> StableHash
+    private let memory: Locked<MemoryState>
+    private let disk = Locked(DiskState())
+    private let flights = Locked<[CacheKey: Flight]>([:])
+    private var memoryEnabled: Bool { options.memoryCostLimit > 0 }
+    private var limited: Bool { options.byteLimit > 0 || options.countLimit > 0 }
+
+    /// Opens (creating it, mode 0700) the cache in `directory`. Reads no entry file; removes temporary
+    /// files left by writers that died.
+    public convenience init(directory: String, registry: ClassRegistry = .standard,
+                            options: CacheOptions = CacheOptions()) throws(StoreError) {
+        try self.init(directory: directory, registry: registry, options: options, fileSystem: .kernel,
+                      keyHash: { StableHash($0.utf8) })
+    }
+
+    /// Opens a cache whose system calls and key hash are given (tests: fault injection, forced collisions).
+    package init(directory: String, registry: ClassRegistry, options: CacheOptions, fileSystem: FileSystem,
+                 keyHash: @escaping @Sendable (String) -> StableHash) throws(StoreError) {
+        guard options.byteLimit >= 0, options.countLimit >= 0, options.memoryCostLimit >= 0 else {
+            throw StoreError(.invalidArgument, "cache limits must not be negative")
+        }
+        guard !directory.isEmpty else { throw StoreError(.invalidArgument, "the cache directory path is empty") }
+        self.directory = directory
+        self.options = options
+        self.registry = registry
+        self.keyHash = keyHash
+        files = try CacheDirectory(path: directory, fileSystem: fileSystem)
+        let stamp = try files.journalStamp()
+        let read = try files.readJournal(from: 0, to: stamp.size)
+        memory = Locked(MemoryState(stamp: stamp, generation: read.generation, offset: read.consumed))
+    }
+
+    deinit {
+        flushAccesses()
+    }
+
+    // MARK: Reading
+
+    /// The value stored for `key`, or `nil` when there is none, it has expired, or its file is damaged or
+    /// belongs to another key. Never blocks on a writer. Mirrors `NSCache.object(forKey:)`.
+    public func value(forKey key: String) throws(StoreError) -> Value? {
+        let cacheKey = CacheKey(key)
+        let now = options.clock.now()
+        var expiredInMemory: StableHash?
+        var flush = false
+        let (found, mutationsBefore) = memory.withLock { m -> (Value?, UInt64) in
+            guard memoryEnabled else { return (nil, m.mutations) }
+            refresh(&m)
+            guard let item = m.table[cacheKey] else { return (nil, m.mutations) }
+            if let expires = item.expires, expires <= now {
+                remove(cacheKey, from: &m)
+                expiredInMemory = item.hash
+                return (nil, m.mutations)
+            }
+            m.table.touch(cacheKey)
+            m.statistics.memoryHits += 1
+            flush = recordAccess(item.hash, in: &m)
+            return (item.value, m.mutations)
+        }
+        if let found {
+            if flush { flushAccesses() }
+            return found
+        }
+        let hash = expiredInMemory ?? keyHash(key)
+        guard let file = try files.readEntry(hash) else {
+            memory.withLock { $0.statistics.misses += 1 }
+            return nil
+        }
+        switch CacheEntryCoding.decode(file.bytes, as: Value.self, key: key, now: now, registry: registry) {
+        case .value(let value, let expires):
+            let flush = memory.withLock { m -> Bool in
+                m.statistics.diskHits += 1
+                if memoryEnabled && file.bytes.count <= options.memoryCostLimit {
+                    refresh(&m)
+                    if m.mutations == mutationsBefore {
+                        insert(MemoryItem(value: value, cost: file.bytes.count, expires: expires, hash: hash), for: cacheKey, into: &m)
+                    }
+                }
+                return recordAccess(hash, in: &m)
+            }
+            if flush { flushAccesses() }
+            return value
+        case .rejected(.otherKey):
+            memory.withLock { $0.statistics.misses += 1 }
+            return nil
+        case .rejected(let reason):
+            memory.withLock { m in
+                m.statistics.misses += 1
+                if reason == .expired { m.statistics.expired += 1 } else { m.statistics.damaged += 1 }
+            }
+            discard(hash, inode: file.inode)
+            return nil
+        }
+    }
+
+    /// The bytes of `key`'s entry file (an ordinary keyed archive), when it holds a live entry for `key`.
+    /// Does not count as a use.
+    public func archivedEntry(forKey key: String) throws(StoreError) -> [UInt8]? {
+        guard let file = try files.readEntry(keyHash(key)), let header = CacheEntryCoding.header(file.bytes),
+              header.key.utf8.elementsEqual(key.utf8)
+        else { return nil }
+        if let expires = header.expires, expires <= options.clock.now() { return nil }
+        return file.bytes
+    }
+
+    // MARK: Writing
+
+    /// Stores `value` for `key` with the default time to live, replacing what was there.
+    /// Mirrors `NSCache.setObject(_:forKey:cost:)`.
+    public func set(_ value: Value, forKey key: String) throws(StoreError) {
+        try store(value, forKey: key, timeToLive: options.defaultTimeToLive)
+    }
+
+    /// Stores `value` for `key`, expiring after `timeToLive`.
+    public func set(_ value: Value, forKey key: String, timeToLive: TimeToLive) throws(StoreError) {
+        try store(value, forKey: key, timeToLive: timeToLive)
+    }
+
+    private func store(_ value: Value, forKey key: String, timeToLive: TimeToLive?) throws(StoreError) {
+        let now = options.clock.now()
+        let expires = timeToLive.map { now.addingTimeInterval(Double($0.seconds)) }
+        let bytes = try CacheEntryCoding.encode(CacheEntryFile(key: key, value: value, created: now, expires: expires))
+        if options.byteLimit > 0 && bytes.count > options.byteLimit {
+            throw StoreError(.entryTooLarge, "the entry takes \(bytes.count) bytes, more than the cache's byte limit of \(options.byteLimit)",
+                             path: directory, recordID: key)
+        }
+        let hash = keyHash(key)
+        let synchronous = options.durability == .synchronous
+        let temporary = try files.writeTemporary(bytes, sync: synchronous)
+        let cacheKey = CacheKey(key)
+        try disk.withLock { (d: inout DiskState) throws(StoreError) in
+            if limited || d.index != nil {
+                do throws(StoreError) { try synchronize(&d) } catch {
+                    _ = try? files.fileSystem.unlink(temporary)
+                    throw error
+                }
+            }
+            let (accesses, tick) = memory.withLock { m in (m.takeAccesses(), m.nextTick()) }
+            let record = CacheJournalRecord(kind: .set, writer: files.writer, hash: hash, size: UInt64(bytes.count),
+                                            tick: tick, expires: Self.milliseconds(expires))
+            do throws(StoreError) {
+                try files.append(accesses + [record])
+            } catch {
+                _ = try? files.fileSystem.unlink(temporary)
+                throw error
+            }
+            do throws(StoreError) {
+                try files.install(temporary, as: hash)
+            } catch {
+                _ = try? files.fileSystem.unlink(temporary)
+                correctAfterFailedInstall(hash, &d)
+                throw error
+            }
+            var durability: StoreError?
+            if synchronous {
+                do throws(StoreError) { try files.fileSystem.syncDirectory(files.entryDirectory(hash)) } catch {
+                    durability = StoreError(.durabilityUnknown, "the entry is in place but fsync of its directory failed: \(error.reason)",
+                                            path: files.entryPath(hash), recordID: key, errno: error.errno)
+                }
+            }
+            if d.index != nil {
+                for access in accesses { d.index?.apply(access) }
+                d.index?.apply(record)
+            }
+            let evicted = evict(&d, keeping: hash, byteLimit: options.byteLimit)
+            memory.withLock { m in
+                m.statistics.writes += 1
+                m.statistics.evictions += evicted.count
+                invalidate(hash, in: &m)
+                for victim in evicted { invalidate(victim, in: &m) }
+                if memoryEnabled && bytes.count <= options.memoryCostLimit {
+                    insert(MemoryItem(value: value, cost: bytes.count, expires: expires, hash: hash), for: cacheKey, into: &m)
+                }
+            }
+            compactIfDue(&d)
+            if let durability { throw durability }
+        }
+    }
+
+    /// Removes `key`'s entry, if any. Mirrors `NSCache.removeObject(forKey:)`.
+    public func removeValue(forKey key: String) throws(StoreError) {
+        let hash = keyHash(key)
+        try disk.withLock { (d: inout DiskState) throws(StoreError) in
+            // Only a file of this key is removed (a colliding key's entry stays).
+            if let file = try files.readEntry(hash) {
+                let header = CacheEntryCoding.header(file.bytes)
+                if header == nil || header?.key.utf8.elementsEqual(key.utf8) == true {
+                    try files.removeEntry(hash, inode: file.inode)
+                    try files.append([CacheJournalRecord(kind: .remove, writer: files.writer, hash: hash)])
+                    d.index?.remove(hash)
+                }
+            }
+            memory.withLock { m in
+                m.mutations &+= 1
+                remove(CacheKey(key), from: &m)
+            }
+        }
+    }
+
+    /// Removes every entry (files the cache did not write stay). Mirrors `NSCache.removeAllObjects()`.
+    public func removeAll() throws(StoreError) {
+        try disk.withLock { (d: inout DiskState) throws(StoreError) in
+            let result = try files.removeAllEntries()
+            d.index = CacheIndex()
+            d.generation = memory.withLock { m in
+                m.clear()
+                m.stamp = result.stamp
+                m.offset = CacheJournalRecord.size
+                m.generation = (try? files.readJournal(from: 0, to: 0).generation) ?? nil
+                return m.generation ?? 0
+            }
+            d.offset = CacheJournalRecord.size
+            d.stamp = result.stamp
+        }
+    }
+
+    /// Removes every expired entry; returns how many.
+    @discardableResult
+    public func removeExpired() throws(StoreError) -> Int {
+        let now = options.clock.now()
+        let nowMilliseconds = Self.milliseconds(now)
+        return try disk.withLock { (d: inout DiskState) throws(StoreError) -> Int in
+            try synchronize(&d)
+            guard let index = d.index else { return 0 }
+            var expired: [StableHash] = []
+            for entry in index.entries {
+                if entry.expires == CacheIndex.unknownExpiry {
+                    // Rebuilt from the files: read the entry's own expiry once.
+                    guard let file = try? files.readEntry(entry.hash) else { continue }
+                    let expires = CacheEntryCoding.header(file.bytes).map { Self.milliseconds($0.expires) } ?? .max
+                    d.index?.setExpiry(entry.hash, expires)
+                    if expires <= nowMilliseconds { expired.append(entry.hash) }
+                } else if entry.expires <= nowMilliseconds {
+                    expired.append(entry.hash)
+                }
+            }
+            var records: [CacheJournalRecord] = []
+            for hash in expired {
+                _ = try? files.removeEntry(hash)
+                d.index?.remove(hash)
+                records.append(CacheJournalRecord(kind: .remove, writer: files.writer, hash: hash))
+            }
+            try files.append(records)
+            memory.withLock { m in
+                m.statistics.expired += expired.count
+                for hash in expired { invalidate(hash, in: &m) }
+                var stale: [CacheKey] = []
+                m.table.forEach { key, item in
+                    if let expires = item.expires, expires <= now { stale.append(key) }
+                    return true
+                }
+                for key in stale { remove(key, from: &m) }
+            }
+            return expired.count
+        }
+    }
+
+    /// Evicts least recently used entries until the entries on disk take at most `byteLimit` bytes, and
+    /// removes temporary files of writers that died.
+    public func trim(toByteLimit byteLimit: Int) throws(StoreError) {
+        guard byteLimit >= 0 else { throw StoreError(.invalidArgument, "a byte limit must not be negative") }
+        files.removeStaleTemporaryFiles()
+        try disk.withLock { (d: inout DiskState) throws(StoreError) in
+            try synchronize(&d)
+            let evicted = evict(&d, keeping: nil, byteLimit: byteLimit, enforceCount: false)
+            memory.withLock { m in
+                m.statistics.evictions += evicted.count
+                for victim in evicted { invalidate(victim, in: &m) }
+            }
+        }
+    }
+
+    /// Counters of this cache object and the directory's entry count and bytes.
+    public var statistics: CacheStatistics {
+        flushAccesses()
+        let totals = disk.withLock { (d: inout DiskState) -> (Int, Int) in
+            try? synchronize(&d)
+            return (d.index?.count ?? 0, Int(clamping: d.index?.byteCount ?? 0))
+        }
+        var result = memory.withLock { $0.statistics }
+        (result.entryCount, result.byteCount) = totals
+        return result
+    }
+
+    /// Every entry on disk, least recently used first: key, size, creation, expiry, last use. Reads each
+    /// entry file's header (not its value).
+    public func entries() throws(StoreError) -> [CacheEntryInfo] {
+        flushAccesses()
+        let indexed = try disk.withLock { (d: inout DiskState) throws(StoreError) -> [CacheIndex.Entry] in
+            try synchronize(&d)
+            return d.index?.entries ?? []
+        }
+        var result: [CacheEntryInfo] = []
+        for entry in indexed {
+            guard let file = try files.readEntry(entry.hash), let header = CacheEntryCoding.header(file.bytes) else { continue }
+            result.append(CacheEntryInfo(key: header.key, byteCount: file.bytes.count, created: header.created,
+                                         expires: header.expires,
+                                         lastAccess: Date(timeIntervalSince1970: Double(entry.tick) / 1e9)))
+        }
+        return result
+    }
+
+    // MARK: Get or load
+
+    /// The value for `key`, or, when there is none, the value `loader` makes, stored with `timeToLive`
+    /// (the default when `nil`) and returned. Concurrent callers for one missing key in this process wait
+    /// for a single call of `loader` and all receive its value or its error; a loader that throws stores
+    /// nothing. A value that loaded but could not be stored (a full disk) is still returned.
+    ///
+    /// The stampede barrier of python-diskcache's `memoize`, within one process.
+    public func value(forKey key: String, timeToLive: TimeToLive? = nil,
+                      loader: (String) async throws -> Value) async throws -> Value {
+        if let value = try value(forKey: key) { return value }
+        let cacheKey = CacheKey(key)
+        let (flight, leads) = flights.withLock { f -> (Flight, Bool) in
+            if let existing = f[cacheKey] { return (existing, false) }
+            let flight = Flight()
+            f[cacheKey] = flight
+            return (flight, true)
+        }
+        guard leads else { return try await flight.wait().value }
+        let result: Result<Box, any Error>
+        do {
+            if let value = try value(forKey: key) {
+                result = .success(Box(value))
+            } else {
+                let value = try await loader(key)
+                try? store(value, forKey: key, timeToLive: timeToLive ?? options.defaultTimeToLive)
+                result = .success(Box(value))
+            }
+        } catch {
+            result = .failure(error)
+        }
+        flights.withLock { $0[cacheKey] = nil }
+        flight.finish(result)
+        return try result.get().value
+    }
+
+    // MARK: Memory layer
+
+    private struct MemoryItem {
+        var value: Value
+        var cost: Int
+        var expires: Date?
+        var hash: StableHash
+    }
+
+    private struct MemoryState {
+        var table = LRUTable<CacheKey, MemoryItem>()
+        var cost = 0
+        var keysByHash: [StableHash: CacheKey] = [:]
+        var statistics = CacheStatistics()
+        var accesses: [CacheJournalRecord] = []
+        var lastTick: UInt64 = 0
+        /// Bumped by every change a read racing with it must not undo by caching what it read.
+        var mutations: UInt64 = 0
+        /// The journal as last read for others' changes.
+        var stamp: CacheDirectory.JournalStamp
+        var generation: UInt64?
+        var offset: Int
+
+        init(stamp: CacheDirectory.JournalStamp, generation: UInt64?, offset: Int) {
+            self.stamp = stamp
+            self.generation = generation
+            self.offset = offset
+        }
+
+        mutating func nextTick() -> UInt64 {
+            lastTick = max(realTimeNanoseconds(), lastTick &+ 1)
+            return lastTick
+        }
+
+        mutating func takeAccesses() -> [CacheJournalRecord] {
+            defer { accesses.removeAll(keepingCapacity: true) }
+            return accesses
+        }
+
+        mutating func clear() {
+            table.removeAll()
+            keysByHash.removeAll()
+            cost = 0
+            mutations &+= 1
+        }
+    }
+
+    /// Notes a use of `hash` for the shared LRU order; `true` when the buffer should be written out.
+    private func recordAccess(_ hash: StableHash, in m: inout MemoryState) -> Bool {
+        m.accesses.append(CacheJournalRecord(kind: .access, writer: files.writer, hash: hash, tick: m.nextTick()))
+        return m.accesses.count >= 4_096
+    }
+
+    private func insert(_ item: MemoryItem, for key: CacheKey, into m: inout MemoryState) {
+        if let old = m.table.set(key, item) { m.cost -= old.cost }
+        m.cost += item.cost
+        m.keysByHash[item.hash] = key
+        while m.cost > options.memoryCostLimit, let oldest = m.table.leastRecent {
+            remove(oldest.key, from: &m)
+        }
+    }
+
+    private func remove(_ key: CacheKey, from m: inout MemoryState) {
+        guard let item = m.table.remove(key) else { return }
+        m.cost -= item.cost
+        if m.keysByHash[item.hash] == key { m.keysByHash[item.hash] = nil }
+    }
+
+    private func invalidate(_ hash: StableHash, in m: inout MemoryState) {
+        m.mutations &+= 1
+        if let key = m.keysByHash[hash] { remove(key, from: &m) }
+    }
+
+    /// Applies other processes' changes, recorded in the journal since the last look, to the memory layer:
+    /// an entry they set or removed is dropped; after a compaction by another process (or damage) the
+    /// memory layer starts empty.
+    private func refresh(_ m: inout MemoryState) {
+        guard let stamp = try? files.journalStamp() else {
+            m.clear()
+            return
+        }
+        guard stamp != m.stamp else { return }
+        guard let read = try? files.readJournal(from: m.offset, to: stamp.size) else {
+            m.clear()
+            return
+        }
+        if read.generation != m.generation || stamp.size < m.offset || read.damaged {
+            m.clear()
+            m.generation = read.generation
+            m.offset = stamp.size
+        } else {
+            for record in read.records where record.writer != files.writer {
+                switch record.kind {
+                case .set, .remove: invalidate(record.hash, in: &m)
+                case .clear: m.clear()
+                case .access, .header: break
+                }
+            }
+            m.offset = read.consumed
+        }
+        m.stamp = stamp
+    }
+
+    /// Writes buffered uses to the journal (and the loaded index).
+    private func flushAccesses() {
+        disk.withLock { d in
+            let accesses = memory.withLock { $0.takeAccesses() }
+            guard !accesses.isEmpty else { return }
+            if d.index != nil { for access in accesses { d.index?.apply(access) } }
+            try? files.append(accesses)
+            compactIfDue(&d)
+        }
+    }
+
+    // MARK: Disk index
+
+    private struct DiskState {
+        var index: CacheIndex?
+        var generation: UInt64 = 0
+        var offset = 0
+        var stamp = CacheDirectory.JournalStamp(size: -1, seconds: 0, nanoseconds: 0)
+    }
+
+    /// Loads the index (snapshot + journal, or a rebuild), or brings a loaded one up to date with the
+    /// journal: others' records applied, a compaction by another process followed by a reload.
+    private func synchronize(_ d: inout DiskState) throws(StoreError) {
+        if d.index != nil {
+            let stamp = try files.journalStamp()
+            if stamp == d.stamp { return }
+            let read = try files.readJournal(from: d.offset, to: stamp.size)
+            if read.generation == d.generation && stamp.size >= d.offset && !read.damaged {
+                for record in read.records where record.writer != files.writer { d.index?.apply(record) }
+                d.offset = read.consumed
+                d.stamp = stamp
+                return
+            }
+        }
+        if let loaded = try files.loadIndex() {
+            d.index = loaded.index
+            d.generation = loaded.generation
+            d.offset = loaded.offset
+            d.stamp = loaded.stamp
+        } else {
+            try compact(&d)
+        }
+        memory.withLock { m in
+            m.lastTick = max(m.lastTick, d.index?.latestTick ?? 0)
+        }
+    }
+
+    private func compact(_ d: inout DiskState) throws(StoreError) {
+        // Bring the memory layer up to the journal's end first: what it has read is then all the
+        // compaction merges, unless another process appends in between (then it starts empty).
+        let before = memory.withLock { m -> (UInt64?, Int) in
+            refresh(&m)
+            return (m.generation, m.offset)
+        }
+        let result = try files.compact()
+        d.index = result.index
+        d.generation = result.generation
+        d.offset = result.offset
+        d.stamp = result.stamp
+        memory.withLock { m in
+            if result.rebuilt || before.0 != m.generation || before.1 != m.offset || m.offset != result.merged {
+                m.clear()
+            }
+            m.generation = result.generation
+            m.offset = result.offset
+            m.stamp = result.stamp
+            m.lastTick = max(m.lastTick, result.index.latestTick)
+        }
+    }
+
+    private func compactIfDue(_ d: inout DiskState) {
+        guard let index = d.index else { return }
+        let records = d.offset / CacheJournalRecord.size
+        if records > max(16_384, index.count) { try? compact(&d) }
+    }
+
+    /// Evicts least recently used entries (never `keeping`) until within the limits; returns their hashes.
+    private func evict(_ d: inout DiskState, keeping: StableHash?, byteLimit: Int, enforceCount: Bool = true) -> [StableHash] {
+        guard d.index != nil else { return [] }
+        var victims: [StableHash] = []
+        while let index = d.index {
+            let overBytes = byteLimit > 0 && index.byteCount > UInt64(byteLimit)
+            let overCount = enforceCount && options.countLimit > 0 && index.count > options.countLimit
+            guard overBytes || overCount, let oldest = index.table.leastRecent, oldest.key != keeping else { break }
+            _ = try? files.removeEntry(oldest.key)
+            d.index?.remove(oldest.key)
+            victims.append(oldest.key)
+        }
+        try? files.append(victims.map { CacheJournalRecord(kind: .remove, writer: files.writer, hash: $0) })
+        return victims
+    }
+
+    /// After a failed rename the journal says the new entry is in place; say what is there instead.
+    private func correctAfterFailedInstall(_ hash: StableHash, _ d: inout DiskState) {
+        let path = files.entryPath(hash)
+        let info = try? files.fileSystem.linkStatus(path)
+        let record: CacheJournalRecord
+        if let info = info ?? nil, SystemCalls.isRegularFile(info) {
+            record = CacheJournalRecord(kind: .set, writer: files.writer, hash: hash, size: UInt64(info.st_size),
+                                        tick: memory.withLock { $0.nextTick() }, expires: CacheIndex.unknownExpiry)
+        } else {
+            record = CacheJournalRecord(kind: .remove, writer: files.writer, hash: hash)
+        }
+        try? files.append([record])
+        d.index?.apply(record)
+    }
+
+    /// Removes an entry file found expired or damaged (only the very file that was read).
+    private func discard(_ hash: StableHash, inode: UInt64) {
+        disk.withLock { d in
+            guard (try? files.removeEntry(hash, inode: inode)) == true else { return }
+            try? files.append([CacheJournalRecord(kind: .remove, writer: files.writer, hash: hash)])
+            d.index?.remove(hash)
+            memory.withLock { invalidate(hash, in: &$0) }
+        }
+    }
+
+    private static func milliseconds(_ date: Date?) -> Int64 {
+        guard let date else { return .max }
+        let value = (date.timeIntervalSince1970 * 1000).rounded(.up)
+        guard value.isFinite else { return value > 0 ? .max : .min + 1 }
+        return Int64(exactly: value) ?? (value > 0 ? .max - 1 : .min + 1)
+    }
+
+    // MARK: Single flight
+
+    /// Hands a loaded value from the task that loaded it to the tasks waiting for it.
+    private final class Box: @unchecked Sendable { // Sendable: the value is handed over once, as NSCache shares instances.
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
+
+    private final class Flight: @unchecked Sendable { // Sendable: state only behind `Locked`.
+        private enum State {
+            case waiting([CheckedContinuation<Box, any Error>])
+            case done(Result<Box, any Error>)
+        }
+
+        private let state = Locked(State.waiting([]))
+
+        func wait() async throws -> Box {
+            try await withCheckedThrowingContinuation { continuation in
+                let done = state.withLock { s -> Result<Box, any Error>? in
+                    switch s {
+                    case .done(let result): return result
+                    case .waiting(var list):
+                        list.append(continuation)
+                        s = .waiting(list)
+                        return nil
+                    }
+                }
+                if let done { continuation.resume(with: done) }
+            }
+        }
+
+        func finish(_ result: Result<Box, any Error>) {
+            let waiting = state.withLock { s -> [CheckedContinuation<Box, any Error>] in
+                guard case .waiting(let list) = s else { return [] }
+                s = .done(result)
+                return list
+            }
+            for continuation in waiting { continuation.resume(with: result) }
+        }
+    }
+}
+
+/// One entry as ``ArchiveCache/entries()`` lists it.
+public struct CacheEntryInfo: Sendable, Hashable {
+    public var key: String
+    /// The size of its file.
+    public var byteCount: Int
+    public var created: Date
+    /// `nil`: never expires.
+    public var expires: Date?
+    /// The last use recorded in the shared index (the file's modification time after an index rebuild).
+    public var lastAccess: Date
+}
+
+/// A key compared by its UTF-8 bytes, as entry files are named: `"é"` and `"e\u{301}"` are two keys,
+/// although Swift's `String ==` calls them equal.
+struct CacheKey: Hashable {
+    let text: String
+
+    init(_ text: String) { self.text = text }
+
+    static func == (a: CacheKey, b: CacheKey) -> Bool { a.text.utf8.elementsEqual(b.text.utf8) }
+
+    func hash(into hasher: inout Hasher) {
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        if done == nil { for byte in text.utf8 { hasher.combine(byte) } }
+    }
+}

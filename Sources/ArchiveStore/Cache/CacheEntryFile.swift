@@ -1,0 +1,129 @@
+import FoundationEssentials
+import KeyedArchive
+
+/// What one entry file holds: an ordinary keyed archive whose root object, of class `ArchiveCacheEntry`,
+/// has the keys `key` (NSString), `value` (the value's own object graph; raw bytes as NSData), `created`
+/// (NSDate) and, for an entry that expires, `expires` (NSDate).
+///
+/// `keyedarchive dump` shows it; Apple's `NSKeyedUnarchiver` reads it with a class registered for
+/// `ArchiveCacheEntry` (`setClass(_:forClassName:)`) and the value's classes.
+///
+/// Decoding compares the stored key with the one asked for (by UTF-8 bytes) and checks expiry before the
+/// value is decoded, so another key's file or an expired entry costs no value decoding.
+struct CacheEntryFile<Value>: ArchiveCodable {
+    static var archivedClassName: String { "ArchiveCacheEntry" }
+
+    var key: String
+    var value: Value
+    var created: Date
+    var expires: Date?
+
+    enum CodingKeys: String, CodingKey { case key, value, created, expires }
+
+    init(key: String, value: Value, created: Date, expires: Date?) {
+        self.key = key
+        self.value = value
+        self.created = created
+        self.expires = expires
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(key, forKey: .key)
+        try container.encode(created, forKey: .created)
+        try container.encodeIfPresent(expires, forKey: .expires)
+        if let bytes = value as? [UInt8] {
+            try container.encode(Data(bytes), forKey: .value)
+        } else {
+            try container.encodePolymorphic(value, forKey: .value)
+        }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        key = try container.decode(String.self, forKey: .key)
+        if let expected = decoder.userInfo[CacheEntryCoding.expectedKey] as? String,
+           !key.utf8.elementsEqual(expected.utf8) {
+            throw CacheEntryRejection.otherKey
+        }
+        created = try container.decode(Date.self, forKey: .created)
+        expires = try container.decodeIfPresent(Date.self, forKey: .expires)
+        if let now = decoder.userInfo[CacheEntryCoding.now] as? Date, let expires, expires <= now {
+            throw CacheEntryRejection.expired
+        }
+        if Value.self == [UInt8].self {
+            let data = try container.decode(Data.self, forKey: .value)
+            guard let bytes = [UInt8](data) as? Value else { throw CacheEntryRejection.foreign }
+            value = bytes
+        } else {
+            value = try container.decodePolymorphic(Value.self, forKey: .value)
+        }
+    }
+}
+
+/// The keys and times of an entry file without its value (what `keyedarchive cache list` shows).
+package struct CacheEntryHeader: ArchiveCodable, Sendable {
+    package static var archivedClassName: String { "ArchiveCacheEntry" }
+    package var key: String
+    package var created: Date
+    package var expires: Date?
+}
+
+/// Why an entry file was not used.
+enum CacheEntryRejection: Error {
+    /// The file holds another key (a hash collision or a misplaced file).
+    case otherKey
+    /// The entry has expired.
+    case expired
+    /// Not an entry file of this value type.
+    case foreign
+}
+
+/// Encoding and decoding of entry files.
+enum CacheEntryCoding {
+    static let expectedKey = CodingUserInfoKey(rawValue: "ArchiveCache.expectedKey")!
+    static let now = CodingUserInfoKey(rawValue: "ArchiveCache.now")!
+
+    enum Outcome<Value> {
+        case value(Value, expires: Date?)
+        case rejected(CacheEntryRejection)
+    }
+
+    static func encode<Value>(_ entry: CacheEntryFile<Value>) throws(StoreError) -> [UInt8] {
+        do {
+            return try ArchiveEncoder().encode(entry)
+        } catch {
+            throw StoreError(.invalidArgument, "cannot archive the value: \(error)", recordID: entry.key)
+        }
+    }
+
+    /// Decodes an entry file for `key` as of `now`. Anything that is not an entry of this key, live, whose
+    /// value decodes as `Value`, is a rejection (never an error: a cache entry that cannot be used is a miss).
+    static func decode<Value>(_ bytes: [UInt8], as type: Value.Type, key: String, now: Date,
+                              registry: ClassRegistry) -> Outcome<Value> {
+        var decoder = ArchiveDecoder(registry: registry)
+        decoder.userInfo = [expectedKey: key, CacheEntryCoding.now: now]
+        do {
+            let entry = try decoder.decode(CacheEntryFile<Value>.self, from: bytes)
+            return .value(entry.value, expires: entry.expires)
+        } catch let rejection as CacheEntryRejection {
+            return .rejected(rejection)
+        } catch {
+            if let rejection = underlyingRejection(error) { return .rejected(rejection) }
+            return .rejected(.foreign)
+        }
+    }
+
+    /// The key and times of an entry file, or `nil` when it is not one.
+    static func header(_ bytes: [UInt8]) -> CacheEntryHeader? {
+        try? ArchiveDecoder().decode(CacheEntryHeader.self, from: bytes)
+    }
+
+    private static func underlyingRejection(_ error: any Error) -> CacheEntryRejection? {
+        switch error {
+        case let rejection as CacheEntryRejection: return rejection
+        case DecodingError.dataCorrupted(let context): return context.underlyingError.flatMap(underlyingRejection)
+        default: return nil
+        }
+    }
+}

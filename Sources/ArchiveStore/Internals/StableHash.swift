@@ -1,0 +1,119 @@
+/// A 128-bit name for a byte string that is the same on every run, version and platform: the first 16
+/// bytes of its SHA-256 digest (FIPS 180-4), written as 32 lowercase hex digits.
+///
+/// ``ArchiveCache`` names each entry file after the hash of its key's UTF-8 bytes. SHA-256 is used, not a
+/// faster non-cryptographic hash, so that nobody can choose keys that fall on one file and evict each other;
+/// a collision is still handled (the stored key is compared on every read), it just never happens by design.
+///
+/// ```swift
+/// StableHash("abc".utf8).hex   // "ba7816bf8f01cfea414140de5dae2223"
+/// ```
+///
+/// No Apple API; the digest is CryptoKit's `SHA256`, truncated.
+package struct StableHash: Hashable, Sendable, Comparable, CustomStringConvertible {
+    package var high: UInt64
+    package var low: UInt64
+
+    package init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    package init<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        var sha = SHA256()
+        let words = sha.digest(Array(bytes))
+        high = UInt64(words[0]) << 32 | UInt64(words[1])
+        low = UInt64(words[2]) << 32 | UInt64(words[3])
+    }
+
+    /// 32 lowercase hex digits, most significant first.
+    package var hex: String {
+        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        var text = [UInt8](repeating: 0, count: 32)
+        for i in 0..<16 {
+            let word = i < 8 ? high : low
+            let byte = UInt8(truncatingIfNeeded: word >> (56 - 8 * UInt64(i % 8)))
+            text[2 * i] = digits[Int(byte >> 4)]
+            text[2 * i + 1] = digits[Int(byte & 15)]
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Parses 32 lowercase hex digits, as ``hex`` writes them.
+    package init?(hex: Substring) {
+        let scalars = Array(hex.utf8)
+        guard scalars.count == 32 else { return nil }
+        var words: (UInt64, UInt64) = (0, 0)
+        for (i, c) in scalars.enumerated() {
+            let nibble: UInt8
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = c - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+            if i < 16 { words.0 = words.0 << 4 | UInt64(nibble) } else { words.1 = words.1 << 4 | UInt64(nibble) }
+        }
+        high = words.0
+        low = words.1
+    }
+
+    package var description: String { hex }
+
+    package static func < (a: StableHash, b: StableHash) -> Bool { (a.high, a.low) < (b.high, b.low) }
+}
+
+/// SHA-256 (FIPS 180-4) over a whole message.
+private struct SHA256 {
+    private static let k: [UInt32] = [
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+        0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+        0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+        0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+        0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+        0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+    ]
+
+    private var state: [UInt32] = [
+        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+    ]
+
+    mutating func digest(_ message: [UInt8]) -> [UInt32] {
+        var padded = message
+        padded.append(0x80)
+        while padded.count % 64 != 56 { padded.append(0) }
+        let bits = UInt64(message.count) &* 8
+        for shift in stride(from: 56, through: 0, by: -8) { padded.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+        var w = [UInt32](repeating: 0, count: 64)
+        var block = 0
+        while block < padded.count {
+            for i in 0..<16 {
+                let j = block + 4 * i
+                w[i] = UInt32(padded[j]) << 24 | UInt32(padded[j + 1]) << 16 | UInt32(padded[j + 2]) << 8 | UInt32(padded[j + 3])
+            }
+            for i in 16..<64 {
+                let s0 = rotate(w[i - 15], 7) ^ rotate(w[i - 15], 18) ^ (w[i - 15] >> 3)
+                let s1 = rotate(w[i - 2], 17) ^ rotate(w[i - 2], 19) ^ (w[i - 2] >> 10)
+                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+            }
+            var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
+            for i in 0..<64 {
+                let s1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+                let choice = (e & f) ^ (~e & g)
+                let t1 = h &+ s1 &+ choice &+ Self.k[i] &+ w[i]
+                let s0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+                let majority = (a & b) ^ (a & c) ^ (b & c)
+                let t2 = s0 &+ majority
+                (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
+            }
+            state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
+            state[4] &+= e; state[5] &+= f; state[6] &+= g; state[7] &+= h
+            block += 64
+        }
+        return state
+    }
+
+    @inline(__always)
+    private func rotate(_ x: UInt32, _ n: UInt32) -> UInt32 { x >> n | x << (32 - n) }
+}
