@@ -127,7 +127,5 @@ struct FoundationFilesRunner {
             ("files", String(usage.files)), ("file_bytes", String(usage.bytes)), ("allocated_bytes", String(usage.allocated)),
             ("limit", "none"),
         ]))
-        progress("\(impl): removing its files")
-        try? FileManager.default.removeItem(atPath: root)
     }
 }
