@@ -104,14 +104,16 @@ struct FoundationFilesRunner {
     func run(_ emit: (CacheResult) -> Void) throws {
         let impl = "foundation-files"
         let values = plan.values.map { Data($0) }
-        progress("\(impl): set-relaxed")
+        // Fewer sets than the others (each is a file create, the slowest thing here): the run stays short.
+        let setCount = min(plan.setRelaxed.count, 20_000)
+        progress("\(impl): set-relaxed (\(setCount))")
         let files = try FoundationFilesSubject(plan: plan, directory: root + "/files", values: values)
-        let sets = try LatencyRecorder.time(plan.setRelaxed.count) { i in try files.set(plan.setRelaxed[i]) }
+        let sets = try LatencyRecorder.time(setCount) { i in try files.set(plan.setRelaxed[i]) }
         emit(CacheResult(impl: impl, op: "set-relaxed", timing: sets))
 
-        progress("\(impl): get-disk (populating the keys not yet set)")
-        let written = Set(plan.setRelaxed)
-        for k in plan.keys.indices where !written.contains(k) { try files.set(k) }
+        progress("\(impl): get-disk (populating the keys it reads)")
+        let written = Set(plan.setRelaxed.prefix(setCount))
+        for k in Set(plan.getDisk) where !written.contains(k) { try files.set(k) }
         var misses = 0
         let gets = try LatencyRecorder.time(plan.getDisk.count) { i in if !(try files.get(plan.getDisk[i])) { misses += 1 } }
         if misses > 0 { progress("\(impl): get-disk: \(misses) unexpected misses") }

@@ -20,7 +20,7 @@ enum CacheWorkload {
         /// Timed gets in each of get-memory and get-disk.
         var getOps = 200_000
         /// Timed `.relaxed` sets: distinct keys in order, wrapping around past `keys`.
-        var setOps = 100_000
+        var setOps = 50_000
         /// Timed `.synchronous` sets and raw writes (each costs two fsyncs).
         var syncOps = 2_000
         /// Untimed operations of the mixed sequence before the timed ones (the cache fills up).
@@ -51,7 +51,7 @@ enum CacheWorkload {
           --skip-1m           skip the first-get-after-open figure on a 1,000,000-entry cache
           --open-entries <n>  entries of that cache (default 1000000)
           --get-ops <n>       timed gets per get phase (default 200000)
-          --set-ops <n>       timed .relaxed sets (default 100000)
+          --set-ops <n>       timed .relaxed sets (default 50000; foundation-files at most 20000)
           --sync-ops <n>      timed .synchronous sets and raw writes (default 2000)
           --mixed-ops <n>     timed mixed operations (default 200000), after --mixed-warmup <n> (default 100000)
           --python <path>     Python with diskcache 5.6 installed (the peer runs only when given)
