@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target over the BinaryPlist readers. Downloads nothing.
 #
-#   Fuzz/run.sh [binary|append|xml|json|all] [seconds]  default: all, 600 seconds per target
+#   Fuzz/run.sh [binary|append|xml|json|cache|all] [seconds]  default: all, 600 seconds per target
 #
 # Environment: MAX_LEN (default 8192), FUZZ_ARGS (extra libFuzzer flags, e.g. "-seed=1 -runs=1000").
 # Output: Fuzz/build/<target> (the fuzzer), Fuzz/build/corpus-<target>/ (seeds from Fixtures/ plus what the
@@ -23,7 +23,8 @@ entry_file() {
         append) echo "$root/Fuzz/BinaryPlistAppendFuzz.swift" ;;
         xml) echo "$root/Fuzz/XMLPlistFuzz.swift" ;;
         json) echo "$root/Fuzz/PlistJSONFuzz.swift" ;;
-        *) echo "Error: unknown target '$1' (binary, append, xml, json or all)" >&2; exit 2 ;;
+        cache) echo "$root/Fuzz/CacheFuzz.swift" ;;
+        *) echo "Error: unknown target '$1' (binary, append, xml, json, cache or all)" >&2; exit 2 ;;
     esac
 }
 
@@ -32,6 +33,7 @@ dictionary() {
         binary | append) echo "$root/Fuzz/bplist.dict" ;;
         xml) echo "$root/Fuzz/xml.dict" ;;
         json) echo "$root/Fuzz/json.dict" ;;
+        cache) echo "$root/Fuzz/cache.dict" ;;
     esac
 }
 
@@ -42,7 +44,19 @@ is_seed() {
         binary | append) [ "$(head -c 7 "$file")" = "bplist0" ] ;;
         xml) head -c 64 "$file" | LC_ALL=C grep -q '^\(\xEF\xBB\xBF\)\?[[:space:]]*<' ;;
         json) case "$file" in *.plist.json) true ;; *) false ;; esac ;;
+        cache) false ;;  # seeded by seed_cache_corpus
     esac
+}
+
+# A static library and module of one package target, instrumented for the fuzzer.
+build_module() {
+    local name="$1" modules="$build/modules"
+    shift
+    mkdir -p "$modules"
+    swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name "$name" -package-name KeyedArchiveStore \
+        -I "$modules" -emit-module -emit-module-path "$modules/$name.swiftmodule" -emit-library -static \
+        -o "$build/lib$name.a" "$@" >"$build/$name.build.log" 2>&1 \
+        || { cat "$build/$name.build.log" >&2; echo "Error: building module $name failed" >&2; exit 2; }
 }
 
 build_target() {
@@ -51,10 +65,21 @@ build_target() {
     binary="$build/$target"
     mkdir -p "$build"
     # Rebuild only when a source is newer than the fuzzer.
-    if [ -x "$binary" ] && [ -z "$(find "$root/Sources/BinaryPlist" "$root/Fuzz" -name '*.swift' -newer "$binary")" ]; then
+    if [ -x "$binary" ] && [ -z "$(find "$root/Sources" "$root/Fuzz" -name '*.swift' -newer "$binary")" ]; then
         return
     fi
     echo "building $binary" >&2
+    if [ "$target" = cache ]; then
+        # The cache's readers live in ArchiveStore, which imports KeyedArchive and BinaryPlist: build those as
+        # libraries, then ArchiveStore's sources and the entry file as one module, so internals are reachable.
+        build_module BinaryPlist "$root"/Sources/BinaryPlist/*.swift
+        build_module KeyedArchive $(find "$root/Sources/KeyedArchive" -name '*.swift')
+        swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name ArchiveStore -package-name KeyedArchiveStore \
+            -I "$build/modules" $(find "$root/Sources/ArchiveStore" -name '*.swift') "$entry" \
+            -L "$build" -lKeyedArchive -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
+            || { cat "$build/$target.build.log" >&2; echo "Error: building $binary failed" >&2; exit 2; }
+        return
+    fi
     swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name "FuzzPlist" -package-name KeyedArchiveStore \
         "$root"/Sources/BinaryPlist/*.swift "$root/Fuzz/FuzzSupport.swift" "$entry" -lm -o "$binary" \
         >"$build/$target.build.log" 2>&1 || { cat "$build/$target.build.log" >&2; echo "Error: building $binary failed" >&2; exit 2; }
@@ -71,10 +96,23 @@ seed_corpus() {
     done < <(find "$root/Fixtures" -type f ! -name '*.md' ! -name '*.txt' -print0)
 }
 
+# Seeds for the cache target: index, journal and entry files written by the cache itself (made by the
+# ArchiveStoreTests suite into Fuzz/seeds-cache when FUZZ_SEEDS is set), else a few hand-made ones.
+seed_cache_corpus() {
+    local corpus="$build/corpus-cache" file
+    mkdir -p "$corpus"
+    for file in "$root"/Fuzz/seeds-cache/*; do
+        [ -f "$file" ] && cp -n "$file" "$corpus/"
+    done
+    printf '\x01ACINDEX1|||HS|||bplist00' >"$corpus/seed-minimal"
+    printf '\xc8|||H|||bplist00' >"$corpus/seed-directory"
+}
+
 run_target() {
     local target="$1" artifacts="$build/artifacts-$1" log="$build/$1.log" before after executions status
     build_target "$target"
     seed_corpus "$target"
+    [ "$target" != cache ] || seed_cache_corpus
     mkdir -p "$artifacts"
     before=$(find "$artifacts" -type f | wc -l)
     set +e
@@ -98,7 +136,7 @@ run_target() {
 command -v swiftc >/dev/null || { echo "Error: swiftc not found" >&2; exit 2; }
 if [ "$target" = all ]; then
     failed=0
-    for t in binary append xml json; do run_target "$t" || failed=1; done  # one after another: shared cores
+    for t in binary append xml json cache; do run_target "$t" || failed=1; done  # one after another: shared cores
     exit "$failed"
 fi
 entry_file "$target" >/dev/null

@@ -212,7 +212,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
                 for access in accesses { d.index?.apply(access) }
                 d.index?.apply(record)
             }
-            let evicted = evict(&d, keeping: hash, byteLimit: options.byteLimit)
+            let evicted = evict(&d, keeping: hash, byteLimit: options.byteLimit > 0 ? options.byteLimit : nil)
             memory.withLock { m in
                 m.statistics.writes += 1
                 m.statistics.evictions += evicted.count
@@ -285,12 +285,22 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
                 }
             }
             var records: [CacheJournalRecord] = []
+            var removed: [StableHash] = []
+            var failure: StoreError?
             for hash in expired {
-                _ = try? files.removeEntry(hash)
+                do throws(StoreError) {
+                    try files.removeEntry(hash)
+                } catch {
+                    failure = error
+                    continue
+                }
                 d.index?.remove(hash)
+                removed.append(hash)
                 records.append(CacheJournalRecord(kind: .remove, writer: files.writer, hash: hash))
             }
+            expired = removed
             try files.append(records)
+            if let failure { throw failure }
             memory.withLock { m in
                 m.statistics.expired += expired.count
                 for hash in expired { invalidate(hash, in: &m) }
@@ -559,21 +569,23 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
         }
     }
 
+    /// Compacts when the journal holds more records than the index has entries (and at least 16,384), so
+    /// that its cost, spread over the writes that grew the journal, stays constant per write.
     private func compactIfDue(_ d: inout DiskState) {
-        guard let index = d.index else { return }
-        let records = d.offset / CacheJournalRecord.size
-        if records > max(16_384, index.count) { try? compact(&d) }
+        guard let index = d.index, let stamp = try? files.journalStamp() else { return }
+        if stamp.size / CacheJournalRecord.size > max(16_384, index.count) { try? compact(&d) }
     }
 
     /// Evicts least recently used entries (never `keeping`) until within the limits; returns their hashes.
-    private func evict(_ d: inout DiskState, keeping: StableHash?, byteLimit: Int, enforceCount: Bool = true) -> [StableHash] {
+    private func evict(_ d: inout DiskState, keeping: StableHash?, byteLimit: Int?, enforceCount: Bool = true) -> [StableHash] {
         guard d.index != nil else { return [] }
         var victims: [StableHash] = []
         while let index = d.index {
-            let overBytes = byteLimit > 0 && index.byteCount > UInt64(byteLimit)
+            let overBytes = byteLimit.map { index.byteCount > UInt64($0) } ?? false
             let overCount = enforceCount && options.countLimit > 0 && index.count > options.countLimit
             guard overBytes || overCount, let oldest = index.table.leastRecent, oldest.key != keeping else { break }
-            _ = try? files.removeEntry(oldest.key)
+            // A file that cannot be removed stays counted; the excess waits for the next write.
+            guard (try? files.removeEntry(oldest.key)) != nil else { break }
             d.index?.remove(oldest.key)
             victims.append(oldest.key)
         }

@@ -1,0 +1,215 @@
+import Foundation
+import KeyedArchive
+import Testing
+@testable import ArchiveStore
+
+/// Counts the calls that go through a ``FileSystem`` and fails the Nth one (counting from 1).
+final class FaultCounter: @unchecked Sendable { // Sendable: state behind a lock.
+    private let lock = NSLock()
+    private var calls = 0
+    private var failAt: Int?
+    private var fault: FileSystem.Fault = .error(EIO)
+    private(set) var failed: (call: FileSystem.Call, path: String)?
+
+    func arm(failAt: Int?, with fault: FileSystem.Fault = .error(EIO)) {
+        lock.withLock {
+            calls = 0
+            self.failAt = failAt
+            self.fault = fault
+            failed = nil
+        }
+    }
+
+    var count: Int { lock.withLock { calls } }
+
+    var fileSystem: FileSystem {
+        FileSystem { [self] call, path in
+            lock.withLock {
+                calls += 1
+                guard calls == failAt else { return nil }
+                if case .shortWrite = fault, call != .write { return .error(EIO) }
+                failed = (call, path)
+                return fault
+            }
+        }
+    }
+}
+
+@Suite("ArchiveCache: faults")
+struct CacheFaultTests {
+    /// The operations a fault is injected into, each after the same setup.
+    enum Operation: String, CaseIterable {
+        case setNew, setReplace, setEvicting, remove, removeExpired, trim, setSynchronous
+    }
+
+    /// For every operation and every system call it makes, fail that call (EIO, ENOSPC, a short write) and
+    /// check: the operation throws or succeeds, every entry acknowledged before is still read back exactly,
+    /// the key being written reads as its old or its new value, no temporary file is left, and a fresh
+    /// cache agrees with the files on disk.
+    @Test(arguments: Operation.allCases)
+    func everySingleFaultLeavesEveryAcknowledgedEntryReadable(operation: Operation) throws {
+        var callCount = 0
+        for fault in [FileSystem.Fault.error(EIO), .error(ENOSPC), .shortWrite(10)] {
+            var n = 0   // 0: a run without a fault, which counts the calls
+            repeat {
+                let fixture = try CacheFixture()
+                let counter = FaultCounter()
+                let synchronous = operation == .setSynchronous
+                let options = fixture.options(countLimit: operation == .setEvicting ? 5 : 0, ttl: .hours(1),
+                                              durability: synchronous ? .synchronous : .relaxed)
+                var acknowledged: [String: [UInt8]] = [:]
+                do {
+                    let setup = try fixture.bytesCache(options)
+                    for i in 0..<5 {
+                        try setup.set(payload("k\(i)", 0), forKey: "k\(i)", timeToLive: i == 4 ? .seconds(30) : .hours(1))
+                        acknowledged["k\(i)"] = payload("k\(i)", 0)
+                    }
+                }
+                let cache = try fixture.bytesCache(options, fileSystem: counter.fileSystem)
+                _ = cache.statistics   // loads the index outside the counted calls
+                counter.arm(failAt: n == 0 ? nil : n, with: fault)
+                let (changing, failure) = Self.perform(operation, on: cache, clock: fixture.clock)
+                if operation == .setEvicting && failure == nil { acknowledged["k0"] = nil }
+                let succeeded = failure == nil
+                if let failure {
+                    #expect([StoreError.Code.io, .durabilityUnknown].contains(failure.code), "call \(n): \(failure)")
+                }
+                if n == 0 {
+                    callCount = counter.count
+                    #expect(failure == nil, "\(operation) without a fault: \(String(describing: failure))")
+                }
+                if succeeded, let changing {
+                    if let new = changing.new { acknowledged[changing.key] = new } else { acknowledged[changing.key] = nil }
+                }
+                // The entries as the same cache and as a fresh one (plain kernel calls) see them.
+                counter.arm(failAt: nil)
+                let fresh = try fixture.bytesCache(fixture.options(ttl: .hours(1)))
+                for (key, value) in acknowledged where !(operation == .removeExpired && key == "k4") {
+                    if key == changing?.key && !succeeded { continue }
+                    if operation == .trim, try fresh.value(forKey: key) == nil { continue }   // evicted
+                    #expect(try fresh.value(forKey: key) == value, "\(operation) fault \(fault) at call \(n): \(key)")
+                    #expect(try cache.value(forKey: key) == value, "\(operation) fault \(fault) at call \(n): \(key) (same cache)")
+                }
+                if let changing, !succeeded {
+                    let seen = try fresh.value(forKey: changing.key)
+                    let old = changing.key == "new" ? nil : payload(changing.key, 0)
+                    #expect(seen == old || seen == changing.new, "\(operation) at call \(n): \(changing.key) is neither old nor new")
+                }
+                #expect(fixture.stagingFiles() == [], "\(operation) fault at call \(n) left \(fixture.stagingFiles())")
+                let onDisk = fixture.entryBytes()
+                #expect(fresh.statistics.byteCount >= onDisk, "\(operation) at call \(n): index undercounts")
+                n += 1
+            } while n <= callCount
+            #expect(callCount > 2, "\(operation) made \(callCount) calls")
+        }
+    }
+
+    /// Runs one operation; returns the key it changes (with its new value, `nil` for a removal) and its error.
+    static func perform(_ operation: Operation, on cache: ArchiveCache<[UInt8]>, clock: ManualClock)
+        -> (changing: (key: String, new: [UInt8]?)?, failure: StoreError?)
+    {
+        var changing: (key: String, new: [UInt8]?)?
+        do {
+            switch operation {
+            case .setNew, .setSynchronous, .setEvicting:
+                changing = ("new", payload("new", 1))
+                try cache.set(payload("new", 1), forKey: "new")
+            case .setReplace:
+                changing = ("k1", payload("k1", 1))
+                try cache.set(payload("k1", 1), forKey: "k1")
+            case .remove:
+                changing = ("k2", nil)
+                try cache.removeValue(forKey: "k2")
+            case .removeExpired:
+                clock.advance(60)
+                changing = ("k4", nil)
+                _ = try cache.removeExpired()
+            case .trim:
+                try cache.trim(toByteLimit: 1_000)   // evicts the least recent entries
+            }
+            return (changing, nil)
+        } catch {
+            return (changing, error)
+        }
+    }
+
+    @Test func fullDiskFailsSetWithIOWhileReadsKeepAnswering() throws {
+        let fixture = try CacheFixture()
+        let full = FileSystem { call, _ in call == .write ? .shortWrite(3) : nil }
+        let writer = try fixture.bytesCache()
+        try writer.set([1], forKey: "k")
+        let cache = try fixture.bytesCache(fixture.options(), fileSystem: full)
+        let error = #expect(throws: StoreError.self) { try cache.set([2], forKey: "k") }
+        #expect(error?.code == .io)
+        #expect(error?.errno == ENOSPC)
+        #expect(try cache.value(forKey: "k") == [1])
+        #expect(fixture.stagingFiles() == [])
+    }
+
+    @Test func unwritableDirectoryFailsSetWithIOWhileReadsKeepAnswering() throws {
+        let fixture = try CacheFixture()
+        let writer = try fixture.bytesCache()
+        try writer.set([1], forKey: "k")
+        let readOnly = FileSystem { call, _ in [.open, .rename, .makeDirectory].contains(call) ? .error(EACCES) : nil }
+        // Opening needs its own files; fail only what a set does after the open.
+        let cache = try fixture.bytesCache()
+        _ = cache
+        let blocked = try ArchiveCache<[UInt8]>(directory: fixture.path, registry: .standard, options: fixture.options(),
+                                                fileSystem: FileSystem { call, path in
+                                                    path.hasSuffix(".tmp") || call == .rename ? .error(EACCES) : nil
+                                                }, keyHash: { StableHash($0.utf8) })
+        let error = #expect(throws: StoreError.self) { try blocked.set([2], forKey: "k") }
+        #expect(error?.code == .io)
+        #expect(error?.errno == EACCES)
+        #expect(try blocked.value(forKey: "k") == [1])
+        _ = readOnly
+    }
+
+    @Test func failedDirectorySyncAfterRenameIsDurabilityUnknownAndTheEntryIsThere() throws {
+        let fixture = try CacheFixture()
+        let failDirectorySync = FileSystem { call, path in
+            call == .sync && !path.hasSuffix(".tmp") && !path.hasSuffix("cache") ? .error(EIO) : nil
+        }
+        let cache = try fixture.bytesCache(fixture.options(durability: .synchronous), fileSystem: failDirectorySync)
+        let error = #expect(throws: StoreError.self) { try cache.set([7], forKey: "k") }
+        #expect(error?.code == .durabilityUnknown)
+        #expect(error?.recordID == "k")
+        #expect(try cache.value(forKey: "k") == [7])
+        #expect(try fixture.bytesCache().value(forKey: "k") == [7])
+    }
+
+    @Test func synchronousSetFsyncsTheFileBeforeTheRenameAndTheDirectoryAfter() throws {
+        let fixture = try CacheFixture()
+        let log = CallLog()
+        let cache = try fixture.bytesCache(fixture.options(durability: .synchronous), fileSystem: log.fileSystem)
+        log.clear()
+        try cache.set([1], forKey: "k")
+        let calls = log.calls
+        let syncTemporary = calls.firstIndex { $0.0 == .sync && $0.1.hasSuffix(".tmp") }
+        let rename = calls.firstIndex { $0.0 == .rename && $0.1.hasSuffix(".archive") }
+        let syncDirectory = calls.lastIndex { $0.0 == .sync && !$0.1.hasSuffix(".tmp") }
+        #expect(syncTemporary != nil && rename != nil && syncDirectory != nil)
+        if let syncTemporary, let rename, let syncDirectory {
+            #expect(syncTemporary < rename && rename < syncDirectory)
+        }
+        log.clear()
+        let relaxed = try fixture.bytesCache(fixture.options(), fileSystem: log.fileSystem)
+        log.clear()
+        try relaxed.set([2], forKey: "j")
+        #expect(!log.calls.contains { $0.0 == .sync })
+    }
+}
+
+/// Records the calls made through a file system.
+final class CallLog: @unchecked Sendable { // Sendable: state behind a lock.
+    private let lock = NSLock()
+    private var recorded: [(FileSystem.Call, String)] = []
+    var calls: [(FileSystem.Call, String)] { lock.withLock { recorded } }
+    func clear() { lock.withLock { recorded.removeAll() } }
+    var fileSystem: FileSystem {
+        FileSystem { [self] call, path in
+            lock.withLock { recorded.append((call, path)) }
+            return nil
+        }
+    }
+}
