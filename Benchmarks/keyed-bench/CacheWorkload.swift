@@ -24,7 +24,9 @@ enum CacheWorkload {
         /// Timed `.synchronous` sets and raw writes (each costs two fsyncs).
         var syncOps = 2_000
         /// Untimed operations of the mixed sequence before the timed ones (the cache fills up).
-        var mixedWarmup = 100_000
+        /// 400,000 Zipf draws touch about 41,000 keys, more than the byte limit holds (about 35,500 entries),
+        /// so the cache is full and evicting before the timed operations start.
+        var mixedWarmup = 400_000
         /// Timed operations of the mixed sequence.
         var mixedOps = 200_000
         /// Hottest keys made resident for get-memory.
@@ -53,7 +55,7 @@ enum CacheWorkload {
           --get-ops <n>       timed gets per get phase (default 200000)
           --set-ops <n>       timed .relaxed sets (default 50000; foundation-files at most 20000)
           --sync-ops <n>      timed .synchronous sets and raw writes (default 2000)
-          --mixed-ops <n>     timed mixed operations (default 200000), after --mixed-warmup <n> (default 100000)
+          --mixed-ops <n>     timed mixed operations (default 200000), after --mixed-warmup <n> (default 400000)
           --python <path>     Python with diskcache 5.6 installed (the peer runs only when given)
           --peer <path>       Benchmarks/cache/diskcache_peer.py
           --keep              keep the temporary directory (its path is printed on stderr)
@@ -120,6 +122,7 @@ enum CacheWorkload {
         var results: [CacheResult] = []
         func emit(_ result: CacheResult) {
             print(result.line)
+            if let detail = result.detail { print(detail) }
             fflush(nil)
             results.append(result)
         }
@@ -320,7 +323,14 @@ struct CacheResult {
         (self.impl, self.op, self.ordered) = (impl, op, ordered)
     }
 
+    /// Mean, p99.9 and maximum of a timed figure, on a line of its own (`DETAIL ...`).
+    var detail: String?
+
     init(impl: String, op: String, timing: LatencyRecorder.Timing) {
+        defer {
+            detail = "DETAIL impl=\(impl) op=\(op) mean_us=\(String(format: "%.2f", timing.meanus))"
+                + " p999_us=\(String(format: "%.2f", timing.percentile(0.999))) max_us=\(String(format: "%.2f", timing.percentile(1)))"
+        }
         self.init(impl: impl, op: op, [
             ("n", String(timing.count)), ("ops_per_s", String(format: "%.0f", timing.opsPerSecond)),
             ("p50_us", String(format: "%.2f", timing.p50us)), ("p99_us", String(format: "%.2f", timing.p99us)),
@@ -357,6 +367,7 @@ enum LatencyRecorder {
             return Double(sorted[max(0, index)]) / 1e3
         }
         var p50us: Double { percentile(0.50) }
+        var meanus: Double { count == 0 ? .nan : Double(sorted.reduce(0, +)) / Double(count) / 1e3 }
         var p99us: Double { percentile(0.99) }
 
         /// Both sets of operations as one: latencies pooled, wall times added.

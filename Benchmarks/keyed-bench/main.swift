@@ -16,6 +16,8 @@ let usage = """
       cache [n]   ArchiveCache on n (100000) keys of ~1 KiB, Zipf reads, 10% writes, byte limit at half the
                   working set; against python-diskcache and one NSKeyedArchiver file per key
                   (keyed-bench cache --help for its options; Benchmarks/cache/run.sh runs it all)
+      cache-open <dir> <n> [<byte limit>]   build a cache of n small entries in dir, or (when dir exists)
+                  time its open, first get and first set
 
     OPTIONS:
       --rounds <k>     timed rounds per implementation (default 7)
@@ -56,6 +58,9 @@ do {
     case "w2-memory": try ShapesWorkload.memory(workload: "w2", count: n ?? 10_000, only: only)
     case "cache" where args.contains("--help"):
         print(CacheWorkload.usage)
+    case "cache-open" where args.count == 3 || args.count == 4:
+        try OursCacheRunner.probeOpen(directory: args[1], entries: Int(args[2]) ?? 0,
+                                      byteLimit: args.count == 4 ? Int(args[3]) ?? 0 : 0)
     case "cache": try CacheWorkload.run(arguments: Array(args.dropFirst()), only: only)
     case "store": try StoreWorkload.run(count: n ?? 10_000, rounds: rounds)
     case "store-profile": try StoreWorkload.profile(args.count > 2 ? args[2] : "ids", count: n ?? 10_000, repeats: rounds)
