@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "CommandLineSupport"),
         .target(name: "FormCacheCLI", dependencies: ["ArchiveStore", "CommandLineSupport"]),
         .executableTarget(name: "formcache", dependencies: ["FormCacheCLI"]),
-        .target(name: "InspectorCLI", dependencies: ["BinaryPlist", "KeyedArchive", "CommandLineSupport"]),
+        .target(name: "InspectorCLI", dependencies: ["BinaryPlist", "KeyedArchive", "ArchiveStore", "CommandLineSupport"]),
         .executableTarget(name: "keyedarchive", dependencies: ["InspectorCLI"]),
         .executableTarget(name: "keyed-bench", dependencies: ["BinaryPlist", "KeyedArchive", "ArchiveStore"], path: "Benchmarks/keyed-bench"),
         .executableTarget(name: "shapes-example", dependencies: ["KeyedArchive"], path: "Examples/shapes-example"),
@@ -35,7 +35,7 @@ let package = Package(
         .testTarget(name: "KeyedArchiveTests", dependencies: ["TestSupport", "KeyedArchive"]),
         .testTarget(name: "ArchiveStoreTests", dependencies: ["TestSupport", "ArchiveStore"]),
         .testTarget(name: "FormCacheCLITests", dependencies: ["FormCacheCLI", "ArchiveStore", "CommandLineSupport"]),
-        .testTarget(name: "InspectorCLITests", dependencies: ["TestSupport", "InspectorCLI", "BinaryPlist", "KeyedArchive", "CommandLineSupport"]),
+        .testTarget(name: "InspectorCLITests", dependencies: ["TestSupport", "InspectorCLI", "BinaryPlist", "KeyedArchive", "ArchiveStore", "CommandLineSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,10 +4,10 @@
 //
 // Input: byte 0 picks the mode; the rest is split at the first two occurrences of "|||" into an index
 // snapshot, a journal and an entry file.
-// - mode < 200: the parsers alone. The journal parser consumes at most what it was given and every record it
+// - mode < 240: the parsers alone. The journal parser consumes at most what it was given and every record it
 //   returns writes back to bytes that parse to the same record; a snapshot that parses writes back to the
 //   same bytes; an entry file either is rejected or decodes to a value that round-trips through encode.
-// - mode >= 200: the three files are written into a fresh cache directory (the entry at key "k"'s path), a
+// - mode >= 240: the three files are written into a fresh cache directory (the entry at key "k"'s path), a
 //   cache with limits is opened on it, and read, set, read, removeExpired and statistics must work: no trap,
 //   errors only StoreError, "k" reads back what was set, the entry count is at least one.
 import BinaryPlist
@@ -131,7 +131,7 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     guard let start, count > 0 else { return 0 }
     let input = Array(UnsafeRawBufferPointer(start: start, count: count))
     let parts = split(input[1...])
-    if input[0] < 200 {
+    if input[0] < 240 {
         checkParsers(index: parts[0], journal: parts[1], entry: parts[2])
     } else {
         checkDirectory(index: parts[0], journal: parts[1], entry: parts[2])

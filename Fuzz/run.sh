@@ -96,8 +96,8 @@ seed_corpus() {
     done < <(find "$root/Fixtures" -type f ! -name '*.md' ! -name '*.txt' -print0)
 }
 
-# Seeds for the cache target: index, journal and entry files written by the cache itself (made by the
-# ArchiveStoreTests suite into Fuzz/seeds-cache when FUZZ_SEEDS is set), else a few hand-made ones.
+# Seeds for the cache target: Fuzz/seeds-cache holds an index, a journal and an entry file that the cache
+# wrote itself (joined by "|||", in both modes), plus two hand-made minimal ones.
 seed_cache_corpus() {
     local corpus="$build/corpus-cache" file
     mkdir -p "$corpus"
@@ -105,7 +105,7 @@ seed_cache_corpus() {
         [ -f "$file" ] && cp -n "$file" "$corpus/"
     done
     printf '\x01ACINDEX1|||HS|||bplist00' >"$corpus/seed-minimal"
-    printf '\xc8|||H|||bplist00' >"$corpus/seed-directory"
+    printf '\xf8|||H|||bplist00' >"$corpus/seed-directory"
 }
 
 run_target() {

@@ -190,7 +190,13 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
             }
             try FileLock.holding(lockPath, timeout: options.lockTimeout) { () throws(StoreError) in
                 guard let bytes = try change(try AtomicFile.read(path)) else { return }
-                try AtomicFile.replace(path, with: bytes, fault: options.writeFault)
+                AtomicFile.removeStaleTemporaries(of: path)
+                do throws(StoreError) {
+                    try AtomicFile.replace(path, with: bytes, fault: options.writeFault)
+                } catch where error.code == .durabilityUnknown {
+                    StoreDigest.record(StoreDigest.of(bytes), at: lockPath)
+                    throw error
+                }
                 StoreDigest.record(StoreDigest.of(bytes), at: lockPath)
             }
         }

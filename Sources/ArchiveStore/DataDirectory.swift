@@ -23,14 +23,16 @@ public enum DataDirectory {
     /// let directory = try DataDirectory.resolve(application: "formcache", environment: env)
     /// ```
     public static func resolve(application: String, environment: [String: String]) throws(StoreError) -> String {
-        if let home = environment[application.uppercased() + "_HOME"], !home.isEmpty {
-            return home
+        let homeName = application.uppercased() + "_HOME"
+        if let home = environment[homeName], !home.isEmpty {
+            return try usable(home, homeName)
         }
         #if !os(macOS)
         if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
-            return PathName.join(xdg, application)
+            return PathName.join(try usable(xdg, "XDG_DATA_HOME"), application)
         }
         #endif
+        if let home = environment["HOME"], !home.isEmpty { _ = try usable(home, "HOME") }
         guard let home = homeDirectory(environment: environment) else {
             throw StoreError(.noDataDirectory, "cannot find a home directory: set HOME or \(application.uppercased())_HOME")
         }
@@ -39,6 +41,16 @@ public enum DataDirectory {
         #else
         return PathName.join(PathName.join(home, ".local/share"), application)
         #endif
+    }
+
+    /// `value` as a path, or ``StoreError/Code/invalidArgument`` when it holds NUL: the mark of an
+    /// environment value whose bytes are not UTF-8 (`StandardProcess.environment`), which as a `String` would
+    /// name another directory, so that two different paths could share one store.
+    private static func usable(_ value: String, _ name: String) throws(StoreError) -> String {
+        guard !value.utf8.contains(0) else {
+            throw StoreError(.invalidArgument, "$\(name) is not valid UTF-8; use a data directory whose path is UTF-8")
+        }
+        return value
     }
 
     private static func homeDirectory(environment: [String: String]) -> String? {

@@ -46,14 +46,21 @@ public final class FormCache: Sendable {
     public var path: String { repository.path }
 
     /// Adds a record registered now and returns it. Throws ``StoreError/Code/duplicateID`` if `id` is taken
-    /// (by a live or an expired record).
+    /// (by a live or an expired record), and ``StoreError/Code/durabilityUnknown`` with the new record's id in
+    /// ``StoreError/recordID`` when the record is stored but the directory fsync after the rename failed.
     @discardableResult
     public func add(
         name: String, fields: [String: String] = [:], id: String? = nil, timeToLive: TimeToLive = .defaultValue
     ) throws(StoreError) -> FormRecord {
         let record = FormRecord(
             id: id ?? UUID().uuidString, name: name, fields: fields, registeredAt: clock.now(), timeToLive: timeToLive)
-        try repository.add(record)
+        do throws(StoreError) {
+            try repository.add(record)
+        } catch where error.code == .durabilityUnknown {
+            var error = error
+            error.recordID = record.id   // stored: the caller can print the id rather than add it again
+            throw error
+        }
         return record
     }
 

@@ -31,6 +31,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let io = Code(rawValue: "io")
         /// The store file, its lock file or its temporary file is a symbolic link, which is refused.
         public static let symbolicLink = Code(rawValue: "symbolicLink")
+        /// The store file or its lock file has more than one hard link, which is refused (writing it would
+        /// change the other name's file too).
+        public static let hardLink = Code(rawValue: "hardLink")
         /// Another process held the store's lock for longer than the timeout.
         public static let locked = Code(rawValue: "locked")
         /// No data directory can be determined (no `HOME` and no password-database entry).

@@ -19,7 +19,11 @@
 /// `run` may throw ``UsageError`` (exit 64 with usage), ``CommandFailure`` (its status) or any other error
 /// (`Error: <error>`, exit 1). Build commands in a function, not a stored global: the closure is not `Sendable`.
 ///
-/// Mirrors swift-argument-parser's `ParsableCommand` with its `CommandConfiguration`.
+/// A verb may instead group verbs of its own (`tool cache list DIR`): build it with
+/// ``init(name:abstract:discussion:subcommands:)``; the tool then hands the rest of the command line to a
+/// nested tool named `<tool> <verb>`, with its own help, `help` verb and usage errors.
+///
+/// Mirrors swift-argument-parser's `ParsableCommand` with its `CommandConfiguration` (and its `subcommands`).
 public struct Command {
     public var name: String
     /// One line for OVERVIEW and the SUBCOMMANDS list.
@@ -30,6 +34,8 @@ public struct Command {
     public var usage: [String]
     public var arguments: [ArgumentSpec]
     public var options: [OptionSpec]
+    /// The verbs this one groups; when not empty, ``run`` is never called.
+    public var subcommands: [Command]
     public var run: (inout CommandContext) throws -> Int32
 
     public init(
@@ -43,7 +49,21 @@ public struct Command {
         self.usage = usage
         self.arguments = arguments
         self.options = options
+        self.subcommands = []
         self.run = run
+    }
+
+    /// A verb that groups `subcommands` (`tool <name> <subcommand> ...`); `abstract` and `discussion` head
+    /// its help, which lists them.
+    public init(name: String, abstract: String, discussion: String = "", subcommands: [Command]) {
+        self.name = name
+        self.abstract = abstract
+        self.discussion = discussion
+        self.usage = []
+        self.arguments = []
+        self.options = []
+        self.subcommands = subcommands
+        self.run = { _ in throw UsageError("Missing expected subcommand.") }
     }
 }
 

@@ -17,7 +17,8 @@
 ///   See 'keyedarchive plist --help' for more information.
 /// ```
 ///
-/// and returns ``ExitStatus/usage`` (64).
+/// and returns ``ExitStatus/usage`` (64). A verb that groups verbs (``Command/subcommands``) runs as a nested
+/// tool named `<tool> <verb>`: `tool cache list DIR`, `tool cache --help`, `tool help cache list`.
 ///
 /// Mirrors swift-argument-parser's `ParsableCommand.main()` with `subcommands`.
 public struct CommandLineTool {
@@ -27,6 +28,8 @@ public struct CommandLineTool {
     /// Printed by `--version`; `nil` means the tool has no `--version`.
     public var version: String?
     public var commands: [Command]
+    /// What shows a verb's help, before `<subcommand>`: `tool help`, or `tool help group` for a nested tool.
+    var helpVerb: String
 
     public init(name: String, abstract: String, discussion: String = "", version: String? = nil, commands: [Command]) {
         self.name = name
@@ -34,6 +37,7 @@ public struct CommandLineTool {
         self.discussion = discussion
         self.version = version
         self.commands = commands
+        self.helpVerb = name + " help"
     }
 
     /// The tool's help text (`tool --help`).
@@ -41,7 +45,27 @@ public struct CommandLineTool {
 
     /// A verb's help text (`tool help verb`), or `nil` for an unknown verb.
     public func help(for commandName: String) -> String? {
-        command(named: commandName).map { HelpFormatter.commandHelp($0, toolName: name) }
+        guard let command = command(named: commandName) else { return nil }
+        if !command.subcommands.isEmpty { return nested(command).help }
+        return HelpFormatter.commandHelp(command, toolName: name)
+    }
+
+    /// The help that `tool help <words>` prints (`help cache list` walks into groups), or the usage error message.
+    private func help(walking words: ArraySlice<String>) -> Result<String, UsageError> {
+        guard let verb = words.first else { return .success(help) }
+        guard let command = command(named: verb) else { return .failure(UsageError("Unknown subcommand '\(verb)'.")) }
+        let rest = words.dropFirst()
+        if !command.subcommands.isEmpty { return nested(command).help(walking: rest) }
+        if let extra = rest.first { return .failure(UsageError("Unexpected argument '\(extra)'.")) }
+        return .success(HelpFormatter.commandHelp(command, toolName: name))
+    }
+
+    /// The tool a grouping verb stands for: named `<tool> <verb>`, its verbs the group's.
+    private func nested(_ command: Command) -> CommandLineTool {
+        var tool = CommandLineTool(name: "\(name) \(command.name)", abstract: command.abstract,
+                                   discussion: command.discussion, commands: command.subcommands)
+        tool.helpVerb = "\(helpVerb) \(command.name)"
+        return tool
     }
 
     /// Parses `arguments` (without the program name), runs the verb they name and returns the exit status.
@@ -57,22 +81,22 @@ public struct CommandLineTool {
             io.stdout.write((version ?? "") + "\n")
             return ExitStatus.success
         case "help":
-            let rest = arguments.dropFirst()
-            guard let verb = rest.first else {
-                io.stdout.write(help)
+            switch help(walking: arguments.dropFirst()) {
+            case .success(let text):
+                io.stdout.write(text)
                 return ExitStatus.success
+            case .failure(let error):
+                return usageError(error.message, io: io)
             }
-            guard rest.count == 1, let text = help(for: verb) else {
-                return usageError(rest.count == 1 ? "Unknown subcommand '\(verb)'." : "Unexpected argument '\(rest[rest.startIndex + 1])'.", io: io)
-            }
-            io.stdout.write(text)
-            return ExitStatus.success
         default:
             break
         }
         guard let command = command(named: first) else {
             let message = first.hasPrefix("-") ? "Unknown option '\(first)'." : "Unknown subcommand '\(first)'."
             return usageError(message, io: io)
+        }
+        if !command.subcommands.isEmpty {
+            return nested(command).run(arguments: Array(arguments.dropFirst()), environment: environment, io: io)
         }
         let parsed: ParsedArguments
         switch ArgumentParser.parse(Array(arguments.dropFirst()), for: command) {
@@ -87,7 +111,13 @@ public struct CommandLineTool {
         var context = CommandContext(
             arguments: parsed, environment: environment, io: io, toolName: name, commandName: command.name)
         do {
-            return try command.run(&context)
+            let status = try command.run(&context)
+            if let code = io.stdout.writeError {
+                // The data did not reach its reader: never report success (a verb that changed something
+                // says so itself, with a CommandFailure, before this).
+                return context.fail(ExitStatus.ioError, "cannot write to standard output: \(SystemCalls.describe(code))")
+            }
+            return status
         } catch let error as UsageError {
             return usageError(error.message, command: command, io: io)
         } catch let error as CommandFailure {

@@ -33,7 +33,7 @@ enum HelpFormatter {
         var subcommands = tool.commands.map { ($0.name, $0.abstract) }
         subcommands.append(("help", "Show subcommand help information."))
         out += section("SUBCOMMANDS", subcommands)
-        out += "  See '\(tool.name) help <subcommand>' for detailed help.\n"
+        out += "  See '\(tool.helpVerb) <subcommand>' for detailed help.\n"
         return out
     }
 

@@ -13,11 +13,31 @@
 /// Mirrors `FileHandle.standardOutput.write(_:)` / `TextOutputStream`.
 public struct OutputSink: TextOutputStream {
     private let sink: (UnsafeRawBufferPointer) -> Void
+    private let failure: WriteFailure?
 
     /// A sink that hands every chunk of bytes to `write`. The buffer is valid only during the call.
     public init(_ write: @escaping (UnsafeRawBufferPointer) -> Void) {
         self.sink = write
+        self.failure = nil
     }
+
+    /// A sink whose `write` returns `0` on success or an `errno`: the first failure is kept
+    /// (``writeError``) and every later write is skipped.
+    public init(reportingFailures write: @escaping (UnsafeRawBufferPointer) -> Int32) {
+        let failure = WriteFailure()
+        self.failure = failure
+        self.sink = { buffer in
+            guard failure.code == nil else { return }
+            let code = write(buffer)
+            if code != 0 { failure.code = code }
+        }
+    }
+
+    /// The `errno` of the first write that failed (a full disk, a closed pipe), or `nil`.
+    public var writeError: Int32? { failure?.code }
+
+    /// A sink whose every write fails with `code` (tests of failed output).
+    public static func failing(_ code: Int32) -> OutputSink { OutputSink(reportingFailures: { _ in code }) }
 
     /// Writes the UTF-8 bytes of `string`.
     public func write(_ string: String) {
@@ -39,10 +59,15 @@ public struct OutputSink: TextOutputStream {
     /// The process's standard error (file descriptor 2), unbuffered.
     public static var standardError: OutputSink { fileDescriptor(2) }
 
-    /// A sink writing to an open file descriptor; write errors end the write silently.
+    /// A sink writing to an open file descriptor; a failed write is kept in ``writeError``.
     public static func fileDescriptor(_ descriptor: Int32) -> OutputSink {
-        OutputSink { SystemCalls.writeAll(descriptor, $0) }
+        OutputSink(reportingFailures: { SystemCalls.writeAll(descriptor, $0) })
     }
+}
+
+/// The first failed write of a sink (shared by its copies).
+private final class WriteFailure {
+    var code: Int32?
 }
 
 /// Collects everything written to its ``sink``, for tests and for commands that build output in memory.

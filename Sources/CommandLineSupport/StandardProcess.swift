@@ -19,6 +19,10 @@ public enum StandardProcess {
     public static var arguments: [String] { Array(CommandLine.arguments.dropFirst()) }
 
     /// The environment variables (`environ`); for a repeated name the first value wins.
+    ///
+    /// A value whose bytes are not UTF-8 cannot be a `String` as it is; it is given as U+0000 followed by
+    /// its lossy decoding (invalid bytes as U+FFFD). No real value contains NUL, so such a value is never
+    /// mistaken for another: a path made from it is refused rather than rewritten into another directory.
     public static var environment: [String: String] { SystemCalls.environment() }
 
     /// Ends the process with `status`. Mirrors `exit(3)`.
@@ -27,20 +31,28 @@ public enum StandardProcess {
 
 /// Thin wrappers over the C calls this module uses.
 enum SystemCalls {
-    /// Writes every byte of `buffer` to `descriptor`, retrying after `EINTR` and short writes. Mirrors `write(2)`.
-    static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) {
-        guard var base = buffer.baseAddress else { return }
+    /// Writes every byte of `buffer` to `descriptor`, retrying after `EINTR` and short writes; returns `0`,
+    /// or the `errno` of the write that failed. Mirrors `write(2)`.
+    static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Int32 {
+        guard var base = buffer.baseAddress else { return 0 }
         var left = buffer.count
         while left > 0 {
             let n = systemWrite(descriptor, base, left)
             if n < 0 {
                 if errno == EINTR { continue }
-                return
+                return errno
             }
-            if n == 0 { return }
+            if n == 0 { return EIO }
             base += n
             left -= n
         }
+        return 0
+    }
+
+    /// `strerror(3)`.
+    static func describe(_ code: Int32) -> String {
+        guard let text = strerror(code) else { return "errno \(code)" }
+        return String(cString: text)
     }
 
     /// The environment as a dictionary. Mirrors `environ(7)`.
@@ -49,9 +61,17 @@ enum SystemCalls {
         let start: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = environ
         guard var entry = start else { return result }
         while let pointer = entry.pointee {
-            let text = String(cString: pointer)
+            let text = String(validatingCString: pointer) ?? "\u{0}" + String(cString: pointer)
             if let equals = text.firstIndex(of: "=") {
-                let name = String(text[..<equals])
+                var name = String(text[..<equals])
+                if name.first == "\u{0}" {
+                    // The bytes after `=` were not UTF-8, the name's were: keep the mark on the value.
+                    name.removeFirst()
+                    let value = "\u{0}" + text[text.index(after: equals)...]
+                    if result[name] == nil { result[name] = value }
+                    entry += 1
+                    continue
+                }
                 if result[name] == nil { result[name] = String(text[text.index(after: equals)...]) }
             }
             entry += 1

@@ -27,6 +27,9 @@ extension CommandFailure {
         case .symbolicLink:
             status = ExitStatus.ioError
             hint = "the store's files may not be symbolic links; point FORMCACHE_HOME at the real directory."
+        case .hardLink:
+            status = ExitStatus.ioError
+            hint = "the store's files may not have other hard links; remove the other name or the file."
         case .noDataDirectory:
             status = ExitStatus.ioError
             hint = "set FORMCACHE_HOME to the directory to use."

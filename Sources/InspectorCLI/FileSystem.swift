@@ -52,3 +52,16 @@ enum FileSystem {
         return CommandFailure(status: status, "\(path): \(what): \(reason)")
     }
 }
+
+extension FileSystem {
+    /// Succeeds when `path` names an existing directory (a symbolic link to one counts). Mirrors `stat(2)`.
+    /// - Throws: ``CommandFailure`` with ``ExitStatus/noInput`` when it does not exist, cannot be examined,
+    ///   or is not a directory.
+    static func requireDirectory(_ path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw failure(ExitStatus.noInput, path, "cannot open") }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw CommandFailure(status: ExitStatus.noInput, "\(path): cannot open: Not a directory")
+        }
+    }
+}

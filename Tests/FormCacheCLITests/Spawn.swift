@@ -44,8 +44,11 @@ enum Spawn {
         var description: String { message }
     }
 
-    /// Starts `path` with `arguments` and exactly `environment`, stdin from /dev/null.
-    static func start(_ path: String, _ arguments: [String], environment: [String: String]) throws -> Child {
+    /// Starts `path` with `arguments` and exactly `environment` (plus `rawEnvironment`, `NAME=value` entries
+    /// as bytes, for values that are not UTF-8), stdin from /dev/null; stdout to `stdoutFile` when given
+    /// (`/dev/full`, say: the child's `stdout` then reads as empty).
+    static func start(_ path: String, _ arguments: [String], environment: [String: String],
+                      rawEnvironment: [[UInt8]] = [], stdoutFile: String? = nil) throws -> Child {
         // Pipes are made close-on-exec under a lock, so that children spawned at the same time from other
         // threads never inherit another child's pipe (which would delay its end-of-file).
         spawnLock.lock()
@@ -57,10 +60,20 @@ enum Spawn {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+        if let stdoutFile {
+            posix_spawn_file_actions_addopen(&actions, 1, stdoutFile, O_WRONLY, 0)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+        }
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let raw: [UnsafeMutablePointer<CChar>?] = rawEnvironment.map { bytes in
+            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+            for (i, byte) in bytes.enumerated() { copy[i] = CChar(bitPattern: byte) }
+            copy[bytes.count] = 0
+            return copy
+        }
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + raw + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
         let result = posix_spawn(&pid, path, &actions, nil, argv, envp)

@@ -193,3 +193,85 @@ private func run(_ arguments: [String]) -> Result {
         #expect(!tool.help.contains("--version"))
     }
 }
+
+/// A tool with a verb that groups verbs: `grouped store put <id>`, `grouped store drop [--all]`.
+private func groupedTool() -> CommandLineTool {
+    let put = Command(name: "put", abstract: "Store one item.", arguments: [.required("id", help: "The item.")]) { context in
+        context.stdout.write("put \(context.arguments.value("id") ?? "-")\n")
+        return ExitStatus.success
+    }
+    let drop = Command(name: "drop", abstract: "Drop items.", options: [.flag("all", help: "Every item.")]) { context in
+        context.stdout.write("drop all=\(context.arguments.flag("all"))\n")
+        return ExitStatus.success
+    }
+    let store = Command(name: "store", abstract: "Work on the store.", discussion: "Items live in the store.",
+                        subcommands: [put, drop])
+    return CommandLineTool(name: "grouped", abstract: "A grouped tool.", version: "1.0", commands: [store])
+}
+
+private func runGrouped(_ arguments: [String]) -> Result {
+    let out = OutputCapture()
+    let err = OutputCapture()
+    let status = groupedTool().run(arguments: arguments, environment: [:], io: CommandIO(stdout: out.sink, stderr: err.sink))
+    return Result(status: status, stdout: out.text, stderr: err.text, stdoutBytes: out.bytes)
+}
+
+@Suite struct CommandGroupTests {
+    @Test func groupRunsItsSubcommands() {
+        #expect(runGrouped(["store", "put", "a1"]).stdout == "put a1\n")
+        #expect(runGrouped(["store", "drop", "--all"]).stdout == "drop all=true\n")
+    }
+
+    @Test func groupHelpListsSubcommandsEveryWayItIsAsked() {
+        let expected = """
+            OVERVIEW: Work on the store.
+
+            Items live in the store.
+
+            USAGE: grouped store <subcommand>
+
+            OPTIONS:
+              -h, --help              Show help information.
+
+            SUBCOMMANDS:
+              put                     Store one item.
+              drop                    Drop items.
+              help                    Show subcommand help information.
+
+              See 'grouped help store <subcommand>' for detailed help.
+
+            """
+        for words in [["store", "--help"], ["store", "-h"], ["store", "help"], ["help", "store"]] {
+            let result = runGrouped(words)
+            #expect(result.status == 0)
+            #expect(result.stderr == "")
+            #expect(result.stdout == expected)
+        }
+        #expect(groupedTool().help(for: "store") == expected)
+        #expect(runGrouped(["--help"]).stdout.contains("SUBCOMMANDS:\n  store                   Work on the store.\n"))
+    }
+
+    @Test func subcommandHelpIsTheSameThroughEveryPath() {
+        let viaFlag = runGrouped(["store", "put", "--help"])
+        #expect(viaFlag.status == 0)
+        #expect(viaFlag.stdout.hasPrefix("OVERVIEW: Store one item.\n\nUSAGE: grouped store put <id>\n\nARGUMENTS:\n"))
+        #expect(runGrouped(["help", "store", "put"]).stdout == viaFlag.stdout)
+        #expect(runGrouped(["store", "help", "put"]).stdout == viaFlag.stdout)
+    }
+
+    @Test(arguments: [
+        (["store"], "Error: Missing expected subcommand.\nUsage: grouped store <subcommand>\n  See 'grouped store --help' for more information.\n"),
+        (["store", "bogus"], "Error: Unknown subcommand 'bogus'.\nUsage: grouped store <subcommand>\n  See 'grouped store --help' for more information.\n"),
+        (["store", "--version"], "Error: Unknown option '--version'.\nUsage: grouped store <subcommand>\n  See 'grouped store --help' for more information.\n"),
+        (["store", "put"], "Error: Missing expected argument '<id>'.\nUsage: grouped store put <id>\n  See 'grouped store put --help' for more information.\n"),
+        (["store", "drop", "x"], "Error: Unexpected argument 'x'.\nUsage: grouped store drop [--all]\n  See 'grouped store drop --help' for more information.\n"),
+        (["help", "store", "bogus"], "Error: Unknown subcommand 'bogus'.\nUsage: grouped <subcommand>\n  See 'grouped --help' for more information.\n"),
+        (["help", "store", "put", "x"], "Error: Unexpected argument 'x'.\nUsage: grouped <subcommand>\n  See 'grouped --help' for more information.\n"),
+    ])
+    func groupUsageErrorsNameTheNestedCommand(arguments: [String], stderr: String) {
+        let result = runGrouped(arguments)
+        #expect(result.status == 64)
+        #expect(result.stdout == "")
+        #expect(result.stderr == stderr)
+    }
+}

@@ -53,6 +53,10 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     private let disk = Locked(DiskState())
     private let flights = Locked<[CacheKey: Flight]>([:])
     private var memoryEnabled: Bool { options.memoryCostLimit > 0 }
+    /// The largest entry written or read: the byte limit, and never more than 1 GiB.
+    private var entryReadLimit: Int {
+        options.byteLimit > 0 ? min(options.byteLimit, CacheDirectory.largestEntry) : CacheDirectory.largestEntry
+    }
     private var limited: Bool { options.byteLimit > 0 || options.countLimit > 0 }
 
     /// Opens (creating it, mode 0700) the cache in `directory`. Reads no entry file; removes temporary
@@ -75,9 +79,17 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
         self.registry = registry
         self.keyHash = keyHash
         files = try CacheDirectory(path: directory, fileSystem: fileSystem)
+        // The memory layer starts empty, so what the journal holds so far concerns it not: read its header
+        // only, and follow it from its end (whole records from the header on).
         let stamp = try files.journalStamp()
-        let read = try files.readJournal(from: 0, to: stamp.size)
-        memory = Locked(MemoryState(stamp: stamp, generation: read.generation, offset: read.consumed))
+        let header = try files.readJournal(from: 0, to: 0)
+        let end = stamp.size - max(0, stamp.size - CacheJournalRecord.size) % CacheJournalRecord.size
+        memory = Locked(MemoryState(stamp: stamp, generation: header.generation, offset: end))
+        // The first read of a process would pay for cold code and first allocations; opening pays instead.
+        CacheEntryCoding.prepare(Value.self, registry: registry)
+        _ = keyHash("")
+        _ = try? files.readFile(files.lockPath)
+        _ = try? files.readEntry(StableHash(high: 0, low: 0))
     }
 
     deinit {
@@ -108,11 +120,11 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
             return (item.value, m.mutations)
         }
         if let found {
-            if flush { flushAccesses() }
+            if flush { flushAccessesIfFree() }
             return found
         }
         let hash = expiredInMemory ?? keyHash(key)
-        guard let file = try files.readEntry(hash) else {
+        guard let file = try files.readEntry(hash, limit: entryReadLimit) else {
             memory.withLock { $0.statistics.misses += 1 }
             return nil
         }
@@ -128,7 +140,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
                 }
                 return recordAccess(hash, in: &m)
             }
-            if flush { flushAccesses() }
+            if flush { flushAccessesIfFree() }
             return value
         case .rejected(.otherKey):
             memory.withLock { $0.statistics.misses += 1 }
@@ -170,34 +182,41 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
         let now = options.clock.now()
         let expires = timeToLive.map { now.addingTimeInterval(Double($0.seconds)) }
         let bytes = try CacheEntryCoding.encode(CacheEntryFile(key: key, value: value, created: now, expires: expires))
-        if options.byteLimit > 0 && bytes.count > options.byteLimit {
-            throw StoreError(.entryTooLarge, "the entry takes \(bytes.count) bytes, more than the cache's byte limit of \(options.byteLimit)",
-                             path: directory, recordID: key)
+        if bytes.count > entryReadLimit {
+            let limit = options.byteLimit > 0 && options.byteLimit <= CacheDirectory.largestEntry
+                ? "the cache's byte limit of \(options.byteLimit)" : "the largest entry a cache keeps (\(CacheDirectory.largestEntry) bytes)"
+            throw StoreError(.entryTooLarge, "the entry takes \(bytes.count) bytes, more than \(limit)", path: directory, recordID: key)
         }
         let hash = keyHash(key)
         let synchronous = options.durability == .synchronous
         let temporary = try files.writeTemporary(bytes, sync: synchronous)
         let cacheKey = CacheKey(key)
-        try disk.withLock { (d: inout DiskState) throws(StoreError) in
-            if limited || d.index != nil {
-                do throws(StoreError) { try synchronize(&d) } catch {
-                    _ = try? files.fileSystem.unlink(temporary)
-                    throw error
-                }
-            }
-            let (accesses, tick) = memory.withLock { m in (m.takeAccesses(), m.nextTick()) }
-            let record = CacheJournalRecord(kind: .set, writer: files.writer, hash: hash, size: UInt64(bytes.count),
+        defer { compactIfDue() }
+        do throws(StoreError) {
+            try install(temporary, hash: hash, key: key, cacheKey: cacheKey, value: value, size: bytes.count, expires: expires)
+        } catch {
+            // Gone already when it was renamed into place (a failed directory fsync after the rename).
+            _ = try? files.fileSystem.unlink(temporary)
+            throw error
+        }
+    }
+
+    /// The part of `set` that holds the lock: the journal record, the rename, the index, eviction.
+    private func install(_ temporary: String, hash: StableHash, key: String, cacheKey: CacheKey, value: Value,
+                         size: Int, expires: Date?) throws(StoreError) {
+        let synchronous = options.durability == .synchronous
+        try mutate { (d: inout DiskState) throws(StoreError) in
+            if limited || d.index != nil { try synchronize(&d) }
+            let (accesses, tick) = memory.withLock { m in (m.takeAccesses(writer: files.writer), m.nextTick()) }
+            let record = CacheJournalRecord(kind: .set, writer: files.writer, hash: hash, size: UInt64(size),
                                             tick: tick, expires: Self.milliseconds(expires))
-            do throws(StoreError) {
-                try files.append(accesses + [record])
-            } catch {
-                _ = try? files.fileSystem.unlink(temporary)
-                throw error
-            }
+            try files.appendHoldingLock(accesses + [record])
+            // The file being replaced becomes a future temporary file (see CacheDirectory.retire).
+            let retired = d.index?[hash].map({ $0.size <= 1 << 20 }) ?? true ? files.retire(files.entryPath(hash)) : nil
             do throws(StoreError) {
                 try files.install(temporary, as: hash)
             } catch {
-                _ = try? files.fileSystem.unlink(temporary)
+                if let retired { _ = files.restore(retired, to: files.entryPath(hash)) }
                 correctAfterFailedInstall(hash, &d)
                 throw error
             }
@@ -212,17 +231,18 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
                 for access in accesses { d.index?.apply(access) }
                 d.index?.apply(record)
             }
-            let evicted = evict(&d, keeping: hash, byteLimit: options.byteLimit > 0 ? options.byteLimit : nil)
+            // The record again, now that the file is in place: a memory layer in another process that read
+            // the first one, then the old file (before the rename), drops what it cached when it reads this.
+            let evicted = evict(&d, keeping: hash, byteLimit: options.byteLimit > 0 ? options.byteLimit : nil, writing: [record])
             memory.withLock { m in
                 m.statistics.writes += 1
                 m.statistics.evictions += evicted.count
                 invalidate(hash, in: &m)
                 for victim in evicted { invalidate(victim, in: &m) }
-                if memoryEnabled && bytes.count <= options.memoryCostLimit {
-                    insert(MemoryItem(value: value, cost: bytes.count, expires: expires, hash: hash), for: cacheKey, into: &m)
+                if memoryEnabled && size <= options.memoryCostLimit {
+                    insert(MemoryItem(value: value, cost: size, expires: expires, hash: hash), for: cacheKey, into: &m)
                 }
             }
-            compactIfDue(&d)
             if let durability { throw durability }
         }
     }
@@ -230,13 +250,13 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     /// Removes `key`'s entry, if any. Mirrors `NSCache.removeObject(forKey:)`.
     public func removeValue(forKey key: String) throws(StoreError) {
         let hash = keyHash(key)
-        try disk.withLock { (d: inout DiskState) throws(StoreError) in
+        try mutate { (d: inout DiskState) throws(StoreError) in
             // Only a file of this key is removed (a colliding key's entry stays).
             if let file = try files.readEntry(hash) {
                 let header = CacheEntryCoding.header(file.bytes)
                 if header == nil || header?.key.utf8.elementsEqual(key.utf8) == true {
                     try files.removeEntry(hash, inode: file.inode)
-                    try files.append([CacheJournalRecord(kind: .remove, writer: files.writer, hash: hash)])
+                    try files.appendHoldingLock([CacheJournalRecord(kind: .remove, writer: files.writer, hash: hash)])
                     d.index?.remove(hash)
                 }
             }
@@ -247,9 +267,11 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
         }
     }
 
-    /// Removes every entry (files the cache did not write stay). Mirrors `NSCache.removeAllObjects()`.
-    public func removeAll() throws(StoreError) {
-        try disk.withLock { (d: inout DiskState) throws(StoreError) in
+    /// Removes every entry (files the cache did not write stay); returns how many entry files it removed.
+    /// Mirrors `NSCache.removeAllObjects()`.
+    @discardableResult
+    public func removeAll() throws(StoreError) -> Int {
+        try mutate { (d: inout DiskState) throws(StoreError) -> Int in
             let result = try files.removeAllEntries()
             d.index = CacheIndex()
             d.generation = memory.withLock { m in
@@ -261,6 +283,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
             }
             d.offset = CacheJournalRecord.size
             d.stamp = result.stamp
+            return result.removed
         }
     }
 
@@ -268,8 +291,10 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     @discardableResult
     public func removeExpired() throws(StoreError) -> Int {
         let now = options.clock.now()
-        let nowMilliseconds = Self.milliseconds(now)
-        return try disk.withLock { (d: inout DiskState) throws(StoreError) -> Int in
+        // Expiries are kept rounded up to the millisecond; now is rounded down, so an entry is removed only
+        // once it has certainly expired.
+        let nowMilliseconds = Self.milliseconds(now, roundingUp: false)
+        return try mutate { (d: inout DiskState) throws(StoreError) -> Int in
             try synchronize(&d)
             guard let index = d.index else { return 0 }
             var expired: [StableHash] = []
@@ -299,7 +324,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
                 records.append(CacheJournalRecord(kind: .remove, writer: files.writer, hash: hash))
             }
             expired = removed
-            try files.append(records)
+            try files.appendHoldingLock(records)
             if let failure { throw failure }
             memory.withLock { m in
                 m.statistics.expired += expired.count
@@ -320,7 +345,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     public func trim(toByteLimit byteLimit: Int) throws(StoreError) {
         guard byteLimit >= 0 else { throw StoreError(.invalidArgument, "a byte limit must not be negative") }
         files.removeStaleTemporaryFiles()
-        try disk.withLock { (d: inout DiskState) throws(StoreError) in
+        try mutate { (d: inout DiskState) throws(StoreError) in
             try synchronize(&d)
             let evicted = evict(&d, keeping: nil, byteLimit: byteLimit, enforceCount: false)
             memory.withLock { m in
@@ -333,10 +358,10 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     /// Counters of this cache object and the directory's entry count and bytes.
     public var statistics: CacheStatistics {
         flushAccesses()
-        let totals = disk.withLock { (d: inout DiskState) -> (Int, Int) in
-            try? synchronize(&d)
+        let totals = (try? mutate { (d: inout DiskState) throws(StoreError) -> (Int, Int) in
+            try synchronize(&d)
             return (d.index?.count ?? 0, Int(clamping: d.index?.byteCount ?? 0))
-        }
+        }) ?? (0, 0)
         var result = memory.withLock { $0.statistics }
         (result.entryCount, result.byteCount) = totals
         return result
@@ -346,7 +371,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
     /// entry file's header (not its value).
     public func entries() throws(StoreError) -> [CacheEntryInfo] {
         flushAccesses()
-        let indexed = try disk.withLock { (d: inout DiskState) throws(StoreError) -> [CacheIndex.Entry] in
+        let indexed = try mutate { (d: inout DiskState) throws(StoreError) -> [CacheIndex.Entry] in
             try synchronize(&d)
             return d.index?.entries ?? []
         }
@@ -410,7 +435,8 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
         var cost = 0
         var keysByHash: [StableHash: CacheKey] = [:]
         var statistics = CacheStatistics()
-        var accesses: [CacheJournalRecord] = []
+        /// Uses not yet written to the journal: the last use of each entry, least recent first.
+        var accesses = LRUTable<StableHash, UInt64>(minimumCapacity: 256)
         var lastTick: UInt64 = 0
         /// Bumped by every change a read racing with it must not undo by caching what it read.
         var mutations: UInt64 = 0
@@ -430,9 +456,31 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
             return lastTick
         }
 
-        mutating func takeAccesses() -> [CacheJournalRecord] {
-            defer { accesses.removeAll(keepingCapacity: true) }
-            return accesses
+        /// Puts back uses that could not be written (older than any buffered since), keeping at most
+        /// ``accessLimit``: past it the least recent uses are forgotten (only the LRU order loses them).
+        mutating func restoreAccesses(_ records: [CacheJournalRecord]) {
+            let newer = accesses
+            accesses.removeAll()
+            for record in records { accesses.set(record.hash, record.tick) }
+            newer.forEach { hash, tick in
+                accesses.set(hash, tick)
+                return true
+            }
+            while accesses.count > Self.accessLimit, let oldest = accesses.leastRecent { accesses.remove(oldest.key) }
+        }
+
+        static var accessLimit: Int { 65_536 }
+
+        mutating func takeAccesses(writer: UInt32) -> [CacheJournalRecord] {
+            guard !accesses.isEmpty else { return [] }
+            var records: [CacheJournalRecord] = []
+            records.reserveCapacity(accesses.count)
+            accesses.forEach { hash, tick in
+                records.append(CacheJournalRecord(kind: .access, writer: writer, hash: hash, tick: tick))
+                return true
+            }
+            accesses.removeAll()
+            return records
         }
 
         mutating func clear() {
@@ -445,7 +493,7 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
 
     /// Notes a use of `hash` for the shared LRU order; `true` when the buffer should be written out.
     private func recordAccess(_ hash: StableHash, in m: inout MemoryState) -> Bool {
-        m.accesses.append(CacheJournalRecord(kind: .access, writer: files.writer, hash: hash, tick: m.nextTick()))
+        m.accesses.set(hash, m.nextTick())
         return m.accesses.count >= 4_096
     }
 
@@ -501,12 +549,27 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
 
     /// Writes buffered uses to the journal (and the loaded index).
     private func flushAccesses() {
-        disk.withLock { d in
-            let accesses = memory.withLock { $0.takeAccesses() }
-            guard !accesses.isEmpty else { return }
+        let flushed = disk.withLock { d -> Bool in
+            let accesses = memory.withLock { $0.takeAccesses(writer: files.writer) }
+            guard !accesses.isEmpty else { return false }
             if d.index != nil { for access in accesses { d.index?.apply(access) } }
-            try? files.append(accesses)
-            compactIfDue(&d)
+            _ = try? files.appendShared(accesses)
+            return true
+        }
+        if flushed { compactIfDue() }
+    }
+
+    /// ``flushAccesses()`` from a read: only when neither this cache's writers nor another process's hold
+    /// the locks now (a read never waits for a writer); otherwise the uses stay buffered for later.
+    private func flushAccessesIfFree() {
+        _ = disk.withLockIfAvailable { d in
+            let accesses = memory.withLock { $0.takeAccesses(writer: files.writer) }
+            guard !accesses.isEmpty else { return }
+            if (try? files.appendShared(accesses, nonBlocking: true)) == true {
+                if d.index != nil { for access in accesses { d.index?.apply(access) } }
+            } else {
+                memory.withLock { m in m.restoreAccesses(accesses) }
+            }
         }
     }
 
@@ -571,25 +634,57 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
 
     /// Compacts when the journal holds more records than the index has entries (and at least 16,384), so
     /// that its cost, spread over the writes that grew the journal, stays constant per write.
-    private func compactIfDue(_ d: inout DiskState) {
-        guard let index = d.index, let stamp = try? files.journalStamp() else { return }
-        if stamp.size / CacheJournalRecord.size > max(16_384, index.count) { try? compact(&d) }
+    private func compactIfDue() {
+        disk.withLock { d in
+            guard let stamp = try? files.journalStamp(),
+                  stamp.size / CacheJournalRecord.size > max(16_384, d.index?.count ?? 0)
+            else { return }
+            // A cache without limits never needed its index; its journal must not grow forever either.
+            _ = try? files.exclusively { () throws(StoreError) in
+                try synchronize(&d)
+                if let count = d.index?.count, (try files.journalStamp()).size / CacheJournalRecord.size > max(16_384, count) {
+                    try compact(&d)
+                }
+            }
+        }
+    }
+
+    /// Writes a new index snapshot and starts the journal over now (tests; compaction otherwise runs by
+    /// itself once the journal holds more records than there are entries).
+    package func compactIndex() throws(StoreError) {
+        try mutate { (d: inout DiskState) throws(StoreError) in
+            try synchronize(&d)
+            try compact(&d)
+        }
+    }
+
+    /// Runs `body` on the disk state holding this cache's lock and the directory's lock file exclusively
+    /// (see ``CacheDirectory/exclusively(_:)``).
+    private func mutate<Result>(_ body: (inout DiskState) throws(StoreError) -> Result) throws(StoreError) -> Result {
+        try disk.withLock { (d: inout DiskState) throws(StoreError) -> Result in
+            try files.exclusively { () throws(StoreError) -> Result in try body(&d) }
+        }
     }
 
     /// Evicts least recently used entries (never `keeping`) until within the limits; returns their hashes.
-    private func evict(_ d: inout DiskState, keeping: StableHash?, byteLimit: Int?, enforceCount: Bool = true) -> [StableHash] {
-        guard d.index != nil else { return [] }
+    private func evict(_ d: inout DiskState, keeping: StableHash?, byteLimit: Int?, enforceCount: Bool = true,
+                       writing leading: [CacheJournalRecord] = []) -> [StableHash] {
         var victims: [StableHash] = []
-        while let index = d.index {
-            let overBytes = byteLimit.map { index.byteCount > UInt64($0) } ?? false
-            let overCount = enforceCount && options.countLimit > 0 && index.count > options.countLimit
-            guard overBytes || overCount, let oldest = index.table.leastRecent, oldest.key != keeping else { break }
+        defer {
+            try? files.appendHoldingLock(leading + victims.map { CacheJournalRecord(kind: .remove, writer: files.writer, hash: $0) })
+        }
+        guard d.index != nil else { return [] }
+        // Only scalars are read from `d.index` here: binding the index itself would keep a second reference
+        // to its storage, and every removal would then copy the whole table.
+        while let byteCount = d.index?.byteCount, let count = d.index?.count {
+            let overBytes = byteLimit.map { byteCount > UInt64($0) } ?? false
+            let overCount = enforceCount && options.countLimit > 0 && count > options.countLimit
+            guard overBytes || overCount, let oldest = d.index?.table.leastRecent, oldest.key != keeping else { break }
             // A file that cannot be removed stays counted; the excess waits for the next write.
-            guard (try? files.removeEntry(oldest.key)) != nil else { break }
+            guard (try? files.evictEntry(oldest.key)) != nil else { break }
             d.index?.remove(oldest.key)
             victims.append(oldest.key)
         }
-        try? files.append(victims.map { CacheJournalRecord(kind: .remove, writer: files.writer, hash: $0) })
         return victims
     }
 
@@ -604,23 +699,26 @@ public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all m
         } else {
             record = CacheJournalRecord(kind: .remove, writer: files.writer, hash: hash)
         }
-        try? files.append([record])
+        try? files.appendHoldingLock([record])
         d.index?.apply(record)
     }
 
-    /// Removes an entry file found expired or damaged (only the very file that was read).
+    /// Removes an entry file found expired or damaged (only the very file that was read), when the locks
+    /// are free now: a read never waits for a writer, and a file left now is removed by a later read.
     private func discard(_ hash: StableHash, inode: UInt64) {
-        disk.withLock { d in
-            guard (try? files.removeEntry(hash, inode: inode)) == true else { return }
-            try? files.append([CacheJournalRecord(kind: .remove, writer: files.writer, hash: hash)])
-            d.index?.remove(hash)
-            memory.withLock { invalidate(hash, in: &$0) }
+        _ = disk.withLockIfAvailable { d in
+            _ = try? files.exclusivelyIfAvailable { () throws(StoreError) in
+                guard try files.removeEntry(hash, inode: inode) else { return }
+                try files.appendHoldingLock([CacheJournalRecord(kind: .remove, writer: files.writer, hash: hash)])
+                d.index?.remove(hash)
+                memory.withLock { invalidate(hash, in: &$0) }
+            }
         }
     }
 
-    private static func milliseconds(_ date: Date?) -> Int64 {
+    private static func milliseconds(_ date: Date?, roundingUp: Bool = true) -> Int64 {
         guard let date else { return .max }
-        let value = (date.timeIntervalSince1970 * 1000).rounded(.up)
+        let value = (date.timeIntervalSince1970 * 1000).rounded(roundingUp ? .up : .down)
         guard value.isFinite else { return value > 0 ? .max : .min + 1 }
         return Int64(exactly: value) ?? (value > 0 ? .max - 1 : .min + 1)
     }

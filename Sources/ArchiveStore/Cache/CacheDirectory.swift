@@ -16,7 +16,8 @@ import Darwin
 /// - `cache.index`, `cache.journal`, `cache.lock`: see ``CacheJournal``;
 /// - `staging/`: temporary files, each writer's under a name that starts with its number, beside a
 ///   `<writer>.owner` file it keeps locked while it lives; files of writers whose owner file is no longer
-///   locked are removed by the next open or trim.
+///   locked are removed by the next open or trim. Among them, up to ``poolLimit`` retired entry files per
+///   writer wait to be written again (see ``retire(_:move:)``).
 ///
 /// Anything else in the directory is never touched.
 final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after init; descriptors are used under the owner's locks.
@@ -32,6 +33,9 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
     let journalPath: String
     let indexPath: String
     private let temporaryCounter = Locked<UInt64>(0)
+    /// Retired entry files, ready to be rewritten as temporary files.
+    private let pool = Locked<[String]>([])
+    static let poolLimit = 64
 
     init(path: String, fileSystem: FileSystem) throws(StoreError) {
         self.path = path
@@ -66,7 +70,8 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
     }
 
     deinit {
-        // Own temporary files are gone (each is renamed or removed by the call that made it).
+        // Other temporary files are gone (each is renamed or removed by the call that made it).
+        for file in pool.withLock({ $0 }) { _ = try? fileSystem.unlink(file) }
         _ = try? fileSystem.unlink(ownerPath)
         fileSystem.unlock(ownerFD)
         fileSystem.close(ownerFD)
@@ -177,13 +182,25 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
 
     /// Removes the temporary files of writers that no longer live (their owner file is not locked).
     /// Failures are ignored: they only leave files for the next try.
+    /// The writer number a staging name starts with, when the name is one the cache writes: `<8 hex>.owner`
+    /// or `<8 hex>-<digits>.tmp`. Any other name is not the cache's and is never touched.
+    static func stagingWriter(_ name: String, owner: Bool) -> String? {
+        let bytes = Array(name.utf8)
+        guard bytes.count >= 9, bytes[0..<8].allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
+        if owner { return bytes.count == 14 && name.hasSuffix(".owner") ? String(name.prefix(8)) : nil }
+        guard bytes[8] == UInt8(ascii: "-"), name.hasSuffix(".tmp"), bytes.count > 13,
+              bytes[9..<(bytes.count - 4)].allSatisfy({ (48...57).contains($0) })
+        else { return nil }
+        return String(name.prefix(8))
+    }
+
     func removeStaleTemporaryFiles() {
         guard let names = try? fileSystem.list(stagingPath) else { return }
         let own = Self.hex32(writer)
         var dead: Set<String> = []
         var owners: Set<String> = []
-        for name in names where name.hasSuffix(".owner") && name.utf8.count == 14 {
-            let prefix = String(name.prefix(8))
+        for name in names {
+            guard let prefix = Self.stagingWriter(name, owner: true) else { continue }
             owners.insert(prefix)
             guard prefix != own,
                   let fd = try? fileSystem.open(PathName.join(stagingPath, name), O_RDWR | O_NOFOLLOW | O_NONBLOCK)
@@ -191,8 +208,8 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
             if (try? fileSystem.lock(fd, LOCK_EX, nonBlocking: true, name)) == true { dead.insert(prefix) }
             fileSystem.close(fd)
         }
-        for name in names where name.hasSuffix(".tmp") && name.utf8.count > 9 {
-            let prefix = String(name.prefix(8))
+        for name in names {
+            guard let prefix = Self.stagingWriter(name, owner: false) else { continue }
             if prefix != own && (dead.contains(prefix) || !owners.contains(prefix)) {
                 _ = try? fileSystem.unlink(PathName.join(stagingPath, name))
             }
@@ -200,18 +217,85 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
         for prefix in dead { _ = try? fileSystem.unlink(PathName.join(stagingPath, prefix + ".owner")) }
     }
 
-    /// Writes `bytes` to a new temporary file in the staging area (fsynced when `sync`) and returns its path.
-    func writeTemporary(_ bytes: [UInt8], sync: Bool) throws(StoreError) -> String {
+    private func temporaryName() -> String {
         let number = temporaryCounter.withLock { value -> UInt64 in
             value &+= 1
             return value
         }
-        let temporary = PathName.join(stagingPath, Self.hex32(writer) + "-" + String(number) + ".tmp")
-        guard let fd = try fileSystem.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW) else {
-            throw StoreError(.io, "cannot create", path: temporary)
+        return PathName.join(stagingPath, Self.hex32(writer) + "-" + String(number) + ".tmp")
+    }
+
+    /// Keeps the file of an entry being replaced or evicted as a future temporary file, by renaming it into
+    /// the staging area while the pool has room. Returns the file's new path when it left its entry path
+    /// (`nil`: nothing there, or the pool is full).
+    ///
+    /// Two ext4 behaviours make this worth two renames. Without a journal, allocating an inode scans every
+    /// inode freed in the last minutes, on every create, so a cache that churns would pay a growing scan
+    /// on every `set`; a pooled file needs no new inode and frees none. With `auto_da_alloc` (the default),
+    /// renaming over an existing file or truncating one to zero starts writeback of the data at once; moving
+    /// the old entry away first means the new one is renamed onto a free name, and a pooled file is
+    /// rewritten in place and cut to length, never truncated to zero. A reader meanwhile sees the old
+    /// entry, none, or the new one.
+    @discardableResult
+    func retire(_ path: String) -> String? {
+        guard pool.withLock({ $0.count }) < Self.poolLimit else { return nil }
+        let temporary = temporaryName()
+        guard (try? fileSystem.rename(path, temporary)) != nil else { return nil }
+        pool.withLock { $0.append(temporary) }
+        return temporary
+    }
+
+    /// Puts a retired file back where it was (a write that replaced it failed); `false` when it cannot.
+    func restore(_ retired: String, to path: String) -> Bool {
+        guard pool.withLock({ pool -> Bool in
+            guard let index = pool.lastIndex(of: retired) else { return false }
+            pool.remove(at: index)
+            return true
+        }) else { return false }
+        if (try? fileSystem.rename(retired, path)) != nil { return true }
+        _ = try? fileSystem.unlink(retired)
+        return false
+    }
+
+    /// A retired file to write again, emptied and opened, when one is at hand and still only ours.
+    ///
+    /// A reader that opened the file while it was an entry may still be reading it. The file is emptied
+    /// first (and that descriptor closed at once, so ext4 has nothing to flush), which drops its old pages:
+    /// such a reader then gets the old bytes whole, a short read, or new bytes, never a mix of the two; a
+    /// short read is a miss, and new bytes are used only if the file is by then that key's entry again
+    /// (``readEntry(_:limit:)`` checks).
+    private func reusableTemporary() -> (fd: Int32, path: String, size: Int)? {
+        while let candidate = pool.withLock({ $0.popLast() }) {
+            if let emptied = try? fileSystem.open(candidate, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_NONBLOCK) {
+                let info = try? fileSystem.status(emptied, candidate)
+                fileSystem.close(emptied)
+                if let info, SystemCalls.isRegularFile(info), info.st_nlink == 1,
+                   let fd = try? fileSystem.open(candidate, O_WRONLY | O_NOFOLLOW | O_NONBLOCK) {
+                    return (fd, candidate, 0)
+                }
+            }
+            _ = try? fileSystem.unlink(candidate)
+        }
+        return nil
+    }
+
+    /// Writes `bytes` to a temporary file in the staging area (fsynced when `sync`) and returns its path.
+    func writeTemporary(_ bytes: [UInt8], sync: Bool) throws(StoreError) -> String {
+        let fd: Int32
+        let temporary: String
+        var oldSize = 0
+        if let reused = reusableTemporary() {
+            (fd, temporary, oldSize) = reused
+        } else {
+            temporary = temporaryName()
+            guard let created = try fileSystem.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW) else {
+                throw StoreError(.io, "cannot create", path: temporary)
+            }
+            fd = created
         }
         do throws(StoreError) {
             try fileSystem.write(fd, bytes, temporary)
+            if oldSize > bytes.count { try fileSystem.truncate(fd, to: bytes.count, temporary) }
             if sync { try fileSystem.sync(fd, temporary) }
             fileSystem.close(fd)
         } catch {
@@ -235,14 +319,36 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
 
     // MARK: Entry files
 
-    /// Reads an entry file: `nil` when absent or not a regular file (never blocks on a FIFO).
-    func readEntry(_ hash: StableHash) throws(StoreError) -> (bytes: [UInt8], inode: UInt64)? {
+    /// The largest entry file read (larger ones are misses): an entry is never larger than the byte limit,
+    /// and a file claiming more (a sparse file of a terabyte) must not make the reader allocate it.
+    static let largestEntry = 1 << 30
+
+    /// Reads an entry file: `nil` when absent, not a regular file (never blocks on a FIFO), a symbolic
+    /// link, larger than `limit`, or changing while read (a read shorter than the size it had).
+    ///
+    /// The file read must still be the entry afterwards (the same inode at the entry path): a file moved
+    /// away meanwhile (replaced, evicted, or reused by a write that then failed) is a miss.
+    func readEntry(_ hash: StableHash, limit: Int = largestEntry) throws(StoreError) -> (bytes: [UInt8], inode: UInt64)? {
         let path = entryPath(hash)
+        let file: (bytes: [UInt8], inode: UInt64)?
+        do {
+            file = try readFile(path, limit: limit)
+        } catch where error.errno == ELOOP {
+            return nil
+        }
+        guard let file, let info = try fileSystem.linkStatus(path), UInt64(info.st_ino) == file.inode else { return nil }
+        return file
+    }
+
+    /// Reads a whole regular file without following a link: `nil` when absent, not a regular file, larger
+    /// than `limit` or shorter when read than its size said.
+    func readFile(_ path: String, limit: Int = largestEntry) throws(StoreError) -> (bytes: [UInt8], inode: UInt64)? {
         guard let fd = try fileSystem.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, missingIsNil: true) else { return nil }
         defer { fileSystem.close(fd) }
         let info = try fileSystem.status(fd, path)
-        guard SystemCalls.isRegularFile(info) else { return nil }
+        guard SystemCalls.isRegularFile(info), info.st_size >= 0, info.st_size <= limit else { return nil }
         let bytes = try fileSystem.read(fd, count: Int(info.st_size), at: 0, path)
+        guard bytes.count == Int(info.st_size) else { return nil }
         return (bytes, UInt64(info.st_ino))
     }
 
@@ -255,6 +361,16 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
         } else if let info = try fileSystem.linkStatus(path), !SystemCalls.isRegularFile(info) {
             return false
         }
+        return try fileSystem.unlink(path)
+    }
+
+    /// Takes the entry file of `hash` out of service for eviction (into the pool, or removed); `false` when
+    /// nothing was there.
+    @discardableResult
+    func evictEntry(_ hash: StableHash) throws(StoreError) -> Bool {
+        let path = entryPath(hash)
+        guard let info = try fileSystem.linkStatus(path), SystemCalls.isRegularFile(info) else { return false }
+        if info.st_size <= 1 << 20 && retire(path) != nil { return true }
         return try fileSystem.unlink(path)
     }
 
@@ -279,14 +395,41 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
     // MARK: Journal
 
     /// Appends records (one `write`, `O_APPEND`) while holding the lock file shared.
-    func append(_ records: [CacheJournalRecord]) throws(StoreError) {
+    /// Runs `body` holding the lock file exclusively: every change to entry files and the journal record
+    /// that says so happen inside, so that the journal's order is the order of the changes on disk in every
+    /// process (a removal and a set of one entry by two processes can never leave a file the index lost).
+    /// Loading, compacting and resetting the index also run inside.
+    func exclusively<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result {
+        _ = try fileSystem.lock(lockFD, LOCK_EX, lockPath)
+        defer { fileSystem.unlock(lockFD) }
+        return try body()
+    }
+
+    /// ``exclusively(_:)`` when the lock file is free now; `nil` without waiting when another process
+    /// holds it (a reader must never wait for a writer).
+    func exclusivelyIfAvailable<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result? {
+        guard try fileSystem.lock(lockFD, LOCK_EX, nonBlocking: true, lockPath) else { return nil }
+        defer { fileSystem.unlock(lockFD) }
+        return try body()
+    }
+
+    /// Appends records (one `write`, `O_APPEND`); the caller holds the lock file (``exclusively(_:)``).
+    func appendHoldingLock(_ records: [CacheJournalRecord]) throws(StoreError) {
         guard !records.isEmpty else { return }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(records.count * CacheJournalRecord.size)
         for record in records { record.append(to: &bytes) }
-        _ = try fileSystem.lock(lockFD, LOCK_SH, lockPath)
-        defer { fileSystem.unlock(lockFD) }
         try fileSystem.write(journalFD, bytes, journalPath)
+    }
+
+    /// Appends records that change no file (uses), holding the lock file shared: they may go in beside
+    /// other processes' appends, never into a compaction.
+    func appendShared(_ records: [CacheJournalRecord], nonBlocking: Bool = false) throws(StoreError) -> Bool {
+        guard !records.isEmpty else { return true }
+        guard try fileSystem.lock(lockFD, LOCK_SH, nonBlocking: nonBlocking, lockPath) else { return false }
+        defer { fileSystem.unlock(lockFD) }
+        try appendHoldingLock(records)
+        return true
     }
 
     /// What identifies the journal's current state without reading it: size and modification time.
@@ -314,10 +457,18 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
         }
         let start = max(offset, CacheJournalRecord.size)
         guard end > start else { return (generation, [], max(start, offset), false) }
+        guard end - start <= Self.largestJournalRead else {
+            // More than any journal this cache lets grow: read nothing of it, report it damaged (the index
+            // is then rebuilt from the entry files and the journal started over).
+            return (generation, [], start, true)
+        }
         let bytes = try fileSystem.read(journalFD, count: end - start, at: start, journalPath)
         let parsed = Self.parse(bytes)
         return (generation, parsed.records, start + parsed.consumed, parsed.damaged)
     }
+
+    /// The most journal bytes read at once (about 4.8 million records).
+    static let largestJournalRead = 256 << 20
 
     /// Parses records, skipping forward past damage to the next record whose check holds.
     static func parse(_ bytes: [UInt8]) -> (records: [CacheJournalRecord], consumed: Int, damaged: Bool) {
@@ -342,12 +493,10 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
 
     // MARK: Index
 
-    /// The index as the snapshot and journal give it, read under the shared lock; `nil` when they do not
-    /// agree (a compaction or rebuild is needed).
+    /// The index as the snapshot and journal give it; `nil` when they do not agree (a compaction or rebuild
+    /// is needed). The caller holds the lock file.
     func loadIndex() throws(StoreError) -> (index: CacheIndex, generation: UInt64, offset: Int, stamp: JournalStamp)? {
-        _ = try fileSystem.lock(lockFD, LOCK_SH, lockPath)
-        defer { fileSystem.unlock(lockFD) }
-        return try readIndex(requireAgreement: true)
+        try readIndex(requireAgreement: true)
     }
 
     private func readSnapshot() throws(StoreError) -> CacheIndexSnapshot?? {
@@ -355,7 +504,16 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
             return .some(nil)  // no snapshot: generation 0, empty
         }
         defer { fileSystem.close(fd) }
-        guard let bytes = try fileSystem.readFile(fd, indexPath) else { return nil }
+        // The header says how long the file must be; anything else, or more entries than a cache keeps,
+        // is damage, found before the body is allocated.
+        let header = try fileSystem.read(fd, count: CacheIndexSnapshot.headerSize, at: 0, indexPath)
+        let info = try fileSystem.status(fd, indexPath)
+        guard header.count == CacheIndexSnapshot.headerSize, SystemCalls.isRegularFile(info) else { return nil }
+        let count = readLittleEndian(header, 32, width: 8)
+        guard count <= CacheIndexSnapshot.largestCount,
+              Int(info.st_size) == CacheIndexSnapshot.headerSize + Int(count) * CacheIndexSnapshot.lineSize
+        else { return nil }
+        let bytes = try fileSystem.read(fd, count: Int(info.st_size), at: 0, indexPath)
         guard let snapshot = CacheIndexSnapshot(bytes) else { return nil }  // damaged
         return .some(snapshot)
     }
@@ -375,6 +533,7 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
             for record in journal.records { index.apply(record) }
         } else if !requireAgreement && generation == snapshot.baseGeneration && snapshotOrNone != nil {
             // Crashed between the snapshot's rename and the journal's reset: what came after the merge.
+            guard snapshot.mergedLength <= UInt64(stamp.size) else { return nil }   // longer than the journal: damage
             let skip = max(0, (Int(snapshot.mergedLength) - CacheJournalRecord.size) / CacheJournalRecord.size)
             for record in journal.records.dropFirst(skip) { index.apply(record) }
         } else {
@@ -384,12 +543,10 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
     }
 
     /// Rewrites the snapshot from snapshot + journal (or from the entry files when those cannot be trusted)
-    /// and starts the journal over, holding the lock file exclusively. Returns the new index.
+    /// and starts the journal over. The caller holds the lock file (``exclusively(_:)``).
     func compact() throws(StoreError)
         -> (index: CacheIndex, generation: UInt64, offset: Int, stamp: JournalStamp, rebuilt: Bool, merged: Int)
     {
-        _ = try fileSystem.lock(lockFD, LOCK_EX, lockPath)
-        defer { fileSystem.unlock(lockFD) }
         var rebuilt = false
         var index: CacheIndex
         var previous: UInt64
@@ -439,9 +596,8 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: immutable after i
     }
 
     /// Empties the directory of entries (only files named as entries) and starts snapshot and journal over.
+    /// The caller holds the lock file.
     func removeAllEntries() throws(StoreError) -> (removed: Int, stamp: JournalStamp) {
-        _ = try fileSystem.lock(lockFD, LOCK_EX, lockPath)
-        defer { fileSystem.unlock(lockFD) }
         var removed = 0
         for directory in (try fileSystem.list(path) ?? []) where Self.isFanOutDirectory(directory) {
             let directoryPath = PathName.join(path, directory)

@@ -42,13 +42,13 @@ struct CacheEntryFile<Value>: ArchiveCodable {
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         key = try container.decode(String.self, forKey: .key)
-        if let expected = decoder.userInfo[CacheEntryCoding.expectedKey] as? String,
+        if let expected = CacheEntryCoding.expectedKey.flatMap({ decoder.userInfo[$0] }) as? String,
            !key.utf8.elementsEqual(expected.utf8) {
             throw CacheEntryRejection.otherKey
         }
         created = try container.decode(Date.self, forKey: .created)
         expires = try container.decodeIfPresent(Date.self, forKey: .expires)
-        if let now = decoder.userInfo[CacheEntryCoding.now] as? Date, let expires, expires <= now {
+        if let now = CacheEntryCoding.now.flatMap({ decoder.userInfo[$0] }) as? Date, let expires, expires <= now {
             throw CacheEntryRejection.expired
         }
         if Value.self == [UInt8].self {
@@ -81,8 +81,8 @@ enum CacheEntryRejection: Error {
 
 /// Encoding and decoding of entry files.
 enum CacheEntryCoding {
-    static let expectedKey = CodingUserInfoKey(rawValue: "ArchiveCache.expectedKey")!
-    static let now = CodingUserInfoKey(rawValue: "ArchiveCache.now")!
+    static let expectedKey = CodingUserInfoKey(rawValue: "ArchiveCache.expectedKey")
+    static let now = CodingUserInfoKey(rawValue: "ArchiveCache.now")
 
     enum Outcome<Value> {
         case value(Value, expires: Date?)
@@ -101,8 +101,10 @@ enum CacheEntryCoding {
     /// value decodes as `Value`, is a rejection (never an error: a cache entry that cannot be used is a miss).
     static func decode<Value>(_ bytes: [UInt8], as type: Value.Type, key: String, now: Date,
                               registry: ClassRegistry) -> Outcome<Value> {
+        // Without the keys the stored key could not be compared: fail closed.
+        guard let expectedKey, let nowKey = CacheEntryCoding.now else { return .rejected(.foreign) }
         var decoder = ArchiveDecoder(registry: registry)
-        decoder.userInfo = [expectedKey: key, CacheEntryCoding.now: now]
+        decoder.userInfo = [expectedKey: key, nowKey: now]
         do {
             let entry = try decoder.decode(CacheEntryFile<Value>.self, from: bytes)
             return .value(entry.value, expires: entry.expires)
@@ -112,6 +114,17 @@ enum CacheEntryCoding {
             if let rejection = underlyingRejection(error) { return .rejected(rejection) }
             return .rejected(.foreign)
         }
+    }
+
+    /// Runs the decoding path once on a small entry, so that the one-time costs of a first decode (type
+    /// metadata, lazily built tables, cold code) are paid by opening rather than by the first read.
+    static func prepare<Value>(_ type: Value.Type, registry: ClassRegistry) {
+        let time = Date(timeIntervalSince1970: 0)
+        let value = [UInt8](repeating: 0, count: 64)
+        guard let bytes = try? encode(CacheEntryFile<[UInt8]>(key: "", value: value, created: time, expires: time + 1)) else { return }
+        _ = decode(bytes, as: [UInt8].self, key: "", now: time, registry: registry)
+        _ = decode(bytes, as: Value.self, key: "", now: time, registry: registry)
+        _ = header(bytes)
     }
 
     /// The key and times of an entry file, or `nil` when it is not one.

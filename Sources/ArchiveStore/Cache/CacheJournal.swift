@@ -110,6 +110,8 @@ struct CacheJournalRecord: Hashable {
 /// zero (8), check of bytes 0..<56 (8). Line: hash high, hash low, size, tick, expiry (ms since 1970).
 struct CacheIndexSnapshot {
     static let magic: [UInt8] = Array("ACINDEX1".utf8)
+    /// The most entries a snapshot may list (1.3 GB of lines); a header claiming more is damage.
+    static let largestCount: UInt64 = 1 << 25
     static let headerSize = 64
     static let lineSize = 40
 
@@ -143,7 +145,7 @@ struct CacheIndexSnapshot {
 
     /// Parses a snapshot; `nil` when anything does not check out.
     init?(_ bytes: [UInt8]) {
-        guard bytes.count >= Self.headerSize, bytes.starts(with: Self.magic),
+        guard bytes.count >= Self.headerSize, bytes.starts(with: Self.magic), readLittleEndian(bytes, 48, width: 8) == 0,
               readLittleEndian(bytes, 56, width: 8) == StoreDigest.of(Array(bytes[0..<56]))
         else { return nil }
         let count = readLittleEndian(bytes, 32, width: 8)

@@ -94,9 +94,9 @@ struct LRUTable<Key: Hashable, Payload> {
     }
 
     mutating func removeAll() {
-        nodes.removeAll()
-        free.removeAll()
-        positions.removeAll()
+        nodes.removeAll(keepingCapacity: true)
+        free.removeAll(keepingCapacity: true)
+        positions.removeAll(keepingCapacity: true)
         oldest = -1
         newest = -1
     }

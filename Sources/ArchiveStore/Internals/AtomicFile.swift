@@ -14,6 +14,8 @@ package enum WriteFault: Sendable, Hashable {
     case syncFails
     /// Everything is written and synced, then the rename fails.
     case renameFails
+    /// The rename succeeds, then the fsync of the directory fails.
+    case directorySyncFails
 }
 
 /// Replaces a file's contents atomically: a temporary file in the same directory (mode 0600, created with
@@ -34,7 +36,7 @@ enum AtomicFile {
     static func replace(_ path: String, with bytes: [UInt8], fault: WriteFault? = nil) throws(StoreError) {
         let directory = PathName.directory(of: path)
         let temporary = PathName.join(
-            directory, ".\(PathName.lastComponent(of: path)).tmp-\(SystemCalls.processID)-\(UInt32.random(in: 0 ... .max))")
+            directory, temporaryPrefix(of: path) + "\(SystemCalls.processID)-\(UInt32.random(in: 0 ... .max))")
         let fd = try SystemCalls.openFile(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: SystemCalls.fileMode)
         var open = true
         do throws(StoreError) {
@@ -55,6 +57,29 @@ enum AtomicFile {
             SystemCalls.remove(temporary)
             throw error
         }
-        try SystemCalls.syncDirectory(directory)
+        do throws(StoreError) {
+            if fault == .directorySyncFails { throw SystemCalls.failure("fsync", directory, EIO) }
+            try SystemCalls.syncDirectory(directory)
+        } catch {
+            // The new file is in place: the change happened, only its durability is unknown.
+            throw StoreError(.durabilityUnknown, "the change is in place, but fsync of the directory failed: \(error.reason)",
+                             path: path, errno: error.errno)
+        }
+    }
+
+    /// The prefix of the temporary files of `path` (`.<name>.tmp-`).
+    static func temporaryPrefix(of path: String) -> String { ".\(PathName.lastComponent(of: path)).tmp-" }
+
+    /// Removes the temporary files of `path` left by writers that died. The caller holds the store's lock,
+    /// which every writer holds while its temporary file exists, so every such file is stale. Failures are
+    /// ignored (the next write tries again).
+    static func removeStaleTemporaries(of path: String) {
+        let directory = PathName.directory(of: path)
+        let prefix = temporaryPrefix(of: path)
+        guard let names = try? FileSystem.kernel.list(directory) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            let file = PathName.join(directory, name)
+            if let info = try? SystemCalls.linkStatus(file), SystemCalls.isRegularFile(info) { SystemCalls.remove(file) }
+        }
     }
 }

@@ -18,10 +18,12 @@ enum FileLock {
     static func holding<Result>(
         _ path: String, timeout: Duration, _ body: () throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
-        let descriptor = try SystemCalls.openFile(path, O_RDWR | O_CREAT | O_NOFOLLOW, mode: SystemCalls.fileMode)
+        let descriptor = try SystemCalls.openFile(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK, mode: SystemCalls.fileMode)
         do throws(StoreError) {
             let info = try SystemCalls.fileStatus(descriptor, path)
-            guard SystemCalls.isRegularFile(info) else { throw StoreError(.io, "lock file is not a regular file", path: path) }
+            // Checked before the mode is set or the digest written: a hard link planted here must not let
+            // the store change another file.
+            try SystemCalls.requireOwnRegularFile(info, path)
             if info.st_mode & 0o777 != SystemCalls.fileMode, info.st_uid == geteuid() {
                 try SystemCalls.setMode(descriptor, SystemCalls.fileMode, path)
             }

@@ -12,6 +12,7 @@ private func systemClose(_ fd: Int32) { _ = close(fd) }
 private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, bytes, count) }
 private func systemRename(_ source: String, _ destination: String) -> Int32 { rename(source, destination) }
 private func systemUnlink(_ path: String) -> Int32 { unlink(path) }
+private func systemLink(_ source: String, _ destination: String) -> Int32 { link(source, destination) }
 
 /// The one seam through which a storage engine reaches the file system: every open, read, write, fsync,
 /// rename, unlink, lock, stat and directory listing of ``ArchiveCache`` goes through a value of this type.
@@ -24,7 +25,7 @@ private func systemUnlink(_ path: String) -> Int32 { unlink(path) }
 package struct FileSystem: Sendable {
     /// The kinds of call, for fault plans.
     package enum Call: String, Sendable, Hashable, CaseIterable {
-        case open, read, write, sync, rename, unlink, makeDirectory, status, list, lock, truncate
+        case open, read, write, sync, rename, link, unlink, makeDirectory, status, list, lock, truncate
     }
 
     /// Decides, before each call, whether it fails and how. `nil`: the call runs.
@@ -138,6 +139,15 @@ package struct FileSystem: Sendable {
     package func rename(_ source: String, _ destination: String) throws(StoreError) {
         _ = try injected(.rename, destination)
         guard systemRename(source, destination) == 0 else { throw SystemCalls.failure("rename", destination) }
+    }
+
+    /// `link(2)`: a second name for `source`'s file; `false` when `source` does not exist.
+    @discardableResult
+    package func link(_ source: String, _ destination: String) throws(StoreError) -> Bool {
+        _ = try injected(.link, destination)
+        if systemLink(source, destination) == 0 { return true }
+        if errno == ENOENT { return false }
+        throw SystemCalls.failure("link", destination)
     }
 
     /// `unlink(2)`; `false` when nothing was there.

@@ -29,4 +29,11 @@ final class Locked<State>: @unchecked Sendable { // Sendable: `state` is only to
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state)
     }
+
+    /// Runs `body` when the lock is free now; `nil` without waiting when another thread holds it.
+    func withLockIfAvailable<Result>(_ body: (inout State) -> Result) -> Result? {
+        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+        defer { pthread_mutex_unlock(mutex) }
+        return body(&state)
+    }
 }

@@ -33,12 +33,22 @@ enum SystemCalls {
         }
     }
 
-    /// Opens `path` for reading without following a final symbolic link; `nil` when it does not exist.
+    /// Opens `path` for reading without following a final symbolic link and without blocking (a FIFO at
+    /// `path` would otherwise wait for a writer forever); `nil` when it does not exist.
     static func openForReading(_ path: String) throws(StoreError) -> Int32? {
         do {
-            return try openFile(path, O_RDONLY | O_NOFOLLOW)
+            return try openFile(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
         } catch where error.errno == ENOENT {
             return nil
+        }
+    }
+
+    /// Refuses anything but a regular file with one link: a FIFO or device would block or never end, and
+    /// a file with another hard link is shared with a place the store must not change.
+    static func requireOwnRegularFile(_ info: stat, _ path: String) throws(StoreError) {
+        guard isRegularFile(info) else { throw StoreError(.io, "not a regular file", path: path) }
+        guard info.st_nlink == 1 else {
+            throw StoreError(.hardLink, "refusing a file with \(info.st_nlink) hard links", path: path)
         }
     }
 
@@ -68,9 +78,7 @@ enum SystemCalls {
     /// Reads the whole regular file open at `fd`.
     static func readAll(_ fd: Int32, _ path: String) throws(StoreError) -> [UInt8] {
         let info = try fileStatus(fd, path)
-        guard isRegularFile(info) else {
-            throw StoreError(.io, "not a regular file", path: path)
-        }
+        try requireOwnRegularFile(info, path)
         // Read straight into the result (one buffer touched, not a chunk and a copy), one byte more than the
         // size so that a file that grew meanwhile is noticed and read on.
         var failure: Int32 = 0

@@ -26,10 +26,27 @@ extension Verbs {
             } catch {
                 throw UsageError(error.reason.prefix(1).uppercased() + error.reason.dropFirst() + ".")
             }
-            let record = try session.withCache { cache throws(StoreError) in
-                try cache.add(name: name, fields: fields, id: id, timeToLive: timeToLive)
+            let cache = try session.cache()
+            let storedID: String
+            do throws(StoreError) {
+                storedID = try cache.add(name: name, fields: fields, id: id, timeToLive: timeToLive).id
+            } catch where error.code == .durabilityUnknown && error.recordID != nil {
+                // The record is in the store: print its id so that nobody adds it a second time, and say
+                // that a power loss may still undo it.
+                let stored = error.recordID ?? ""
+                context.stdout.write(stored + "\n")
+                throw CommandFailure(
+                    status: ExitStatus.ioError,
+                    "the record was stored, with id \(stored), but its durability is unknown: \(error.reason)"
+                        + "\nHint: it is readable now ('formcache get \(stored)'); do not add it again.")
+            } catch {
+                throw CommandFailure(error)
             }
-            context.stdout.write(record.id + "\n")
+            context.stdout.write(storedID + "\n")
+            if context.stdout.writeError != nil {
+                throw CommandFailure(
+                    status: ExitStatus.ioError, "cannot write to standard output; the record was stored, with id \(storedID)")
+            }
             return ExitStatus.success
         }
     }

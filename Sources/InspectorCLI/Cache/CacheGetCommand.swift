@@ -1,0 +1,46 @@
+import ArchiveStore
+import BinaryPlist
+import CommandLineSupport
+import KeyedArchive
+
+extension Inspector {
+    /// `keyedarchive cache get DIR KEY [--pretty]` prints one entry's value as archive-JSON.
+    static var cacheGetCommand: Command {
+        Command(
+            name: "get",
+            abstract: "Print the value stored for a key as archive-JSON.",
+            discussion: "Prints the value object of the key's entry file as 'keyedarchive decode' prints a whole "
+                + "archive (see 'keyedarchive help decode'); raw bytes are NSData, {\"data\": base64}. Classes need "
+                + "not be known. Reading does not count as a use. Exits with status 1 when the key has no entry "
+                + "or its entry has expired. Put -- before a key that starts with '-'.",
+            arguments: [cacheDirectoryArgument, .required("key", help: "The key, exactly (compared as UTF-8 bytes).")],
+            options: [.flag("pretty", help: "Indent the JSON, one level per space (as Python's json with indent=1).")]
+        ) { context in
+            let directory = try CacheAccess.directory(context)
+            guard let key = context.arguments.value("key") else { throw UsageError("Missing expected argument '<key>'.") }
+            let cache = try CacheAccess.open(directory)
+            guard let bytes = try CacheAccess.perform({ () throws(StoreError) in try cache.archivedEntry(forKey: key) }) else {
+                return context.fail(ExitStatus.failure, "\(directory): no live entry for key \(CacheAccess.quoted(key))")
+            }
+            let label = "\(directory): entry \(CacheAccess.quoted(key))"
+            let json = try malformed(label) { try CacheRendering.value(ofEntry: bytes, pretty: context.arguments.flag("pretty")) }
+            context.stdout.write(json + "\n")
+            return ExitStatus.success
+        }
+    }
+}
+
+extension CacheRendering {
+    /// The archive-JSON of the `value` of an entry file: the graph re-rooted at the value, rendered as
+    /// `keyedarchive decode` renders a whole archive (with its default budget of objects).
+    static func value(ofEntry bytes: [UInt8], pretty: Bool) throws -> String {
+        let graph = try ArchiveGraph(bytes: bytes)
+        guard let root = graph.topObject(), let entry = graph.instance(root),
+              graph.classChain(of: root)?.first == "ArchiveCacheEntry"
+        else {
+            throw KeyedArchiveError(.invalidValue, "the root object is not an ArchiveCacheEntry")
+        }
+        guard let value = entry["value"] else { throw KeyedArchiveError(.invalidValue, "the entry has no value") }
+        return try ArchiveJSON.render(ArchiveGraph(top: ["root": value], objects: graph.objects), pretty: pretty)
+    }
+}

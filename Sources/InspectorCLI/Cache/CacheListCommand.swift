@@ -1,0 +1,86 @@
+import ArchiveStore
+import BinaryPlist
+import CommandLineSupport
+
+extension Inspector {
+    /// `keyedarchive cache list DIR [--json]` prints every entry, least recently used first.
+    static var cacheListCommand: Command {
+        Command(
+            name: "list",
+            abstract: "Print every entry, least recently used first.",
+            discussion: "One line per entry, five tab-separated columns: the key as a JSON string literal (so a "
+                + "key with tabs, line breaks or NUL stays on its line), its file's size in bytes, when it was "
+                + "created, when it expires ('-' for never) and when it was last used, times in ISO 8601 UTC. "
+                + "Expired entries not yet purged are listed too. An empty cache prints nothing (and 'No entries.' "
+                + "on stderr).\n\n"
+                + "With --json: an array of {\"key\", \"bytes\", \"created\", \"expires\", \"lastAccess\"} objects, one a "
+                + "line, expires null for never.",
+            arguments: [cacheDirectoryArgument],
+            options: [.flag("json", help: "Print a JSON array of entries.")]
+        ) { context in
+            let directory = try CacheAccess.directory(context)
+            let cache = try CacheAccess.open(directory)
+            let entries = try CacheAccess.perform { () throws(StoreError) in try cache.entries() }
+            if context.arguments.flag("json") {
+                context.stdout.write(CacheRendering.json(entries) + "\n")
+            } else if entries.isEmpty {
+                context.stderr.write("No entries.\n")
+            } else {
+                context.stdout.write(entries.map { CacheRendering.line($0) + "\n" }.joined())
+            }
+            return ExitStatus.success
+        }
+    }
+}
+
+/// The text and JSON forms of cache entries and counts.
+enum CacheRendering {
+    /// `"key"<TAB>bytes<TAB>created<TAB>expires or -<TAB>lastAccess`.
+    static func line(_ entry: CacheEntryInfo) -> String {
+        [CacheAccess.quoted(entry.key), String(entry.byteCount), ISO8601Text.format(entry.created),
+         entry.expires.map(ISO8601Text.format) ?? "-", ISO8601Text.format(entry.lastAccess)].joined(separator: "\t")
+    }
+
+    /// `{"key": ..., "bytes": n, "created": ..., "expires": ... or null, "lastAccess": ...}` on one line.
+    static func json(_ entry: CacheEntryInfo) -> String {
+        var w = JSONWriter(pretty: false)
+        w.open(.object)
+        w.item(first: true)
+        w.key("key")
+        w.string(entry.key)
+        w.item(first: false)
+        w.key("bytes")
+        w.raw(String(entry.byteCount))
+        w.item(first: false)
+        w.key("created")
+        w.string(ISO8601Text.format(entry.created))
+        w.item(first: false)
+        w.key("expires")
+        if let expires = entry.expires { w.string(ISO8601Text.format(expires)) } else { w.raw("null") }
+        w.item(first: false)
+        w.key("lastAccess")
+        w.string(ISO8601Text.format(entry.lastAccess))
+        w.close(.object, empty: false)
+        return w.text
+    }
+
+    /// A JSON array, one entry per line (`[]` when empty).
+    static func json(_ entries: [CacheEntryInfo]) -> String {
+        if entries.isEmpty { return "[]" }
+        return "[\n" + entries.map { "  " + json($0) }.joined(separator: ",\n") + "\n]"
+    }
+
+    /// `name: value` lines, or with `json` one object `{"name": value, ...}`; values are whole numbers.
+    static func counts(_ pairs: [(String, Int)], json: Bool) -> String {
+        guard json else { return pairs.map { "\($0.0): \($0.1)\n" }.joined() }
+        var w = JSONWriter(pretty: false)
+        w.open(.object)
+        for (index, pair) in pairs.enumerated() {
+            w.item(first: index == 0)
+            w.key(pair.0)
+            w.raw(String(pair.1))
+        }
+        w.close(.object, empty: pairs.isEmpty)
+        return w.text + "\n"
+    }
+}

@@ -1,0 +1,29 @@
+import ArchiveStore
+import CommandLineSupport
+import FoundationEssentials
+
+extension Inspector {
+    /// `keyedarchive cache stats DIR [--json]` prints the entry count, their bytes and how many have expired.
+    static var cacheStatsCommand: Command {
+        Command(
+            name: "stats",
+            abstract: "Print how many entries the cache holds and their size.",
+            discussion: "Prints 'entries: N' (entry files, as the cache's shared index records them), 'bytes: N' "
+                + "(their total size) and 'expired: N' (entries past their expiry, not yet purged), one a line; "
+                + "with --json, one object {\"entries\": N, \"bytes\": N, \"expired\": N}.",
+            arguments: [cacheDirectoryArgument],
+            options: [.flag("json", help: "Print a JSON object.")]
+        ) { context in
+            let directory = try CacheAccess.directory(context)
+            let cache = try CacheAccess.open(directory)
+            let entries = try CacheAccess.perform { () throws(StoreError) in try cache.entries() }
+            let now = cache.options.clock.now()
+            let expired = entries.count { entry in entry.expires.map { $0 <= now } ?? false }
+            let statistics = cache.statistics
+            context.stdout.write(CacheRendering.counts(
+                [("entries", statistics.entryCount), ("bytes", statistics.byteCount), ("expired", expired)],
+                json: context.arguments.flag("json")))
+            return ExitStatus.success
+        }
+    }
+}
