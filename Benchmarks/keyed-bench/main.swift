@@ -13,10 +13,16 @@ let usage = """
       w1-memory [n], w2-memory [n]   peak memory of one decode, each implementation
       store [n]   a FormCache store of n (10000) records: the phases of add and get, in-process
       w1-codable [n]  W1 through ArchiveEncoder/Decoder vs PropertyListEncoder/Decoder and JSONEncoder/Decoder
+      cache [n]   ArchiveCache on n (100000) keys of ~1 KiB, Zipf reads, 10% writes, byte limit at half the
+                  working set; against python-diskcache and one NSKeyedArchiver file per key
+                  (keyed-bench cache --help for its options; Benchmarks/cache/run.sh runs it all)
+      cache-open <dir> <n> [<byte limit>]   build a cache of n small entries in dir, or (when dir exists)
+                  time its open, first get and first set
 
     OPTIONS:
       --rounds <k>     timed rounds per implementation (default 7)
       --only <names>   comma-separated: ours,foundation,plist-codable,json-codable
+                       (cache: ours,diskcache,foundation-files)
     """
 
 var args = Array(CommandLine.arguments.dropFirst())
@@ -50,6 +56,12 @@ do {
         try ShapesWorkload.decodeFile(impl: args[1], workload: args[2], path: args[3])
     case "w1-memory": try ShapesWorkload.memory(workload: "w1", count: n ?? 100_000, only: only)
     case "w2-memory": try ShapesWorkload.memory(workload: "w2", count: n ?? 10_000, only: only)
+    case "cache" where args.contains("--help"):
+        print(CacheWorkload.usage)
+    case "cache-open" where args.count == 3 || args.count == 4:
+        try OursCacheRunner.probeOpen(directory: args[1], entries: Int(args[2]) ?? 0,
+                                      byteLimit: args.count == 4 ? Int(args[3]) ?? 0 : 0)
+    case "cache": try CacheWorkload.run(arguments: Array(args.dropFirst()), only: only)
     case "store": try StoreWorkload.run(count: n ?? 10_000, rounds: rounds)
     case "store-profile": try StoreWorkload.profile(args.count > 2 ? args[2] : "ids", count: n ?? 10_000, repeats: rounds)
     case "raw-profile": try RawWorkload.profile(args.count > 2 ? args[2] : "read", count: n ?? 100_000, repeats: rounds)
@@ -57,6 +69,9 @@ do {
         FileHandle.standardError.write(Data("Error: unknown workload '\(workload)'\n\(usage)\n".utf8))
         exit(64)
     }
+} catch let error as BenchUsageError {
+    FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+    exit(64)
 } catch {
     FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
     exit(1)
