@@ -16,8 +16,8 @@
 ///
 /// A missing or non-string `$archiver` is refused whatever the names (``KeyedArchiveError/Code/invalidHeader``).
 ///
-/// Mirrors the `$archiver` check of `NSKeyedUnarchiver`, which accepts only "NSKeyedArchiver"; a subclass
-/// of Apple's archiver reads its own archives by overriding it.
+/// Mirrors the `$archiver` check of `NSKeyedUnarchiver`, which accepts only "NSKeyedArchiver" ("Unknown
+/// archiver. The data may be corrupt."); accepting other names has no Apple counterpart.
 public struct AcceptedArchivers: Sendable, Hashable, ExpressibleByArrayLiteral, CustomStringConvertible {
     private enum Storage: Sendable, Hashable {
         case names(Set<String>)

@@ -157,7 +157,7 @@ func libraryReason(_ file: String) throws -> String {
         let result = inspect(["lint", empty, text])
         #expect(result.status == ExitStatus.dataError)
         #expect(result.text == """
-            \(empty): plist: at byte 0: 0 bytes is shorter than the 8-byte header
+            \(empty): bplist: at byte 0: 0 bytes is shorter than the 8-byte header
             \(text): plist: at byte 0: neither a binary plist ('bplist0') nor an XML plist
 
             """)
