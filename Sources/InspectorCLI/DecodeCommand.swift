@@ -20,7 +20,9 @@ extension Inspector {
                 + "exponentially larger than its archive. Printing stops with exit status 65 past a budget of "
                 + "objects (counting a shared object at each use): by default the larger of 100000 and 16 times "
                 + "the archive's object count. Raise it with --max-objects, or use 'keyedarchive dump', which "
-                + "prints each object once.",
+                + "prints each object once.\n\n"
+                + "An archive written by another archiver than NSKeyedArchiver (a subclass such as Sketch's "
+                + "MSArchiver) is printed too, with a note on stderr naming the archiver.",
             arguments: [.required("file", help: "The binary or XML keyed archive to print.")],
             options: [
                 .flag("pretty", help: "Indent the JSON, one level per space (as Python's json with indent=1)."),
@@ -39,7 +41,8 @@ extension Inspector {
                 limit = n
             }
             let bytes = try readInput(file)
-            let graph = try malformed(file) { try ArchiveGraph(bytes: bytes) }
+            let graph = try malformed(file) { try ArchiveGraph(bytes: bytes, acceptedArchivers: .any) }
+            noteArchiver(graph.archiver, context)
             let maxObjects = limit ?? ArchiveJSON.defaultMaxObjects(for: graph)
             let json: String
             do {

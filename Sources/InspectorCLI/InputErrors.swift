@@ -26,6 +26,18 @@ extension Inspector {
         return CommandFailure(status: ExitStatus.dataError, "\(file): \(line)")
     }
 
+    /// Writes, on stderr, the one-line note that an archive was written by another archiver than Apple's
+    /// (an `NSKeyedArchiver` subclass such as Sketch's "MSArchiver"); nothing for "NSKeyedArchiver".
+    static func noteArchiver(_ name: String, _ context: CommandContext) {
+        guard name != "NSKeyedArchiver" else { return }
+        context.stderr.write("note: written by archiver \"\(name.replacingNewlines)\", not NSKeyedArchiver\n")
+    }
+
+    /// The `$archiver` string of a plist that is a dictionary holding one, or `nil`.
+    static func archiverName(of value: PlistValue) -> String? {
+        value.dictionaryValue?["$archiver"]?.stringValue
+    }
+
     /// Writes `bytes` to the file `output`, or to stdout when it is `-`.
     static func writeOutput(_ bytes: [UInt8], to output: String, _ context: CommandContext) throws {
         if output == "-" {
@@ -38,7 +50,7 @@ extension Inspector {
 
 extension String {
     /// The text with line breaks shown as `\n` and `\r`, so a message stays one line.
-    fileprivate var replacingNewlines: String {
+    var replacingNewlines: String {
         var out = ""
         for c in unicodeScalars {
             switch c {

@@ -10,7 +10,9 @@ extension Inspector {
             abstract: "Print a property list as plist-JSON, or write one from plist-JSON.",
             discussion: "FILE may be a binary or an XML plist; its format is detected. plist-JSON is described in "
                 + "shared/tools/plist-json.py: reals as {\"real\": x}, dates as {\"date\": seconds since 2001}, data as "
-                + "{\"data\": base64}, UIDs as {\"uid\": n}, dictionaries as {\"dict\": {...}}, sets as {\"set\": [...]}.",
+                + "{\"data\": base64}, UIDs as {\"uid\": n}, dictionaries as {\"dict\": {...}}, sets as {\"set\": [...]}.\n\n"
+                + "A keyed archive whose $archiver is not NSKeyedArchiver (a subclass such as Sketch's MSArchiver) "
+                + "gets a note on stderr naming the archiver.",
             usage: ["<file>", "--from-json <in.json> --output <out> [--format <format>]"],
             arguments: [.optional("file", help: "The binary or XML plist to print.")],
             options: [
@@ -36,6 +38,7 @@ extension Inspector {
                 throw UsageError("--\(option) is only for --from-json.")
             }
             let value = try malformed(file) { try PropertyList.decode(try readInput(file)) }
+            if let name = archiverName(of: value) { noteArchiver(name, context) }
             context.stdout.write(PlistJSON.render(value) + "\n")
             return ExitStatus.success
         }

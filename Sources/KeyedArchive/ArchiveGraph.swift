@@ -14,18 +14,37 @@ public struct ArchiveGraph: Sendable, Hashable {
     public var top: PlistDictionary
     /// `$objects`, with `$null` at index 0.
     public var objects: [PlistValue]
+    /// `$archiver`: the name of the archiver that wrote the archive ("NSKeyedArchiver" for Apple's).
+    public var archiver: String
 
-    public init(top: PlistDictionary, objects: [PlistValue]) {
+    public init(top: PlistDictionary, objects: [PlistValue], archiver: String = "NSKeyedArchiver") {
         self.top = top
         self.objects = objects
+        self.archiver = archiver
     }
 
-    /// Reads a binary or XML keyed archive, validating its top level as ``KeyedUnarchiver`` does.
-    public init(bytes: [UInt8]) throws {
-        let document = try KeyedUnarchiver.binaryDocument(bytes)
-        let (top, objects) = try document.bytes.withUnsafeBytes { raw in
+    /// Reads a binary or XML keyed archive, validating its top level as ``KeyedUnarchiver`` does: an
+    /// `$archiver` outside `acceptedArchivers` (by default anything but "NSKeyedArchiver") is a
+    /// ``KeyedArchiveError/Code/foreignArchiver`` error. Pass ``AcceptedArchivers/any`` and read ``archiver``
+    /// to learn which archiver wrote a file.
+    public init(bytes: [UInt8], acceptedArchivers: AcceptedArchivers = .nsKeyedArchiver) throws {
+        try self.init(document: KeyedUnarchiver.binaryDocument(bytes), root: nil, acceptedArchivers: acceptedArchivers)
+    }
+
+    /// Reads the keyed archive in `document`. `root`, when given, is the document's top object already
+    /// materialized (``BinaryPlistDocument/decodeTopObject()``): `$top` and `$objects` are then taken from it
+    /// instead of being read a second time.
+    package init(document: BinaryPlistDocument, root: PlistValue?, acceptedArchivers: AcceptedArchivers) throws {
+        let (header, top, objects) = try document.bytes.withUnsafeBytes { raw in
             let reader = BinaryArchiveReader(document: document, raw: raw)
-            let (top, objects) = try ArchiveHeader.validate(reader)
+            let header = try ArchiveHeader(reader, acceptedArchivers: acceptedArchivers)
+            if let entries = root?.dictionaryValue?.entries, header.topPosition < entries.count,
+               header.objectsPosition < entries.count,
+               entries[header.topPosition].key == "$top", entries[header.objectsPosition].key == "$objects",
+               case .dictionary(let top) = entries[header.topPosition].value,
+               case .array(let objects) = entries[header.objectsPosition].value {
+                return (header, top, objects)
+            }
             func materialize(_ index: Int) throws -> PlistValue {
                 do { return try document.decodeObject(index) } catch let error as PlistError {
                     throw KeyedArchiveError(.invalidPlist, error.description, underlying: error)
@@ -33,16 +52,18 @@ public struct ArchiveGraph: Sendable, Hashable {
             }
             // $top and $objects are the values of the keys ArchiveHeader found; read them whole.
             var topValue = PlistDictionary()
-            for i in 0..<top.count {
-                topValue.append(key: try materialize(reader.keyReference(top, i)),
-                                value: try materialize(reader.valueReference(top, i)))
+            for i in 0..<header.top.count {
+                topValue.append(key: try materialize(reader.keyReference(header.top, i)),
+                                value: try materialize(reader.valueReference(header.top, i)))
             }
             var list: [PlistValue] = []
-            list.reserveCapacity(objects.count)
-            for i in 0..<objects.count { list.append(try materialize(reader.elementReference(objects, i))) }
-            return (topValue, list)
+            list.reserveCapacity(header.objects.count)
+            for i in 0..<header.objects.count {
+                list.append(try materialize(reader.elementReference(header.objects, i)))
+            }
+            return (header, topValue, list)
         }
-        self.init(top: top, objects: objects)
+        self.init(top: top, objects: objects, archiver: header.archiver)
     }
 
     /// The UID of the object under a `$top` key (`root` by default), or `nil`.
@@ -82,7 +103,7 @@ public struct ArchiveGraph: Sendable, Hashable {
 
     /// The archive as a plist value, top-level keys in Apple's modern order.
     public var plistValue: PlistValue {
-        .dictionary(["$version": 100_000, "$archiver": "NSKeyedArchiver", "$top": .dictionary(top),
+        .dictionary(["$version": 100_000, "$archiver": .string(archiver), "$top": .dictionary(top),
                      "$objects": .array(objects)])
     }
 

@@ -23,6 +23,9 @@ public struct KeyedArchiveError: Error, Sendable, Hashable, CustomStringConverti
         public static let invalidPlist = Code(rawValue: "invalidPlist")
         /// `$archiver`, `$version`, `$top` or `$objects` is missing or wrong, or `$objects[0]` is not `$null`.
         public static let invalidHeader = Code(rawValue: "invalidHeader")
+        /// `$archiver` names an archiver the reader does not accept (by default anything but
+        /// "NSKeyedArchiver"); ``KeyedArchiveError/archiver`` holds the name. See ``AcceptedArchivers``.
+        public static let foreignArchiver = Code(rawValue: "foreignArchiver")
         /// A UID points outside `$objects`.
         public static let invalidReference = Code(rawValue: "invalidReference")
         /// `$class` is missing or malformed, or a class dictionary lacks `$classname` / `$classes`.
@@ -62,15 +65,18 @@ public struct KeyedArchiveError: Error, Sendable, Hashable, CustomStringConverti
     public var reason: String
     /// The property-list error behind an ``Code/invalidPlist`` error.
     public var underlying: PlistError?
+    /// The `$archiver` name of the archive, for a ``Code/foreignArchiver`` error.
+    public var archiver: String?
 
     public init(_ code: Code, _ reason: String, objectIndex: Int? = nil, keyPath: String? = nil,
-                classChain: [String]? = nil, underlying: PlistError? = nil) {
+                classChain: [String]? = nil, underlying: PlistError? = nil, archiver: String? = nil) {
         self.code = code
         self.reason = reason
         self.objectIndex = objectIndex
         self.keyPath = keyPath
         self.classChain = classChain
         self.underlying = underlying
+        self.archiver = archiver
     }
 
     /// `keyed archive: object 7 (Hexagon < Shape < NSObject) at root.shapes.3: class "Hexagon" is not registered`

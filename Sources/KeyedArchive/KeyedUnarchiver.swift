@@ -33,6 +33,9 @@ public final class KeyedUnarchiver {
     public let maxDepth: Int
     /// Most objects decoded in one archive, counting a shared value at each use. Default 16,777,216.
     public let maxObjects: Int
+    /// The archive's `$archiver` name: "NSKeyedArchiver" unless the call accepted others
+    /// (``AcceptedArchivers``).
+    public let archiver: String
 
     /// The state touched for every key and object, behind a pointer that only this unarchiver holds: stored
     /// properties of a class get a dynamic exclusivity check at each access, which cost more than the
@@ -105,14 +108,16 @@ public final class KeyedUnarchiver {
         _read { yield state.pointee.requestCaches } _modify { yield &state.pointee.requestCaches }
     }
 
-    init(reader: BinaryArchiveReader, registry: ClassRegistry, allowedTypes: [Any.Type]?, maxDepth: Int,
-         maxObjects: Int) throws {
+    init(reader: BinaryArchiveReader, registry: ClassRegistry, allowedTypes: [Any.Type]?,
+         acceptedArchivers: AcceptedArchivers, maxDepth: Int, maxObjects: Int) throws {
         self.reader = reader
         self.registry = registry
         self.allowedTypes = allowedTypes
         self.maxDepth = maxDepth
         self.maxObjects = maxObjects
-        let (top, objects) = try ArchiveHeader.validate(reader)
+        let header = try ArchiveHeader(reader, acceptedArchivers: acceptedArchivers)
+        let (top, objects) = (header.top, header.objects)
+        self.archiver = header.archiver
         self.objects = objects
         state = UnsafeMutablePointer<DecodingState>.allocate(capacity: 1)
         state.initialize(to: DecodingState(
@@ -129,17 +134,21 @@ public final class KeyedUnarchiver {
 
     /// Runs `body` with an unarchiver over `bytes` (binary or XML) positioned on the archive's `$top`
     /// dictionary: read `root` or any other top-level key. The unarchiver is valid only inside `body`.
+    /// An archive whose `$archiver` is not among `acceptedArchivers` (by default, anything but
+    /// "NSKeyedArchiver") fails with ``KeyedArchiveError/Code/foreignArchiver``; ``archiver`` tells the name.
     ///
     /// Mirrors `NSKeyedUnarchiver(forReadingFrom:)` ... `finishDecoding()`.
     public static func withUnarchiver<R>(
         for bytes: [UInt8], registry: ClassRegistry = .standard, allowedTypes: [Any.Type]? = nil,
-        maxDepth: Int = 512, maxObjects: Int = 1 << 24, _ body: (KeyedUnarchiver) throws -> R
+        acceptedArchivers: AcceptedArchivers = .nsKeyedArchiver, maxDepth: Int = 512, maxObjects: Int = 1 << 24,
+        _ body: (KeyedUnarchiver) throws -> R
     ) throws -> R {
         let document = try binaryDocument(bytes)
         return try document.bytes.withUnsafeBytes { raw in
             let unarchiver = try KeyedUnarchiver(
                 reader: BinaryArchiveReader(document: document, raw: raw), registry: registry,
-                allowedTypes: allowedTypes, maxDepth: maxDepth, maxObjects: maxObjects)
+                allowedTypes: allowedTypes, acceptedArchivers: acceptedArchivers, maxDepth: maxDepth,
+                maxObjects: maxObjects)
             defer { unarchiver.valid = false }
             let result = try body(unarchiver)
             if let failure = unarchiver.deferredFailure { throw failure }
@@ -148,22 +157,27 @@ public final class KeyedUnarchiver {
     }
 
     /// Decodes the root object as `T` (`nil` when the root is `$null`; an error when there is no `root`
-    /// key), instantiating any registered class.
+    /// key), instantiating any registered class. Only archives whose `$archiver` is among
+    /// `acceptedArchivers` are read (by default "NSKeyedArchiver", as Apple).
     /// Mirrors `NSKeyedUnarchiver.unarchivedObject(ofClass:from:)`.
     public static func unarchivedObject<T>(ofType type: T.Type, from bytes: [UInt8],
-                                           registry: ClassRegistry = .standard) throws -> T? {
-        try withUnarchiver(for: bytes, registry: registry) { u in
+                                           registry: ClassRegistry = .standard,
+                                           acceptedArchivers: AcceptedArchivers = .nsKeyedArchiver) throws -> T? {
+        try withUnarchiver(for: bytes, registry: registry, acceptedArchivers: acceptedArchivers) { u in
             try u.requireRoot()
             return try u.decodeIfPresent(T.self, forKey: "root")
         }
     }
 
     /// Secure decoding: decodes the root object, which must be one of `types`; only those types and the
-    /// standard Foundation value classes may be instantiated anywhere in the graph.
+    /// standard Foundation value classes may be instantiated anywhere in the graph. Only archives whose
+    /// `$archiver` is among `acceptedArchivers` are read (by default "NSKeyedArchiver", as Apple).
     /// Mirrors `NSKeyedUnarchiver.unarchivedObject(ofClasses:from:)`.
     public static func unarchivedObject(ofTypes types: [Any.Type], from bytes: [UInt8],
-                                        registry: ClassRegistry = .standard) throws -> Any? {
-        try withUnarchiver(for: bytes, registry: registry, allowedTypes: types) { u in
+                                        registry: ClassRegistry = .standard,
+                                        acceptedArchivers: AcceptedArchivers = .nsKeyedArchiver) throws -> Any? {
+        try withUnarchiver(for: bytes, registry: registry, allowedTypes: types,
+                           acceptedArchivers: acceptedArchivers) { u in
             try u.requireRoot()
             guard let value = try u.decodeIfPresent(Any.self, forKey: "root") else { return nil }
             let valueType = Swift.type(of: value)

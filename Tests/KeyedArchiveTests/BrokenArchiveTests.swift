@@ -43,7 +43,7 @@ struct BrokenArchiveTests {
             ("keyed/bpylist2/broken/no_class_name_archive.plist", .invalidClass),
             ("keyed/bpylist2/broken/no_root_archive.plist", .valueNotFound),
             ("keyed/danielpaulus-nskeyedarchiver/broken/xml/broken_plist.xml", .invalidPlist),
-            ("keyed/danielpaulus-nskeyedarchiver/broken/xml/wrong_archiver.xml", .invalidHeader),
+            ("keyed/danielpaulus-nskeyedarchiver/broken/xml/wrong_archiver.xml", .foreignArchiver),
             ("keyed/kiler129-NSKeyedUnarchiver/broken/objectWithNonArrayClassChain.bin.plist", .invalidClass),
             ("keyed/kiler129-NSKeyedUnarchiver/broken/objectWithNonStringClassName.bin.plist", .invalidClass),
             ("keyed/kiler129-NSKeyedUnarchiver/broken/invalidReference.bin.plist", .invalidReference),

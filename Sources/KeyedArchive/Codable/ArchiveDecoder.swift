@@ -35,6 +35,9 @@ public struct ArchiveDecoder: Sendable {
     public var maxDepth = 512
     /// Most objects decoded in one archive. Default 16,777,216.
     public var maxObjects = 1 << 24
+    /// The `$archiver` names read. Default: only "NSKeyedArchiver", as `NSKeyedUnarchiver`; another name is
+    /// `dataCorrupted` with a ``KeyedArchiveError/Code/foreignArchiver`` error as underlying error.
+    public var acceptedArchivers: AcceptedArchivers = .nsKeyedArchiver
 
     public init(registry: ClassRegistry = .standard) {
         self.registry = registry
@@ -64,7 +67,8 @@ public struct ArchiveDecoder: Sendable {
 
     private func unarchive<R>(_ bytes: [UInt8], _ body: (CodableArchiveDecoder, BinaryArchiveReader.Value) throws -> R) throws -> R {
         do {
-            return try KeyedUnarchiver.withUnarchiver(for: bytes, registry: registry, maxDepth: maxDepth,
+            return try KeyedUnarchiver.withUnarchiver(for: bytes, registry: registry,
+                                                      acceptedArchivers: acceptedArchivers, maxDepth: maxDepth,
                                                       maxObjects: maxObjects) { unarchiver in
                 let decoder = CodableArchiveDecoder(unarchiver: unarchiver, userInfo: userInfo)
                 guard let root = try decoder.rootValue() else {

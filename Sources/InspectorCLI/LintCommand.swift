@@ -1,0 +1,108 @@
+import BinaryPlist
+import CommandLineSupport
+import KeyedArchive
+
+extension Inspector {
+    /// `keyedarchive lint [--verbose] [--archiver <name> ...] [--any-archiver] [--require-root] <file> ...`
+    /// checks many property lists and keyed archives in one process, as `plutil -lint` does.
+    static var lintCommand: Command {
+        Command(
+            name: "lint",
+            abstract: "Check that files are valid property lists or keyed archives.",
+            discussion: "Each FILE, binary or XML, is read once and must be a property list that 'keyedarchive plist' "
+                + "reads. A plist whose top level is a dictionary with $archiver, $objects or $top is a keyed "
+                + "archive and must also have a sound structure: the header ($archiver \"NSKeyedArchiver\", "
+                + "$version 100000, $top, $objects starting with $null), every UID below the object count, every "
+                + "$class a UID of a class description with a string $classname and a $classes array of strings. "
+                + "Objects are not decoded.\n\n"
+                + "For each file that fails, one line '<file>: <reason>' is printed on stdout; valid files print "
+                + "nothing unless --verbose is given ('<file>: OK'). Lines follow the order of the arguments.\n\n"
+                + "Exit status: 0 when every file is valid; 66 when a file cannot be opened or read (its line says "
+                + "why; the others are still checked); otherwise 65 when a file is invalid; 64 usage error.",
+            usage: ["[--verbose] [--archiver <name> ...] [--any-archiver] [--require-root] <file> ..."],
+            arguments: [.repeated("file", help: "The property lists or keyed archives to check (one or more).")],
+            options: [
+                .flag("verbose", short: "v", help: "Also print '<file>: OK' for each valid file."),
+                .repeated("archiver", valueName: "name",
+                          help: "Also accept keyed archives whose $archiver is <name> (written by an NSKeyedArchiver "
+                              + "subclass, such as Sketch's MSArchiver); NSKeyedArchiver is always accepted."),
+                .flag("any-archiver", help: "Accept keyed archives whatever their $archiver name."),
+                .flag("require-root", help: "Also fail keyed archives whose $top has no \"root\" key, which "
+                    + "NSKeyedUnarchiver.unarchivedObject(ofClass:from:) reads (nibs and archives of unkeyed values "
+                    + "have none)."),
+            ]
+        ) { context in
+            let arguments = context.arguments
+            let files = arguments.values("file")
+            guard !files.isEmpty else { throw UsageError("Missing expected argument '<file> ...'.") }
+            let accepted: AcceptedArchivers = arguments.flag("any-archiver")
+                ? .any : AcceptedArchivers(["NSKeyedArchiver"] + arguments.values("archiver"))
+            let linter = Linter(acceptedArchivers: accepted, requiresRoot: arguments.flag("require-root"))
+            let verbose = arguments.flag("verbose")
+            var unreadable = false
+            var invalid = false
+            for file in files {
+                let bytes: [UInt8]
+                do {
+                    bytes = try FileSystem.readFile(file)
+                } catch let failure as CommandFailure {
+                    unreadable = true
+                    context.stdout.write(failure.message.replacingNewlines + "\n")
+                    continue
+                }
+                if let problem = linter.problem(in: bytes) {
+                    invalid = true
+                    context.stdout.write("\(file): \(problem.replacingNewlines)\n")
+                } else if verbose {
+                    context.stdout.write("\(file): OK\n")
+                }
+            }
+            if unreadable { return ExitStatus.noInput }
+            return invalid ? ExitStatus.dataError : ExitStatus.success
+        }
+    }
+}
+
+/// What `lint` checks in one file's bytes.
+struct Linter {
+    var acceptedArchivers: AcceptedArchivers
+    var requiresRoot: Bool
+
+    /// The one-line reason `bytes` are not a valid plist or keyed archive, or `nil` when they are.
+    ///
+    /// The bytes are decoded once; a keyed archive's graph is taken from that decoding (an XML archive is
+    /// first converted to binary, as ``KeyedUnarchiver`` reads it) and validated.
+    func problem(in bytes: [UInt8]) -> String? {
+        do {
+            let value: PlistValue
+            var document: BinaryPlistDocument?
+            if PropertyList.detectFormat(bytes) == .binary {
+                let binary = try BinaryPlistDocument(bytes)
+                value = try binary.decodeTopObject()
+                document = binary
+            } else {
+                value = try PropertyList.decode(bytes)  // XML, or the error that says what else it is
+            }
+            guard Self.looksLikeKeyedArchive(value) else { return nil }
+            let archive = try document ?? BinaryPlistDocument(PropertyList.encode(value, format: .binary))
+            let graph = try ArchiveGraph(document: archive, root: value, acceptedArchivers: acceptedArchivers)
+            try graph.validate()
+            if requiresRoot && graph.top["root"] == nil {
+                return KeyedArchiveError(.valueNotFound, "$top has no \"root\" key").description
+            }
+            return nil
+        } catch let error as PlistError {
+            return error.description
+        } catch let error as KeyedArchiveError {
+            return error.description
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// A dictionary with any of the keys of a keyed archive's top level.
+    static func looksLikeKeyedArchive(_ value: PlistValue) -> Bool {
+        guard let top = value.dictionaryValue else { return false }
+        return top["$archiver"] != nil || top["$objects"] != nil || top["$top"] != nil
+    }
+}
