@@ -208,7 +208,11 @@ extension KeyedUnarchiver {
             throw error(.elementLimitExceeded, "more than \(maxObjects) objects decoded", key: key, uid: uid)
         }
         let ref = try objectReference(uid, key: key)
-        if let instance = instances[uid] { return instance }
+        if let instance = instances[uid] {
+            // Shared: decoded before. A type asked for is checked by `as?` after; a list of types here.
+            if case .list = requested { try checkListed(instance, uid: uid, key: key) }
+            return instance
+        }
         if inProgress.contains(uid) {
             throw error(.cycle,
                         "object \(uid) refers back to an object still being decoded (a cycle through a value type, or a key not read with decodeDeferred)",
@@ -216,17 +220,19 @@ extension KeyedUnarchiver {
         }
         guard let fields = try reader.dictionary(ref) else {
             let entry = try reader.value(ref)
+            let value: Any
             switch entry {
-            case .integer(let i): return i.int64Value.map { Int($0) as Any } ?? (i.uint64Value.map { $0 as Any } ?? i)
-            case .real(let d): return d
-            case .bool(let b): return b
-            case .other(let p) where !p.isCollection && p != .null: return Self.bareValue(p)
+            case .integer(let i): value = i.int64Value.map { Int($0) as Any } ?? (i.uint64Value.map { $0 as Any } ?? i)
+            case .real(let d): value = d
+            case .bool(let b): value = b
+            case .other(let p) where !p.isCollection && p != .null: value = Self.bareValue(p)
             default:
                 throw error(.invalidValue, "object \(uid) is \(describe(entry)), not an archived object", key: key, uid: uid)
             }
+            return value
         }
         let resolved = try resolveClass(of: fields, uid: uid)
-        try checkAllowed(resolved, uid: uid)
+        if allowedTypes != nil { try checkAllowed(resolved, uid: uid, key: key) }
         switch resolved.kind {
         case .standard(let standard):
             // Value-typed collections cannot hold themselves: a reference back into one is a cycle error.
@@ -235,21 +241,36 @@ extension KeyedUnarchiver {
             let value: Any = try enter(uid, resolved.chain, fields, key: key) { try decodeStandard(standard, uid: uid) }
             return value
         case .custom(let type):
+            // Secure coding checks the class before its initializer runs; the decodes inside `init(coder:)`
+            // name their own types, and the request is restored for the next element of a collection.
+            let saved = requested
+            if !saved.isAnything {
+                try checkRequested(resolved, uid: uid, key: key)
+                if !requiresSecureCoding { requested = .anything }
+            }
+            defer { requested = saved }
             inProgress.insert(uid)
-            let value: any KeyedArchivable = try enter(uid, resolved.chain, fields, key: key, slot: resolved.slot) {
+            let object: any KeyedArchivable = try enter(uid, resolved.chain, fields, key: key, slot: resolved.slot) {
                 try type.init(coder: self)
             }
             inProgress.remove(uid)
-            if let instance = value.keyedArchiveIdentity {
+            if let instance = object.keyedArchiveIdentity {
                 instances[uid] = instance
                 if !pending.isEmpty, let waiting = pending.removeValue(forKey: uid) {
                     for assign in waiting { assign(instance) }
                 }
             }
-            return value
+            return object
         case .codable(let type):
+            let saved = requested
+            if !saved.isAnything {
+                try checkRequested(resolved, uid: uid, key: key)
+                if !requiresSecureCoding { requested = .anything }
+            }
+            defer { requested = saved }
             return try decodeCodableObject(uid, type, key: key)
         case .generic:
+            if !requested.isAnything { try checkRequested(resolved, uid: uid, key: key) }
             let object = ArchivedObject(classChain: resolved.chain)
             instances[uid] = object
             try enter(uid, resolved.chain, fields, key: key) { try decodeAllFields(into: object) }

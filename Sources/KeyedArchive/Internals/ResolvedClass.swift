@@ -66,7 +66,7 @@ extension KeyedUnarchiver {
     }
 
     /// Secure decoding: whether the caller allowed this class.
-    func checkAllowed(_ resolved: ResolvedClass, uid: Int) throws {
+    func checkAllowed(_ resolved: ResolvedClass, uid: Int, key: String? = nil) throws {
         guard let allowedTypes else { return }
         let type: Any.Type
         switch resolved.kind {
@@ -78,8 +78,8 @@ extension KeyedUnarchiver {
         }
         guard allowedTypes.contains(where: { isType(type, kindOf: $0) }) else {
             throw error(.classNotAllowed,
-                        "class \"\(resolved.chain.first ?? "")\" (\(type)) is not among the allowed types",
-                        uid: uid, chain: resolved.chain)
+                        "class \"\(resolved.chain.first ?? "")\" (\(type)) is not among the allowed types: \(SecureCoding.describe(allowedTypes))",
+                        key: key, uid: uid, chain: resolved.chain)
         }
     }
 }
