@@ -118,6 +118,14 @@ public final class KeyedArchiver {
         return try archiver.finishEncoding()
     }
 
+    /// Archives `rootObject` under the key `root`, as `Data` (chosen where `Data` is expected:
+    /// `let data: Data = try KeyedArchiver.archivedData(withRootObject: contents)`).
+    /// Mirrors `NSKeyedArchiver.archivedData(withRootObject:requiringSecureCoding:)`, which returns `Data`.
+    @_disfavoredOverload
+    public static func archivedData(withRootObject rootObject: Any?, format: PlistFormat = .binary) throws -> Data {
+        Data(try archivedData(withRootObject: rootObject, format: format) as [UInt8])
+    }
+
     /// Writes `$classname` `name` (and a chain starting with it) for instances of `type`.
     /// Mirrors `NSKeyedArchiver.setClassName(_:for:)`.
     public func setClassName(_ name: String, for type: any KeyedArchivable.Type) {
@@ -140,6 +148,8 @@ public final class KeyedArchiver {
     public func encode(_ value: Double, forKey key: String) { addField(userKey(key), builder.real(value)) }
     /// Mirrors `encodeBytes(_:length:forKey:)`: the bytes are stored inline as plist data.
     public func encodeBytes(_ bytes: [UInt8], forKey key: String) { addField(userKey(key), builder.data(bytes)) }
+    /// Mirrors `encodeBytes(_:length:forKey:)` for `Data`: the bytes are stored inline as plist data.
+    public func encodeBytes(_ data: Data, forKey key: String) { addField(userKey(key), builder.data(data)) }
 
     // MARK: Objects
 
@@ -230,6 +240,13 @@ public final class KeyedArchiver {
                 throw KeyedArchiveError(.invalidPlist, "cannot write XML: \(error.reason)", underlying: error)
             }
         }
+    }
+
+    /// Finishes the archive and returns it in ``outputFormat`` as `Data` (chosen where `Data` is expected).
+    /// Mirrors `finishEncoding()` followed by `encodedData`, which is `Data`.
+    @_disfavoredOverload
+    public func finishEncoding() throws -> Data {
+        Data(try finishEncoding() as [UInt8])
     }
 
     // MARK: Raw access for generic objects

@@ -23,7 +23,7 @@ import FoundationEssentials
 /// Secure decoding (``requiresSecureCoding``, on for the one-call APIs): every decode names the types it
 /// accepts, and each object of a custom class is checked against them before its `init(coder:)` runs; a
 /// decode inside `init(coder:)` that names no type (`Any`, `[Any]`) is refused when it finds a value.
-/// With ``unarchivedObject(ofTypes:from:registry:requiresSecureCoding:)`` only the
+/// With ``unarchivedObject(ofTypes:from:registry:requiresSecureCoding:)-([Any.Type],_,_,_)`` only the
 /// named types (and the standard Foundation value classes) are instantiated anywhere in the graph.
 /// `$classes` claims in the file are never consulted.
 ///
@@ -37,8 +37,8 @@ public final class KeyedUnarchiver {
     /// Most objects decoded in one archive, counting a shared value at each use. Default 16,777,216.
     public let maxObjects: Int
     /// Whether every decode must name the types it accepts, checked against each object's class before the
-    /// object is instantiated. On for the one-call APIs (``unarchivedObject(ofType:from:registry:requiresSecureCoding:)``
-    /// and ``unarchivedObject(ofTypes:from:registry:requiresSecureCoding:)``), off by default for ``withUnarchiver(for:registry:allowedTypes:requiresSecureCoding:maxDepth:maxObjects:_:)``.
+    /// object is instantiated. On for the one-call APIs (``unarchivedObject(ofType:from:registry:requiresSecureCoding:)-([UInt8],_,_)``
+    /// and the others), off by default for ``withUnarchiver(for:registry:allowedTypes:requiresSecureCoding:maxDepth:maxObjects:_:)-([UInt8],_,_,_,_,_,_)``.
     ///
     /// In secure mode:
     /// - `decode(Circle.self, forKey:)` accepts a `Circle` or a subclass; `decode([Circle].self, forKey:)`
@@ -198,7 +198,8 @@ public final class KeyedUnarchiver {
     }
 
     /// Secure decoding: decodes the root object, which must be one of `types`; only those types and the
-    /// standard Foundation value classes may be instantiated anywhere in the graph.
+    /// standard Foundation value classes may be instantiated anywhere in the graph. For a result to switch
+    /// over without casts, see ``unarchivedObject(ofTypes:_:_:from:registry:requiresSecureCoding:)-(_,_,repeat(each Rest).Type,[UInt8],_,_)``.
     /// Mirrors `NSKeyedUnarchiver.unarchivedObject(ofClasses:from:)`.
     public static func unarchivedObject(ofTypes types: [Any.Type], from bytes: [UInt8],
                                         registry: ClassRegistry = .standard,
@@ -316,6 +317,13 @@ public final class KeyedUnarchiver {
         throw mismatch(key, "bytes", v)
     }
 
+    /// The inline bytes for `key` as `Data`, or `nil` (chosen where `Data` is expected:
+    /// `let data: Data? = try coder.decodeBytes(forKey: "k")`). Mirrors `decodeBytes(forKey:returnedLength:)`.
+    @_disfavoredOverload
+    public func decodeBytes(forKey key: String) throws -> Data? {
+        try decodeBytes(forKey: key).map { (bytes: [UInt8]) in Data(bytes) }
+    }
+
     // MARK: Objects
 
     /// The object for `key` as `T`; throws ``KeyedArchiveError/Code/valueNotFound`` when the key is missing
@@ -391,6 +399,45 @@ public final class KeyedUnarchiver {
         }
         if requiresSecureCoding { try request([Key: Value].self, at: ref, key: key) }
         return try typedDictionary(reader.value(ref), Key.self, Value.self, key: key)
+    }
+
+    /// The object for a key of `$top` (`root` or another top-level key), untyped; `nil` when the key is
+    /// missing or holds `$null`. Secure coding accepts any registered class here, as for `Any` at the top
+    /// level; the decodes inside must name their types. Valid at the top level only (not inside
+    /// `init(coder:)`): ``KeyedArchiveError/Code/invalidValue`` otherwise.
+    /// Mirrors `NSKeyedUnarchiver.decodeTopLevelObject(forKey:)`.
+    public func decodeTopLevelObject(forKey key: String) throws -> Any? {
+        try decodeTopLevelObject(of: Any.self, forKey: key)
+    }
+
+    /// The object for a key of `$top` as `T`, or `nil` when the key is missing or holds `$null`; valid at
+    /// the top level only.
+    ///
+    /// ```swift
+    /// let contents = try KeyedUnarchiver.withUnarchiver(for: bytes, registry: registry, requiresSecureCoding: true) {
+    ///     try $0.decodeTopLevelObject(of: Contents.self, forKey: "root")
+    /// }
+    /// ```
+    ///
+    /// Mirrors `NSKeyedUnarchiver.decodeTopLevelObject(of:forKey:)`.
+    public func decodeTopLevelObject<T>(of type: T.Type, forKey key: String) throws -> T? {
+        try checkTopLevel(key)
+        return try decodeIfPresent(T.self, forKey: key)
+    }
+
+    /// The object for a key of `$top`, which must be one of `types` (checked before it is instantiated,
+    /// and for the elements of a collection); valid at the top level only.
+    /// Mirrors `NSKeyedUnarchiver.decodeTopLevelObject(of: [AnyClass], forKey:)`.
+    public func decodeTopLevelObject(of types: [Any.Type], forKey key: String) throws -> Any? {
+        try checkTopLevel(key)
+        return try decodeIfPresent(Any.self, forKey: key, allowedTypes: types)
+    }
+
+    func checkTopLevel(_ key: String) throws {
+        try checkValid()
+        guard frame.uid < 0 else {
+            throw error(.invalidValue, "decodeTopLevelObject reads $top; inside init(coder:) use decode(_:forKey:)", key: key)
+        }
     }
 
     /// The next unkeyed value (`$0`, `$1`, ...) of the current object. Mirrors `NSCoder.decodeObject()`.

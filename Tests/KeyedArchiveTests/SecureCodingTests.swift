@@ -76,6 +76,11 @@ struct SecureCodingTests {
         }
         #expect(error?.keyPath == "root.NS.objects.1")
         #expect(error?.reason == #"secure coding: class "Tripwire" (Tripwire) is not among the types asked for: Array<Circle>"#)
+        let arrayError = expectKeyedError(.classNotAllowed) {
+            try KeyedUnarchiver.unarchivedArrayOfObjects(ofType: Circle.self, from: bytes, registry: Self.registry)
+        }
+        #expect(arrayError?.classChain == ["Tripwire", "NSObject"])
+        #expect(arrayError?.reason == #"secure coding: class "Tripwire" (Tripwire) is not among the types asked for: Array<Circle>"#)
     }
 
     @Test func aSubclassOfTheTypeAskedForIsAllowed() throws {
