@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// The one-call decoding APIs beyond ``KeyedUnarchiver/unarchivedObject(ofType:from:registry:requiresSecureCoding:)-([UInt8],_,_)``,
+/// The one-call decoding APIs beyond ``KeyedUnarchiver/unarchivedObject(ofType:from:registry:requiresSecureCoding:)-(_,[UInt8],_,_)``,
 /// and `Data` overloads of them all. Secure coding is on by default, as in Apple's.
 extension KeyedUnarchiver {
     /// Decodes the root object as an array whose elements are each `T` (or a subclass); `nil` when the root
@@ -44,7 +44,7 @@ extension KeyedUnarchiver {
     }
 
     /// Secure decoding of a root that is one of several types (two or more; for one, use
-    /// ``unarchivedObject(ofType:from:registry:requiresSecureCoding:)-([UInt8],_,_)``), typed: one optional
+    /// ``unarchivedObject(ofType:from:registry:requiresSecureCoding:)-(_,[UInt8],_,_)``), typed: one optional
     /// per type, in order, of which the first whose type the root is holds it (so list a subclass before its
     /// superclass) and the others are `nil`; all are `nil` when the root is `$null`. Only the named types
     /// (and the standard Foundation value classes) are instantiated anywhere in the graph, as with the
@@ -90,7 +90,7 @@ extension KeyedUnarchiver {
                            requiresSecureCoding: requiresSecureCoding, maxDepth: maxDepth, maxObjects: maxObjects, body)
     }
 
-    /// ``unarchivedObject(ofType:from:registry:requiresSecureCoding:)-([UInt8],_,_)`` from `Data`.
+    /// ``unarchivedObject(ofType:from:registry:requiresSecureCoding:)-(_,[UInt8],_,_)`` from `Data`.
     /// Mirrors `NSKeyedUnarchiver.unarchivedObject(ofClass:from:)`.
     public static func unarchivedObject<T>(ofType type: T.Type, from data: Data, registry: ClassRegistry = .standard,
                                            requiresSecureCoding: Bool = true) throws -> T? {
@@ -106,7 +106,7 @@ extension KeyedUnarchiver {
                              requiresSecureCoding: requiresSecureCoding)
     }
 
-    /// The typed ``unarchivedObject(ofTypes:_:_:from:registry:requiresSecureCoding:)-(_,_,repeat(each Rest).Type,[UInt8],_,_)``
+    /// The typed ``unarchivedObject(ofTypes:_:_:from:registry:requiresSecureCoding:)-(_,_,_,[UInt8],_,_)``
     /// from `Data`. Mirrors `NSKeyedUnarchiver.unarchivedObject(ofClasses:from:)`.
     public static func unarchivedObject<First, Second, each Rest>(
         ofTypes first: First.Type, _ second: Second.Type, _ rest: repeat (each Rest).Type, from data: Data,
@@ -116,7 +116,7 @@ extension KeyedUnarchiver {
                              requiresSecureCoding: requiresSecureCoding)
     }
 
-    /// ``unarchivedArrayOfObjects(ofType:from:registry:requiresSecureCoding:)-([UInt8],_,_)`` from `Data`.
+    /// ``unarchivedArrayOfObjects(ofType:from:registry:requiresSecureCoding:)-(_,[UInt8],_,_)`` from `Data`.
     /// Mirrors `NSKeyedUnarchiver.unarchivedArrayOfObjects(ofClass:from:)`.
     public static func unarchivedArrayOfObjects<T>(ofType type: T.Type, from data: Data,
                                                    registry: ClassRegistry = .standard,
@@ -125,7 +125,7 @@ extension KeyedUnarchiver {
                                      requiresSecureCoding: requiresSecureCoding)
     }
 
-    /// ``unarchivedDictionary(keysOfType:objectsOfType:from:registry:requiresSecureCoding:)-([UInt8],_,_)``
+    /// ``unarchivedDictionary(keysOfType:objectsOfType:from:registry:requiresSecureCoding:)-(_,_,[UInt8],_,_)``
     /// from `Data`. Mirrors `NSKeyedUnarchiver.unarchivedDictionary(keysOfClass:objectsOfClass:from:)`.
     public static func unarchivedDictionary<Key: Hashable, Value>(
         keysOfType keyType: Key.Type, objectsOfType valueType: Value.Type, from data: Data,

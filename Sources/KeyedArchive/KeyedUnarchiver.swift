@@ -27,6 +27,10 @@ import FoundationEssentials
 /// named types (and the standard Foundation value classes) are instantiated anywhere in the graph.
 /// `$classes` claims in the file are never consulted.
 ///
+/// Decoded objects may be substituted: by their type (``KeyedArchiveSubstituting``'s `awakeAfter(using:)`)
+/// and by the unarchiver's ``didDecode`` hook; a class name nothing knows may be resolved by the registry's
+/// fallback (``ClassRegistry/resolvingUnknownClasses(_:)``).
+///
 /// Mirrors `NSKeyedUnarchiver` (`unarchivedObject(ofClass:from:)`, `unarchivedObject(ofClasses:from:)`,
 /// `decodeObject(of:forKey:)`, `decodeBool(forKey:)`, `decodeInteger(forKey:)`, `containsValue(forKey:)`).
 public final class KeyedUnarchiver {
@@ -37,7 +41,7 @@ public final class KeyedUnarchiver {
     /// Most objects decoded in one archive, counting a shared value at each use. Default 16,777,216.
     public let maxObjects: Int
     /// Whether every decode must name the types it accepts, checked against each object's class before the
-    /// object is instantiated. On for the one-call APIs (``unarchivedObject(ofType:from:registry:requiresSecureCoding:)-([UInt8],_,_)``
+    /// object is instantiated. On for the one-call APIs (``unarchivedObject(ofType:from:registry:requiresSecureCoding:)-(_,[UInt8],_,_)``
     /// and the others), off by default for ``withUnarchiver(for:registry:allowedTypes:requiresSecureCoding:maxDepth:maxObjects:_:)-([UInt8],_,_,_,_,_,_)``.
     ///
     /// In secure mode:
@@ -80,6 +84,13 @@ public final class KeyedUnarchiver {
         var typesNamingATypes: [ObjectIdentifier] = []
         /// Secure coding: per class slot, the ``RequestedTypes/cacheKey`` its class was last allowed for.
         var allowedRequests: [UInt] = []
+        /// Whether a ``KeyedUnarchiver/didDecode`` hook is set (the direct paths are skipped then).
+        var hooked = false
+        var didDecode: ((Any) throws -> Any?)?
+        /// Objects replaced by `awakeAfter(using:)` or ``KeyedUnarchiver/didDecode`` with a value that is not
+        /// registered as an instance (a value, `nil`), by UID, so that later references get the same value.
+        var substituted: [Int: Any?] = [:] { didSet { hasSubstitutes = true } }
+        var hasSubstitutes = false
     }
 
     let reader: BinaryArchiveReader
@@ -99,6 +110,7 @@ public final class KeyedUnarchiver {
     var classCache: ResolvedClassCache {
         _read { yield state.pointee.classCache } _modify { yield &state.pointee.classCache }
     }
+    var hooked: Bool { state.pointee.hooked }
     var requested: RequestedTypes {
         _read { yield state.pointee.requested } _modify { yield &state.pointee.requested }
     }
@@ -199,7 +211,7 @@ public final class KeyedUnarchiver {
 
     /// Secure decoding: decodes the root object, which must be one of `types`; only those types and the
     /// standard Foundation value classes may be instantiated anywhere in the graph. For a result to switch
-    /// over without casts, see ``unarchivedObject(ofTypes:_:_:from:registry:requiresSecureCoding:)-(_,_,repeat(each Rest).Type,[UInt8],_,_)``.
+    /// over without casts, see ``unarchivedObject(ofTypes:_:_:from:registry:requiresSecureCoding:)-(_,_,_,[UInt8],_,_)``.
     /// Mirrors `NSKeyedUnarchiver.unarchivedObject(ofClasses:from:)`.
     public static func unarchivedObject(ofTypes types: [Any.Type], from bytes: [UInt8],
                                         registry: ClassRegistry = .standard,
@@ -385,6 +397,13 @@ public final class KeyedUnarchiver {
             throw error(.valueNotFound, "no value for key \"\(key)\"", key: key)
         }
         if requiresSecureCoding { try request([Element].self, at: ref, key: key) }
+        if hooked {
+            // The array itself is an object the didDecode hook must see: the general path.
+            guard let array = try typed(reader.value(ref), [Element].self, key: key) else {
+                throw error(.valueNotFound, "no value for key \"\(key)\"", key: key)
+            }
+            return array
+        }
         return try typedArray(reader.value(ref), Element.self, key: key)
     }
 
