@@ -20,8 +20,7 @@ enum RequestedTypes {
         return false
     }
 
-
-    /// A key for the per-class cache of verdicts (0 for lists, which are checked each time).
+    /// A key for the per-class cache of verdicts (0, never cached, for anything and for lists).
     var cacheKey: UInt {
         switch self {
         case .anything, .list: 0
