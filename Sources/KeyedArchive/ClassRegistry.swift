@@ -10,14 +10,17 @@
 ///
 /// Name resolution rule, in order: (1) a rename registered with ``renaming(_:to:)``; (2) the exact
 /// `$classname` of a registered type; (3) for a module-qualified name (`MyApp.Circle`), the same two steps
-/// with the part after the last dot (`Circle`). Anything else is unknown: an error naming the class and its
+/// with the part after the last dot (`Circle`). The standard Foundation classes come next, then the fallback
+/// of ``resolvingUnknownClasses(_:)``. Anything else is unknown: an error naming the class and its
 /// `$classes` chain, or, with ``allowingUnknownClasses()``, an ``ArchivedObject``. The `$classes` chain in the
-/// file is never used to find a type, so it can never widen what is decoded.
+/// file is never used to find a type by the library, so it can never widen what is decoded (a fallback may
+/// read it, and answers for what it returns).
 ///
 /// Mirrors `NSKeyedUnarchiver.setClass(_:forClassName:)` and `NSClassFromString`, without global state.
 public struct ClassRegistry: Sendable {
     private var byName: [String: any KeyedArchivable.Type]
     private var renames: [String: any KeyedArchivable.Type]
+    private var fallback: (@Sendable (_ className: String, _ classChain: [String]) -> (any KeyedArchivable.Type)?)?
     /// Whether an unknown class decodes as an ``ArchivedObject`` instead of failing.
     public private(set) var decodesUnknownClassesAsArchivedObjects: Bool
 
@@ -52,6 +55,30 @@ public struct ClassRegistry: Sendable {
         var copy = self
         copy.decodesUnknownClassesAsArchivedObjects = true
         return copy
+    }
+
+    /// A copy that asks `fallback` for the type of a class name it does not know (neither registered nor a
+    /// standard Foundation class), once per class in an archive; `nil` leaves the class unknown. The type
+    /// returned is decoded as a registered one would be, secure coding checks included.
+    ///
+    /// ```swift
+    /// let registry = ClassRegistry([Circle.self]).resolvingUnknownClasses { name, chain in
+    ///     chain.contains("Shape") ? PlaceholderShape.self : nil
+    /// }
+    /// ```
+    ///
+    /// Mirrors `NSKeyedUnarchiverDelegate.unarchiver(_:cannotDecodeObjectOfClassName:originalClasses:)`.
+    public func resolvingUnknownClasses(
+        _ fallback: @escaping @Sendable (_ className: String, _ classChain: [String]) -> (any KeyedArchivable.Type)?
+    ) -> ClassRegistry {
+        var copy = self
+        copy.fallback = fallback
+        return copy
+    }
+
+    /// The fallback's type for an unknown class name, if a fallback is set.
+    func fallbackType(forClassName name: String, classChain: [String]) -> (any KeyedArchivable.Type)? {
+        fallback?(name, classChain)
     }
 
     /// The registered class names, sorted (for error messages).

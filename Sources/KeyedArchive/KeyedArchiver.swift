@@ -16,7 +16,10 @@ import FoundationEssentials
 /// gives the same bytes (dictionary and set elements are written in a sorted order).
 ///
 /// Failures inside `encode(with:)` (nesting deeper than ``maxDepth``, an unsupported value) are recorded
-/// and thrown by ``finishEncoding()``.
+/// and thrown by ``finishEncoding()->[UInt8]``.
+///
+/// Objects may be substituted as they are written: by their type (``KeyedArchiveSubstituting``'s
+/// `replacementObject(for:)` and `classForKeyedArchiver`) and by the archiver's ``willEncode`` hook.
 ///
 /// Mirrors `NSKeyedArchiver` (`init(requiringSecureCoding:)`, `encode(_:forKey:)`, `finishEncoding()`,
 /// `encodedData`, `setClassName(_:for:)`, `archivedData(withRootObject:requiringSecureCoding:)`).
@@ -37,7 +40,7 @@ public final class KeyedArchiver {
         var unkeyedCount: Int = 0
         var depth: Int = 0
         var identities: IntegerTable = IntegerTable(capacity: 1024)
-        var typeInfo: [ObjectIdentifier: (classUID: Int32, slot: Int)] = [:]
+        var typeInfo: [ObjectIdentifier: TypeInfo] = [:]
         var keyCaches: [[(key: String, node: Int32)]] = []
         var currentSlot: Int = -1
         var retained: [AnyObject] = []
@@ -46,6 +49,17 @@ public final class KeyedArchiver {
         var standardClassUIDs: [Int32] = [Int32](repeating: -1, count: StandardClass.allCases.count)
         var frameStack: [(start: Int, unkeyed: Int, slot: Int)] = []
         var maxDepth: Int = 512
+        /// Whether a ``KeyedArchiver/willEncode`` hook is set (every object then takes the substituting path).
+        var hooked = false
+        var willEncode: ((Any) -> Any?)?
+    }
+
+    /// Per archived type: its class dictionary UID (-1 until the first instance is closed), its key cache
+    /// slot, and whether it substitutes objects (``KeyedArchiveSubstituting``).
+    struct TypeInfo {
+        var classUID: Int32
+        var slot: Int
+        var substitutes: Bool
     }
 
     /// Deepest nesting of objects accepted. Default 512.
@@ -66,8 +80,8 @@ public final class KeyedArchiver {
     var identities: IntegerTable {
         _read { yield state.pointee.identities } _modify { yield &state.pointee.identities }
     }
-    /// Per archived type: its class dictionary UID (-1 until the first instance is closed) and key cache slot.
-    var typeInfo: [ObjectIdentifier: (classUID: Int32, slot: Int)] {
+    /// Per archived type: see ``TypeInfo``.
+    var typeInfo: [ObjectIdentifier: TypeInfo] {
         _read { yield state.pointee.typeInfo } _modify { yield &state.pointee.typeInfo }
     }
     /// Per type slot, the keys written at each field position with their nodes: objects of one type write
@@ -95,6 +109,8 @@ public final class KeyedArchiver {
         _read { yield state.pointee.standardClassUIDs } _modify { yield &state.pointee.standardClassUIDs }
     }
     var classNames: [ObjectIdentifier: String] = [:]
+    /// Class dictionary UIDs of the types named by `classForKeyedArchiver` when not the object's own.
+    var substituteClassUIDs: [ObjectIdentifier: Int32] = [:]
     var failure: KeyedArchiveError?
     var finished = false
 
@@ -116,6 +132,14 @@ public final class KeyedArchiver {
         let archiver = KeyedArchiver(outputFormat: format)
         archiver.encodeValue(rootObject, forKey: "root")
         return try archiver.finishEncoding()
+    }
+
+    /// Archives `rootObject` under the key `root`, as `Data` (chosen where `Data` is expected:
+    /// `let data: Data = try KeyedArchiver.archivedData(withRootObject: contents)`).
+    /// Mirrors `NSKeyedArchiver.archivedData(withRootObject:requiringSecureCoding:)`, which returns `Data`.
+    @_disfavoredOverload
+    public static func archivedData(withRootObject rootObject: Any?, format: PlistFormat = .binary) throws -> Data {
+        Data(try archivedData(withRootObject: rootObject, format: format) as [UInt8])
     }
 
     /// Writes `$classname` `name` (and a chain starting with it) for instances of `type`.
@@ -140,28 +164,46 @@ public final class KeyedArchiver {
     public func encode(_ value: Double, forKey key: String) { addField(userKey(key), builder.real(value)) }
     /// Mirrors `encodeBytes(_:length:forKey:)`: the bytes are stored inline as plist data.
     public func encodeBytes(_ bytes: [UInt8], forKey key: String) { addField(userKey(key), builder.data(bytes)) }
+    /// Mirrors `encodeBytes(_:length:forKey:)` for `Data`: the bytes are stored inline as plist data.
+    public func encodeBytes(_ data: Data, forKey key: String) { addField(userKey(key), builder.data(data)) }
 
     // MARK: Objects
 
     /// Encodes an archivable object (a reference; `nil` writes `$null`). Mirrors `encode(_:forKey:)` for objects.
     public func encode(_ object: (any KeyedArchivable)?, forKey key: String) { encodeValue(object, forKey: key) }
     /// Encodes a string as an `NSString` object.
-    public func encode(_ string: String?, forKey key: String) { addObjectField(key, string.map(stringObject)) }
+    public func encode(_ string: String?, forKey key: String) {
+        if state.pointee.hooked { return encodeValue(string, forKey: key) }
+        addObjectField(key, string.map(stringObject))
+    }
     /// Encodes a date as an `NSDate` object (`NS.time`).
-    public func encode(_ date: Date?, forKey key: String) { addObjectField(key, date.map(dateObject)) }
+    public func encode(_ date: Date?, forKey key: String) {
+        if state.pointee.hooked { return encodeValue(date, forKey: key) }
+        addObjectField(key, date.map(dateObject))
+    }
     /// Encodes data as an `NSData` object.
-    public func encode(_ data: Data?, forKey key: String) { addObjectField(key, data.map(dataObject)) }
+    public func encode(_ data: Data?, forKey key: String) {
+        if state.pointee.hooked { return encodeValue(data, forKey: key) }
+        addObjectField(key, data.map(dataObject))
+    }
     /// Encodes a UUID as an `NSUUID` object (`NS.uuidbytes`).
-    public func encode(_ uuid: UUID?, forKey key: String) { addObjectField(key, uuid.map(uuidObject)) }
+    public func encode(_ uuid: UUID?, forKey key: String) {
+        if state.pointee.hooked { return encodeValue(uuid, forKey: key) }
+        addObjectField(key, uuid.map(uuidObject))
+    }
     /// Encodes a URL as an `NSURL` object (`NS.base`, `NS.relative`).
-    public func encode(_ url: URL?, forKey key: String) { addObjectField(key, url.map(urlObject)) }
+    public func encode(_ url: URL?, forKey key: String) {
+        if state.pointee.hooked { return encodeValue(url, forKey: key) }
+        addObjectField(key, url.map(urlObject))
+    }
     /// Encodes an array as an `NSArray` of its elements.
     public func encode<Element>(_ array: [Element]?, forKey key: String) {
+        if state.pointee.hooked { return encodeValue(array, forKey: key) }
         addObjectField(key, array.map { arrayObject($0) })
     }
     /// Encodes a dictionary as an `NSDictionary` (`NS.keys`, `NS.objects`), keys in a sorted order.
     public func encode<Key: Hashable, Value>(_ dictionary: [Key: Value]?, forKey key: String) {
-        if Key.self == String.self, Value.self == String.self, let dictionary {
+        if Key.self == String.self, Value.self == String.self, let dictionary, !state.pointee.hooked {
             // The types were just found identical: a reinterpretation, not an element-by-element `as?` copy.
             return addObjectField(key, stringDictionaryObject(unsafeBitCast(dictionary, to: [String: String].self)))
         }
@@ -230,6 +272,13 @@ public final class KeyedArchiver {
                 throw KeyedArchiveError(.invalidPlist, "cannot write XML: \(error.reason)", underlying: error)
             }
         }
+    }
+
+    /// Finishes the archive and returns it in ``outputFormat`` as `Data` (chosen where `Data` is expected).
+    /// Mirrors `finishEncoding()` followed by `encodedData`, which is `Data`.
+    @_disfavoredOverload
+    public func finishEncoding() throws -> Data {
+        Data(try finishEncoding() as [UInt8])
     }
 
     // MARK: Raw access for generic objects
@@ -320,6 +369,55 @@ public final class KeyedArchiver {
     /// Encodes `value` as an object and returns its UID (0 for nil).
     func encodeObject(_ value: Any?) -> Int32 {
         guard let value else { return 0 }
+        if state.pointee.hooked { return encodeHooked(value) }
+        return encodeUnhooked(value)
+    }
+
+    /// Encodes `value`, which the ``willEncode`` hook has not seen: an instance encoded before keeps its UID
+    /// (or its replacement's) without another call.
+    func encodeHooked(_ value: Any) -> Int32 {
+        if let optional = value as? ArchiveOptional { return encodeObject(optional.archiveWrapped) }
+        if let archivable = value as? any KeyedArchivable, let instance = archivable.keyedArchiveIdentity {
+            if let existing = identities[Self.identityKey(ObjectIdentifier(instance))] { return existing }
+            return encodeSubstituting(archivable, instance: instance)
+        }
+        return encodeSubstituting(value, instance: nil)
+    }
+
+    /// The substituting path: `replacementObject(for:)`, then the ``willEncode`` hook, then the result is
+    /// encoded without being substituted again; `instance` (the original, when a class instance) is mapped
+    /// to the result's UID so that later references to it need no more calls.
+    func encodeSubstituting(_ value: Any, instance: AnyObject?) -> Int32 {
+        var current: Any? = value
+        if let substituting = value as? any KeyedArchiveSubstituting { current = substituting.replacementObject(for: self) }
+        if let hook = state.pointee.willEncode, let object = current { current = hook(object) }
+        let uid: Int32
+        if let object = current {
+            if let archivable = object as? any KeyedArchivable {
+                if let identity = archivable.keyedArchiveIdentity, identity !== instance,
+                   let existing = identities[Self.identityKey(ObjectIdentifier(identity))] {
+                    uid = existing  // a replacement that was encoded before
+                } else {
+                    uid = encodeArchivable(archivable, substituted: true)
+                }
+            } else {
+                uid = encodeUnhooked(object)
+            }
+        } else {
+            uid = 0
+        }
+        if let instance {
+            let key = Self.identityKey(ObjectIdentifier(instance))
+            if identities[key] == nil {
+                identities.insert(key, uid)
+                retained.append(instance)
+            }
+        }
+        return uid
+    }
+
+    /// Encodes `value` as an object without the ``willEncode`` hook (its children still pass through it).
+    func encodeUnhooked(_ value: Any) -> Int32 {
         // The commonest standard values by their exact type, before the protocol-conformance lookup.
         switch ObjectIdentifier(type(of: value)) {
         case ObjectIdentifier(String.self): if let s = value as? String { return stringObject(s) }
@@ -388,15 +486,16 @@ public final class KeyedArchiver {
 
     var classKey: Int32 { knownKeyNode(.classKey) }
 
-    func encodeArchivable(_ object: some KeyedArchivable) -> Int32 {
+    /// Encodes an archivable object; `substituted`: its `replacementObject(for:)` was already asked.
+    func encodeArchivable(_ object: some KeyedArchivable, substituted: Bool = false) -> Int32 {
         let type = Swift.type(of: object)
         if depth >= maxDepth { return withObjectFrame(classUID: { 0 }, {}) }
         let typeID = ObjectIdentifier(type)
-        let info: (classUID: Int32, slot: Int)
+        let info: TypeInfo
         if let known = typeInfo[typeID] {
             info = known
         } else {
-            info = (-1, keyCaches.count)
+            info = TypeInfo(classUID: -1, slot: keyCaches.count, substitutes: type is any KeyedArchiveSubstituting.Type)
             keyCaches.append([])
             typeInfo[typeID] = info
         }
@@ -404,10 +503,12 @@ public final class KeyedArchiver {
         if let instance = object.keyedArchiveIdentity {
             let key = Self.identityKey(ObjectIdentifier(instance))
             if let existing = identities[key] { return existing }
+            if info.substitutes && !substituted { return encodeSubstituting(object, instance: instance) }
             uid = newObject()
             identities.insert(key, uid)
             retained.append(instance)
         } else {
+            if info.substitutes && !substituted { return encodeSubstituting(object, instance: nil) }
             uid = newObject()
         }
         openFrame(uid, slot: info.slot)
@@ -415,15 +516,29 @@ public final class KeyedArchiver {
         let classUID: Int32
         if typeID == ObjectIdentifier(ArchivedObject.self), let generic = object as? ArchivedObject {
             classUID = classObject(chain: generic.classChain)
+        } else if info.substitutes, let substituting = object as? any KeyedArchiveSubstituting,
+                  ObjectIdentifier(substituting.classForKeyedArchiver) != typeID {
+            classUID = classObject(archivedAs: substituting.classForKeyedArchiver)
         } else if info.classUID >= 0 {
             classUID = info.classUID
         } else {
             var chain = [classNames[typeID] ?? type.archivedClassName]
             chain.append(contentsOf: type.archivedSuperclassNames)
             classUID = classObject(chain: chain)
-            typeInfo[typeID] = (classUID, info.slot)
+            typeInfo[typeID] = TypeInfo(classUID: classUID, slot: info.slot, substitutes: info.substitutes)
         }
         closeFrame(uid, classUID: classUID)
+        return uid
+    }
+
+    /// The class dictionary of `type`, for objects whose `classForKeyedArchiver` names it.
+    func classObject(archivedAs type: any KeyedArchivable.Type) -> Int32 {
+        let id = ObjectIdentifier(type)
+        if let uid = substituteClassUIDs[id] { return uid }
+        var chain = [classNames[id] ?? type.archivedClassName]
+        chain.append(contentsOf: type.archivedSuperclassNames)
+        let uid = classObject(chain: chain)
+        substituteClassUIDs[id] = uid
         return uid
     }
 

@@ -20,9 +20,16 @@ import FoundationEssentials
 ///   whose `init(coder:)` has not finished gets ``KeyedArchiveError/Code/cycle``, unless it reads that key with
 ///   ``decodeDeferred(_:forKey:assign:)``.
 ///
-/// Secure decoding (``unarchivedObject(ofTypes:from:registry:)``): only the named types (and the standard
-/// Foundation value classes) are instantiated anywhere in the graph, checked before `init(coder:)` runs;
+/// Secure decoding (``requiresSecureCoding``, on for the one-call APIs): every decode names the types it
+/// accepts, and each object of a custom class is checked against them before its `init(coder:)` runs; a
+/// decode inside `init(coder:)` that names no type (`Any`, `[Any]`) is refused when it finds a value.
+/// With ``unarchivedObject(ofTypes:from:registry:requiresSecureCoding:)-([Any.Type],_,_,_)`` only the
+/// named types (and the standard Foundation value classes) are instantiated anywhere in the graph.
 /// `$classes` claims in the file are never consulted.
+///
+/// Decoded objects may be substituted: by their type (``KeyedArchiveSubstituting``'s `awakeAfter(using:)`)
+/// and by the unarchiver's ``didDecode`` hook; a class name nothing knows may be resolved by the registry's
+/// fallback (``ClassRegistry/resolvingUnknownClasses(_:)``).
 ///
 /// Mirrors `NSKeyedUnarchiver` (`unarchivedObject(ofClass:from:)`, `unarchivedObject(ofClasses:from:)`,
 /// `decodeObject(of:forKey:)`, `decodeBool(forKey:)`, `decodeInteger(forKey:)`, `containsValue(forKey:)`).
@@ -36,6 +43,22 @@ public final class KeyedUnarchiver {
     /// The archive's `$archiver` name: "NSKeyedArchiver" unless the call accepted others
     /// (``AcceptedArchivers``).
     public let archiver: String
+    /// Whether every decode must name the types it accepts, checked against each object's class before the
+    /// object is instantiated. On for the one-call APIs (``unarchivedObject(ofType:from:registry:requiresSecureCoding:)-(_,[UInt8],_,_)``
+    /// and the others), off by default for ``withUnarchiver(for:registry:allowedTypes:requiresSecureCoding:maxDepth:maxObjects:_:)-([UInt8],_,_,_,_,_,_)``.
+    ///
+    /// In secure mode:
+    /// - `decode(Circle.self, forKey:)` accepts a `Circle` or a subclass; `decode([Circle].self, forKey:)`
+    ///   an array of them; a class found that is not asked for is ``KeyedArchiveError/Code/classNotAllowed``
+    ///   (naming the class, the key path and the types asked for) before its `init(coder:)` runs.
+    /// - Inside `init(coder:)`, a decode that names no type (`Any`, `AnyObject`, `[Any]`, `[String: Any]`)
+    ///   is refused when it finds a value; at the top level, `Any` accepts whatever the registry decodes.
+    /// - An existential (`any Shape`) cannot be compared with a class before decoding: its objects (of
+    ///   registered classes only) are checked with `as?` once decoded, as every decoded value is.
+    /// - ``decode(_:forKey:allowedTypes:)`` names a list of types for one key.
+    ///
+    /// Mirrors `NSCoder.requiresSecureCoding` / `NSKeyedUnarchiver.requiresSecureCoding`.
+    public let requiresSecureCoding: Bool
 
     /// The state touched for every key and object, behind a pointer that only this unarchiver holds: stored
     /// properties of a class get a dynamic exclusivity check at each access, which cost more than the
@@ -56,6 +79,21 @@ public final class KeyedUnarchiver {
         var keyObjects: [(key: String, object: Int)] = []
         var knownKeyObjects: [Int] = [Int](repeating: -1, count: StandardKey.allCases.count)
         var requestCaches: [[(key: String, object: Int)]] = []
+        /// Secure coding: what the decode in progress asked for.
+        var requested: RequestedTypes = .anything
+        /// The lists of types that `.list` requests index, innermost last.
+        var requestLists: [[Any.Type]] = []
+        /// Secure coding: requested types found to name a type (a nested decode of them is not refused).
+        var typesNamingATypes: [ObjectIdentifier] = []
+        /// Secure coding: per class slot, the ``RequestedTypes/cacheKey`` its class was last allowed for.
+        var allowedRequests: [UInt] = []
+        /// Whether a ``KeyedUnarchiver/didDecode`` hook is set (the direct paths are skipped then).
+        var hooked = false
+        var didDecode: ((Any) throws -> Any?)?
+        /// Objects replaced by `awakeAfter(using:)` or ``KeyedUnarchiver/didDecode`` with a value that is not
+        /// registered as an instance (a value, `nil`), by UID, so that later references get the same value.
+        var substituted: [Int: Any?] = [:] { didSet { hasSubstitutes = true } }
+        var hasSubstitutes = false
     }
 
     let reader: BinaryArchiveReader
@@ -74,6 +112,10 @@ public final class KeyedUnarchiver {
     }
     var classCache: ResolvedClassCache {
         _read { yield state.pointee.classCache } _modify { yield &state.pointee.classCache }
+    }
+    var hooked: Bool { state.pointee.hooked }
+    var requested: RequestedTypes {
+        _read { yield state.pointee.requested } _modify { yield &state.pointee.requested }
     }
     var deferredFailure: KeyedArchiveError?
     /// Recently found keys and their plist string objects.
@@ -109,10 +151,11 @@ public final class KeyedUnarchiver {
     }
 
     init(reader: BinaryArchiveReader, registry: ClassRegistry, allowedTypes: [Any.Type]?,
-         acceptedArchivers: AcceptedArchivers, maxDepth: Int, maxObjects: Int) throws {
+         requiresSecureCoding: Bool = false, acceptedArchivers: AcceptedArchivers, maxDepth: Int, maxObjects: Int) throws {
         self.reader = reader
         self.registry = registry
         self.allowedTypes = allowedTypes
+        self.requiresSecureCoding = requiresSecureCoding
         self.maxDepth = maxDepth
         self.maxObjects = maxObjects
         let header = try ArchiveHeader(reader, acceptedArchivers: acceptedArchivers)
@@ -137,17 +180,23 @@ public final class KeyedUnarchiver {
     /// An archive whose `$archiver` is not among `acceptedArchivers` (by default, anything but
     /// "NSKeyedArchiver") fails with ``KeyedArchiveError/Code/foreignArchiver``; ``archiver`` tells the name.
     ///
+    /// `allowedTypes`, when given, are the only custom types instantiated anywhere in the graph;
+    /// `requiresSecureCoding` makes every decode name its types (see ``requiresSecureCoding``). Apple's
+    /// initializer turns secure coding on by default; this one keeps it off unless asked, as before.
+    ///
     /// Mirrors `NSKeyedUnarchiver(forReadingFrom:)` ... `finishDecoding()`.
     public static func withUnarchiver<R>(
         for bytes: [UInt8], registry: ClassRegistry = .standard, allowedTypes: [Any.Type]? = nil,
-        acceptedArchivers: AcceptedArchivers = .nsKeyedArchiver, maxDepth: Int = 512, maxObjects: Int = 1 << 24,
+        requiresSecureCoding: Bool = false, acceptedArchivers: AcceptedArchivers = .nsKeyedArchiver,
+        maxDepth: Int = 512, maxObjects: Int = 1 << 24,
         _ body: (KeyedUnarchiver) throws -> R
     ) throws -> R {
         let document = try binaryDocument(bytes)
         return try document.bytes.withUnsafeBytes { raw in
             let unarchiver = try KeyedUnarchiver(
                 reader: BinaryArchiveReader(document: document, raw: raw), registry: registry,
-                allowedTypes: allowedTypes, acceptedArchivers: acceptedArchivers, maxDepth: maxDepth,
+                allowedTypes: allowedTypes, requiresSecureCoding: requiresSecureCoding,
+                acceptedArchivers: acceptedArchivers, maxDepth: maxDepth,
                 maxObjects: maxObjects)
             defer { unarchiver.valid = false }
             let result = try body(unarchiver)
@@ -157,13 +206,16 @@ public final class KeyedUnarchiver {
     }
 
     /// Decodes the root object as `T` (`nil` when the root is `$null`; an error when there is no `root`
-    /// key), instantiating any registered class. Only archives whose `$archiver` is among
-    /// `acceptedArchivers` are read (by default "NSKeyedArchiver", as Apple).
+    /// key). With secure coding (the default) every nested decode must name its types too (see
+    /// ``requiresSecureCoding``); `T == Any` accepts any registered class at the root. Only archives whose
+    /// `$archiver` is among `acceptedArchivers` are read (by default "NSKeyedArchiver", as Apple).
     /// Mirrors `NSKeyedUnarchiver.unarchivedObject(ofClass:from:)`.
     public static func unarchivedObject<T>(ofType type: T.Type, from bytes: [UInt8],
                                            registry: ClassRegistry = .standard,
+                                           requiresSecureCoding: Bool = true,
                                            acceptedArchivers: AcceptedArchivers = .nsKeyedArchiver) throws -> T? {
-        try withUnarchiver(for: bytes, registry: registry, acceptedArchivers: acceptedArchivers) { u in
+        try withUnarchiver(for: bytes, registry: registry, requiresSecureCoding: requiresSecureCoding,
+                           acceptedArchivers: acceptedArchivers) { u in
             try u.requireRoot()
             return try u.decodeIfPresent(T.self, forKey: "root")
         }
@@ -171,15 +223,17 @@ public final class KeyedUnarchiver {
 
     /// Secure decoding: decodes the root object, which must be one of `types`; only those types and the
     /// standard Foundation value classes may be instantiated anywhere in the graph. Only archives whose
-    /// `$archiver` is among `acceptedArchivers` are read (by default "NSKeyedArchiver", as Apple).
+    /// `$archiver` is among `acceptedArchivers` are read (by default "NSKeyedArchiver", as Apple). For a
+    /// result to switch over without casts, see ``unarchivedObject(ofTypes:_:_:from:registry:requiresSecureCoding:)-(_,_,_,[UInt8],_,_)``.
     /// Mirrors `NSKeyedUnarchiver.unarchivedObject(ofClasses:from:)`.
     public static func unarchivedObject(ofTypes types: [Any.Type], from bytes: [UInt8],
                                         registry: ClassRegistry = .standard,
+                                        requiresSecureCoding: Bool = true,
                                         acceptedArchivers: AcceptedArchivers = .nsKeyedArchiver) throws -> Any? {
         try withUnarchiver(for: bytes, registry: registry, allowedTypes: types,
-                           acceptedArchivers: acceptedArchivers) { u in
+                           requiresSecureCoding: requiresSecureCoding, acceptedArchivers: acceptedArchivers) { u in
             try u.requireRoot()
-            guard let value = try u.decodeIfPresent(Any.self, forKey: "root") else { return nil }
+            guard let value = try u.decodeIfPresent(Any.self, forKey: "root", allowedTypes: types) else { return nil }
             let valueType = Swift.type(of: value)
             guard types.contains(where: { isType(valueType, kindOf: $0) }) else {
                 throw KeyedArchiveError(.classNotAllowed,
@@ -289,6 +343,13 @@ public final class KeyedUnarchiver {
         throw mismatch(key, "bytes", v)
     }
 
+    /// The inline bytes for `key` as `Data`, or `nil` (chosen where `Data` is expected:
+    /// `let data: Data? = try coder.decodeBytes(forKey: "k")`). Mirrors `decodeBytes(forKey:returnedLength:)`.
+    @_disfavoredOverload
+    public func decodeBytes(forKey key: String) throws -> Data? {
+        try decodeBytes(forKey: key).map { (bytes: [UInt8]) in Data(bytes) }
+    }
+
     // MARK: Objects
 
     /// The object for `key` as `T`; throws ``KeyedArchiveError/Code/valueNotFound`` when the key is missing
@@ -305,15 +366,59 @@ public final class KeyedUnarchiver {
         guard let ref = try valueReference(forKey: key) else { return nil }
         if T.self == String.self, let s = directString(ref) { return s as? T }
         if T.self == Date.self, let d = directDate(ref) { return d as? T }
+        if requiresSecureCoding { try request(T.self, at: ref, key: key) }
         return try typed(reader.value(ref), T.self, key: key)
+    }
+
+    /// The object for `key` as `T`, where only `allowedTypes` (and their subclasses) may be instantiated for
+    /// it: the class found is checked against the list before its `init(coder:)` runs, and the elements of
+    /// an array, set or dictionary found are checked against the same list. `T` may be `Any`, an existential
+    /// or a collection; list concrete types, as Apple lists classes. Throws
+    /// ``KeyedArchiveError/Code/valueNotFound`` when the key is missing or holds `$null`.
+    ///
+    /// ```swift
+    /// let shape = try coder.decode((any Shape).self, forKey: "shape", allowedTypes: [Circle.self, Rectangle.self])
+    /// ```
+    ///
+    /// Mirrors `decodeObject(of: [AnyClass], forKey:)` (`decodeObjectOfClasses:forKey:`).
+    public func decode<T>(_ type: T.Type, forKey key: String, allowedTypes: [Any.Type]) throws -> T {
+        guard let v = try decodeIfPresent(T.self, forKey: key, allowedTypes: allowedTypes) else {
+            throw error(.valueNotFound, "no value for key \"\(key)\"", key: key)
+        }
+        return v
+    }
+
+    /// The object for `key` as `T`, or `nil` when the key is missing or holds `$null`; only `allowedTypes`
+    /// may be instantiated for it, as in ``decode(_:forKey:allowedTypes:)``.
+    ///
+    /// ```swift
+    /// switch try coder.decodeIfPresent(Any.self, forKey: "shape", allowedTypes: [Circle.self, Rectangle.self]) { ... }
+    /// ```
+    ///
+    /// Mirrors `decodeObject(of: [AnyClass], forKey:)`, which returns `Any?`.
+    public func decodeIfPresent<T>(_ type: T.Type, forKey key: String, allowedTypes: [Any.Type]) throws -> T? {
+        guard let ref = try valueReference(forKey: key) else { return nil }
+        return try withRequestedList(allowedTypes) {
+            guard let value = try typed(reader.value(ref), T.self, key: key) else { return nil }
+            try checkListed(value, key: key)
+            return value
+        }
     }
 
     /// An array whose elements are each checked to be `Element`. Mirrors `decodeArrayOfObjects(ofClass:forKey:)`.
     public func decode<Element>(_ type: [Element].Type, forKey key: String) throws -> [Element] {
-        guard let v = try fieldValue(forKey: key) else {
+        guard let ref = try valueReference(forKey: key) else {
             throw error(.valueNotFound, "no value for key \"\(key)\"", key: key)
         }
-        return try typedArray(v, Element.self, key: key)
+        if requiresSecureCoding { try request([Element].self, at: ref, key: key) }
+        if hooked {
+            // The array itself is an object the didDecode hook must see: the general path.
+            guard let array = try typed(reader.value(ref), [Element].self, key: key) else {
+                throw error(.valueNotFound, "no value for key \"\(key)\"", key: key)
+            }
+            return array
+        }
+        return try typedArray(reader.value(ref), Element.self, key: key)
     }
 
     /// A dictionary whose keys and values are each checked. Mirrors `decodeDictionary(withKeysOfClass:objectsOfClass:forKey:)`.
@@ -325,7 +430,47 @@ public final class KeyedUnarchiver {
             // The types were just found identical: a reinterpretation, not an element-by-element `as?` copy.
             return unsafeBitCast(d, to: [Key: Value].self)
         }
+        if requiresSecureCoding { try request([Key: Value].self, at: ref, key: key) }
         return try typedDictionary(reader.value(ref), Key.self, Value.self, key: key)
+    }
+
+    /// The object for a key of `$top` (`root` or another top-level key), untyped; `nil` when the key is
+    /// missing or holds `$null`. Secure coding accepts any registered class here, as for `Any` at the top
+    /// level; the decodes inside must name their types. Valid at the top level only (not inside
+    /// `init(coder:)`): ``KeyedArchiveError/Code/invalidValue`` otherwise.
+    /// Mirrors `NSKeyedUnarchiver.decodeTopLevelObject(forKey:)`.
+    public func decodeTopLevelObject(forKey key: String) throws -> Any? {
+        try decodeTopLevelObject(of: Any.self, forKey: key)
+    }
+
+    /// The object for a key of `$top` as `T`, or `nil` when the key is missing or holds `$null`; valid at
+    /// the top level only.
+    ///
+    /// ```swift
+    /// let contents = try KeyedUnarchiver.withUnarchiver(for: bytes, registry: registry, requiresSecureCoding: true) {
+    ///     try $0.decodeTopLevelObject(of: Contents.self, forKey: "root")
+    /// }
+    /// ```
+    ///
+    /// Mirrors `NSKeyedUnarchiver.decodeTopLevelObject(of:forKey:)`.
+    public func decodeTopLevelObject<T>(of type: T.Type, forKey key: String) throws -> T? {
+        try checkTopLevel(key)
+        return try decodeIfPresent(T.self, forKey: key)
+    }
+
+    /// The object for a key of `$top`, which must be one of `types` (checked before it is instantiated,
+    /// and for the elements of a collection); valid at the top level only.
+    /// Mirrors `NSKeyedUnarchiver.decodeTopLevelObject(of: [AnyClass], forKey:)`.
+    public func decodeTopLevelObject(of types: [Any.Type], forKey key: String) throws -> Any? {
+        try checkTopLevel(key)
+        return try decodeIfPresent(Any.self, forKey: key, allowedTypes: types)
+    }
+
+    func checkTopLevel(_ key: String) throws {
+        try checkValid()
+        guard frame.uid < 0 else {
+            throw error(.invalidValue, "decodeTopLevelObject reads $top; inside init(coder:) use decode(_:forKey:)", key: key)
+        }
     }
 
     /// The next unkeyed value (`$0`, `$1`, ...) of the current object. Mirrors `NSCoder.decodeObject()`.
@@ -333,7 +478,9 @@ public final class KeyedUnarchiver {
         let key = "$\(frame.unkeyed)"
         frame.unkeyed += 1
         guard let i = try position(ofRawKey: key) else { return nil }
-        return try typed(try reader.value(reader.valueReference(frame.fields, i)), T.self, key: key)
+        let ref = try reader.valueReference(frame.fields, i)
+        if requiresSecureCoding { try request(T.self, at: ref, key: key) }
+        return try typed(try reader.value(ref), T.self, key: key)
     }
 
     /// Decodes a reference that may point back to an object whose `init(coder:)` is still running (a
@@ -347,7 +494,9 @@ public final class KeyedUnarchiver {
     /// ```
     public func decodeDeferred<T: AnyObject>(_ type: T.Type, forKey key: String,
                                              assign: @escaping (T?) -> Void) throws {
-        guard let v = try fieldValue(forKey: key) else { return assign(nil) }
+        guard let ref = try valueReference(forKey: key) else { return assign(nil) }
+        if requiresSecureCoding { try request(T.self, at: ref, key: key) }
+        let v = try reader.value(ref)
         if case .uid(let uid) = v, inProgress.contains(uid) {
             let path = (keyPath + [key]).joined(separator: ".")
             pending[uid, default: []].append { [weak self] object in

@@ -52,8 +52,16 @@ struct UnarchiverBehaviourTests {
 
     @Test func aValueOfTheWrongTypeIsATypeMismatch() throws {
         let bytes = try KeyedArchiver.archivedData(withRootObject: Style(name: "s", strokeWidth: 1))
-        expectKeyedError(.typeMismatch) { try KeyedUnarchiver.unarchivedObject(ofType: Circle.self, from: bytes, registry: shapeRegistry) }
-        expectKeyedError(.typeMismatch) { try KeyedUnarchiver.unarchivedObject(ofType: String.self, from: bytes, registry: shapeRegistry) }
+        // Without secure coding the Style is decoded, then found not to be what was asked for.
+        expectKeyedError(.typeMismatch) {
+            try KeyedUnarchiver.unarchivedObject(ofType: Circle.self, from: bytes, registry: shapeRegistry, requiresSecureCoding: false)
+        }
+        expectKeyedError(.typeMismatch) {
+            try KeyedUnarchiver.unarchivedObject(ofType: String.self, from: bytes, registry: shapeRegistry, requiresSecureCoding: false)
+        }
+        // With secure coding (the one-call default) its class is refused before Style's init runs.
+        expectKeyedError(.classNotAllowed) { try KeyedUnarchiver.unarchivedObject(ofType: Circle.self, from: bytes, registry: shapeRegistry) }
+        expectKeyedError(.classNotAllowed) { try KeyedUnarchiver.unarchivedObject(ofType: String.self, from: bytes, registry: shapeRegistry) }
     }
 
     @Test func numbersConvertExactlyBetweenSwiftTypes() throws {

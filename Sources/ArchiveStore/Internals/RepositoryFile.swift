@@ -59,7 +59,11 @@ package struct RepositoryFile<Record: ArchiveRecord>: KeyedArchivable {
     /// The records and version in `bytes`. Anything unreadable is ``StoreError/Code/corrupt``.
     package static func decode(_ bytes: [UInt8], path: String) throws(StoreError) -> (records: [Record], version: Int) {
         do {
-            guard let file = try KeyedUnarchiver.unarchivedObject(ofType: RepositoryFile<Record>.self, from: bytes, registry: registry)
+            // Read as before secure coding became the one-call default, as the quick paths (withUnarchiver)
+            // read: record types and their migrations may decode values without naming their types, and a
+            // store that opened yesterday must open today.
+            guard let file = try KeyedUnarchiver.unarchivedObject(ofType: RepositoryFile<Record>.self, from: bytes, registry: registry,
+                                                                  requiresSecureCoding: false)
             else { throw StoreError(.corrupt, "the archive's root object is nil", path: path) }
             return (file.records, file.version)
         } catch let error as StoreError {

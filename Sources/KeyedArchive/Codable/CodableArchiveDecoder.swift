@@ -192,7 +192,12 @@ final class CodableArchiveDecoder: Decoder {
     func standard<T>(_ type: T.Type, _ v: BinaryArchiveReader.Value, _ key: (any CodingKey)?) throws -> T {
         if case .uid(0) = v { throw null(T.self, key) }
         do {
-            guard let value = try unarchiver.typed(v, T.self, key: key?.stringValue ?? "") else { throw null(T.self, key) }
+            // Secure coding: a statically typed decode names `T` (an NSCoding type inside a Codable one).
+            let u = unarchiver
+            let saved = u.requested
+            u.requested = u.requiresSecureCoding ? .type(T.self, nested: true) : .anything
+            defer { u.requested = saved }
+            guard let value = try u.typed(v, T.self, key: key?.stringValue ?? "") else { throw null(T.self, key) }
             return value
         } catch let error as KeyedArchiveError {
             throw converted(error, key, as: T.self)

@@ -3,12 +3,13 @@ import FoundationEssentials
 
 /// Direct paths for the commonest field types (strings, dates, dictionaries of strings), taken before the
 /// general path through `Any`. Each either decodes the value exactly as the general path would, or returns
-/// `nil` without side effects so that the general path runs and reports any error in its usual words.
+/// `nil` without side effects so that the general path runs and reports any error in its usual words. They
+/// step aside while a ``KeyedUnarchiver/didDecode`` hook is set, which must see every object.
 extension KeyedUnarchiver {
     /// A bare string object for the field value `ref` (a UID above 0), counted as one decoded object.
     @inline(__always)
     func directString(_ ref: Int) -> String? {
-        guard let uid = try? reader.uid(ref), uid > 0, uid < objects.count,
+        guard !hooked, let uid = try? reader.uid(ref), uid > 0, uid < objects.count,
               let object = try? reader.elementReference(objects, uid),
               let s = reader.plainString(object), decodedCount < maxObjects
         else { return nil }
@@ -20,7 +21,7 @@ extension KeyedUnarchiver {
     /// `standard` class that may be decoded now (not in progress, within the depth limit).
     @inline(__always)
     private func directStandardObject(_ ref: Int, _ accepts: (StandardClass) -> Bool) -> BinaryArchiveReader.Dictionary? {
-        guard depth < maxDepth, let uid = try? reader.uid(ref), uid > 0, uid < objects.count,
+        guard depth < maxDepth, !hooked, let uid = try? reader.uid(ref), uid > 0, uid < objects.count,
               !inProgress.contains(uid), instances[uid] == nil,
               let object = try? reader.elementReference(objects, uid),
               let fields = try? reader.dictionary(object),

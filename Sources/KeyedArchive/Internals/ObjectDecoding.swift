@@ -208,7 +208,12 @@ extension KeyedUnarchiver {
             throw error(.elementLimitExceeded, "more than \(maxObjects) objects decoded", key: key, uid: uid)
         }
         let ref = try objectReference(uid, key: key)
-        if let instance = instances[uid] { return instance }
+        if let instance = instances[uid] {
+            // Shared: decoded before. A type asked for is checked by `as?` after; a list of types here.
+            if case .list = requested { try checkListed(instance, uid: uid, key: key) }
+            return instance
+        }
+        if state.pointee.hasSubstitutes, let value = state.pointee.substituted[uid] { return value }
         if inProgress.contains(uid) {
             throw error(.cycle,
                         "object \(uid) refers back to an object still being decoded (a cycle through a value type, or a key not read with decodeDeferred)",
@@ -216,45 +221,116 @@ extension KeyedUnarchiver {
         }
         guard let fields = try reader.dictionary(ref) else {
             let entry = try reader.value(ref)
+            let value: Any
             switch entry {
-            case .integer(let i): return i.int64Value.map { Int($0) as Any } ?? (i.uint64Value.map { $0 as Any } ?? i)
-            case .real(let d): return d
-            case .bool(let b): return b
-            case .other(let p) where !p.isCollection && p != .null: return Self.bareValue(p)
+            case .integer(let i): value = i.int64Value.map { Int($0) as Any } ?? (i.uint64Value.map { $0 as Any } ?? i)
+            case .real(let d): value = d
+            case .bool(let b): value = b
+            case .other(let p) where !p.isCollection && p != .null: value = Self.bareValue(p)
             default:
                 throw error(.invalidValue, "object \(uid) is \(describe(entry)), not an archived object", key: key, uid: uid)
             }
+            return hooked ? try substitute(value, uid: uid) : value
         }
         let resolved = try resolveClass(of: fields, uid: uid)
-        try checkAllowed(resolved, uid: uid)
+        if allowedTypes != nil { try checkAllowed(resolved, uid: uid, key: key) }
         switch resolved.kind {
         case .standard(let standard):
             // Value-typed collections cannot hold themselves: a reference back into one is a cycle error.
             inProgress.insert(uid)
             defer { inProgress.remove(uid) }
             let value: Any = try enter(uid, resolved.chain, fields, key: key) { try decodeStandard(standard, uid: uid) }
-            return value
+            return hooked ? try substitute(value, uid: uid) : value
         case .custom(let type):
+            // Secure coding checks the class before its initializer runs; the decodes inside `init(coder:)`
+            // name their own types, and the request is restored for the next element of a collection.
+            let saved = requested
+            if !saved.isAnything {
+                try checkRequested(resolved, uid: uid, key: key)
+                if !requiresSecureCoding { requested = .anything }
+            }
+            defer { requested = saved }
+            if resolved.substitutes { return try decodeSubstituting(type, uid: uid, resolved, fields, key: key) }
             inProgress.insert(uid)
-            let value: any KeyedArchivable = try enter(uid, resolved.chain, fields, key: key, slot: resolved.slot) {
+            let object: any KeyedArchivable = try enter(uid, resolved.chain, fields, key: key, slot: resolved.slot) {
                 try type.init(coder: self)
             }
             inProgress.remove(uid)
-            if let instance = value.keyedArchiveIdentity {
+            if hooked { return try register(object, replacement: nil, uid: uid) }
+            if let instance = object.keyedArchiveIdentity {
                 instances[uid] = instance
                 if !pending.isEmpty, let waiting = pending.removeValue(forKey: uid) {
                     for assign in waiting { assign(instance) }
                 }
             }
-            return value
+            return object
         case .codable(let type):
-            return try decodeCodableObject(uid, type, key: key)
+            let saved = requested
+            if !saved.isAnything {
+                try checkRequested(resolved, uid: uid, key: key)
+                if !requiresSecureCoding { requested = .anything }
+            }
+            defer { requested = saved }
+            let value = try decodeCodableObject(uid, type, key: key)
+            return hooked ? try substitute(value, uid: uid) : value
         case .generic:
+            if !requested.isAnything { try checkRequested(resolved, uid: uid, key: key) }
             let object = ArchivedObject(classChain: resolved.chain)
             instances[uid] = object
             try enter(uid, resolved.chain, fields, key: key) { try decodeAllFields(into: object) }
+            return hooked ? try substitute(object, uid: uid) : object
+        }
+    }
+
+    /// Decodes a custom object of a ``KeyedArchiveSubstituting`` type: `awakeAfter(using:)` runs right after
+    /// `init(coder:)`, with the unarchiver still on the object's keys, and its result is registered.
+    private func decodeSubstituting(_ type: any KeyedArchivable.Type, uid: Int, _ resolved: ResolvedClass,
+                                    _ fields: BinaryArchiveReader.Dictionary, key: String) throws -> Any? {
+        inProgress.insert(uid)
+        var replacement: Any?? = nil
+        let object: any KeyedArchivable = try enter(uid, resolved.chain, fields, key: key, slot: resolved.slot) {
+            let object = try type.init(coder: self)
+            if let substituting = object as? any KeyedArchiveSubstituting {
+                replacement = .some(try substituting.awakeAfter(using: self))
+            }
             return object
         }
+        inProgress.remove(uid)
+        return try register(object, replacement: replacement, uid: uid)
+    }
+
+    /// Registers a custom object that `awakeAfter(using:)` replaced (`replacement`) or that the
+    /// ``didDecode`` hook sees: the result is shared by UID (an instance in the instance table, a value or
+    /// `nil` kept aside), and deferred references get it when it is an instance (the object otherwise).
+    private func register(_ object: any KeyedArchivable, replacement: Any??, uid: Int) throws -> Any? {
+        var result: Any? = object
+        if let replacement { result = replacement }
+        if hooked, let current = result, let hook = state.pointee.didDecode { result = try hook(current) }
+        let instance: AnyObject?
+        if let result, type(of: result) is AnyClass {
+            instance = result as AnyObject
+            instances[uid] = instance
+        } else {
+            instance = object.keyedArchiveIdentity
+            state.pointee.substituted.updateValue(result, forKey: uid)
+        }
+        if !pending.isEmpty, let instance, let waiting = pending.removeValue(forKey: uid) {
+            for assign in waiting { assign(instance) }
+        }
+        return result
+    }
+
+    /// Runs the ``didDecode`` hook on a decoded value once per UID.
+    private func substitute(_ value: Any, uid: Int) throws -> Any? {
+        guard let hook = state.pointee.didDecode else { return value }
+        let result = try hook(value)
+        if let result, type(of: result) is AnyClass {
+            instances[uid] = result as AnyObject
+        } else {
+            instances[uid] = nil  // an ArchivedObject registered before its fields were read
+            state.pointee.substituted.updateValue(result, forKey: uid)
+        }
+        return result
     }
 
     /// Reads every field of the current object into a generic object, raw keys and all.

@@ -40,7 +40,7 @@ extension KeyedUnarchiver {
     /// `type` would require; ``KeyedArchiveError/Code/typeMismatch`` otherwise.
     package func visitObject<R>(_ uid: Int, key: String, as type: Any.Type? = nil, _ body: () throws -> R) throws -> R {
         let (fields, resolved) = try objectFields(uid)
-        try checkAllowed(resolved, uid: uid)
+        try checkAllowed(resolved, uid: uid, key: key)
         if let type {
             let found: Any.Type? = switch resolved.kind {
             case .custom(let t): t
@@ -57,6 +57,9 @@ extension KeyedUnarchiver {
 
     /// Decodes archived object `uid` as `T`, as decoding a reference to it under `key` would.
     package func decodeObject<T>(_ type: T.Type, uid: Int, key: String) throws -> T {
+        let saved = requested
+        if requiresSecureCoding { requested = .type(T.self, nested: frame.uid >= 0) }
+        defer { requested = saved }
         guard let object = try decodeObject(uid, key: key) else {
             throw error(.valueNotFound, "object \(uid) is $null", key: key, uid: uid)
         }

@@ -10,6 +10,9 @@ struct ResolvedClass {
 
     var chain: [String]
     var kind: Kind
+    /// Whether the type takes part in object substitution (``KeyedArchiveSubstituting``). Declared after
+    /// `kind`, it fills that enum's padding: the struct is no larger than without it.
+    var substitutes = false
     /// Index of this class's key request cache.
     var slot: Int
 }
@@ -53,20 +56,23 @@ extension KeyedUnarchiver {
             kind = (custom as? any CodableRegistryEntryType.Type).map { .codable($0.codableType) } ?? .custom(custom)
         } else if let standard = StandardClass(className: name) {
             kind = .standard(standard)
+        } else if let custom = registry.fallbackType(forClassName: name, classChain: fullChain) {
+            kind = (custom as? any CodableRegistryEntryType.Type).map { .codable($0.codableType) } ?? .custom(custom)
         } else if registry.decodesUnknownClassesAsArchivedObjects {
             kind = .generic
         } else {
             throw error(.unknownClass, "class \"\(name)\" is not registered (its $classes: \(fullChain.joined(separator: ", ")))",
                         uid: uid, chain: fullChain)
         }
-        let resolved = ResolvedClass(chain: fullChain, kind: kind, slot: requestCaches.count)
+        var resolved = ResolvedClass(chain: fullChain, kind: kind, slot: requestCaches.count)
+        if case .custom(let t) = kind { resolved.substitutes = t is any KeyedArchiveSubstituting.Type }
         requestCaches.append([])
         classCache[classUID] = resolved
         return resolved
     }
 
     /// Secure decoding: whether the caller allowed this class.
-    func checkAllowed(_ resolved: ResolvedClass, uid: Int) throws {
+    func checkAllowed(_ resolved: ResolvedClass, uid: Int, key: String? = nil) throws {
         guard let allowedTypes else { return }
         let type: Any.Type
         switch resolved.kind {
@@ -78,8 +84,8 @@ extension KeyedUnarchiver {
         }
         guard allowedTypes.contains(where: { isType(type, kindOf: $0) }) else {
             throw error(.classNotAllowed,
-                        "class \"\(resolved.chain.first ?? "")\" (\(type)) is not among the allowed types",
-                        uid: uid, chain: resolved.chain)
+                        "class \"\(resolved.chain.first ?? "")\" (\(type)) is not among the allowed types: \(SecureCoding.describe(allowedTypes))",
+                        key: key, uid: uid, chain: resolved.chain)
         }
     }
 }

@@ -1,0 +1,137 @@
+import FoundationEssentials
+
+/// The one-call decoding APIs beyond ``KeyedUnarchiver/unarchivedObject(ofType:from:registry:requiresSecureCoding:)-(_,[UInt8],_,_)``,
+/// and `Data` overloads of them all. Secure coding is on by default, as in Apple's.
+extension KeyedUnarchiver {
+    /// Decodes the root object as an array whose elements are each `T` (or a subclass); `nil` when the root
+    /// is `$null`. With secure coding (the default) each element's class is checked before it is
+    /// instantiated, and nested decodes must name their types.
+    ///
+    /// ```swift
+    /// let shapes = try KeyedUnarchiver.unarchivedArrayOfObjects(ofType: Circle.self, from: bytes, registry: registry)
+    /// ```
+    ///
+    /// Mirrors `NSKeyedUnarchiver.unarchivedArrayOfObjects(ofClass:from:)`.
+    public static func unarchivedArrayOfObjects<T>(ofType type: T.Type, from bytes: [UInt8],
+                                                   registry: ClassRegistry = .standard,
+                                                   requiresSecureCoding: Bool = true) throws -> [T]? {
+        try withUnarchiver(for: bytes, registry: registry, requiresSecureCoding: requiresSecureCoding) { u in
+            try u.requireRoot()
+            guard try u.objectUID(forKey: "root") != nil else { return nil }
+            return try u.decode([T].self, forKey: "root")
+        }
+    }
+
+    /// Decodes the root object as a dictionary whose keys are each `Key` and values each `Value`; `nil` when
+    /// the root is `$null`. With secure coding (the default) each key's and value's class is checked against
+    /// the two types before it is instantiated.
+    ///
+    /// ```swift
+    /// let styles = try KeyedUnarchiver.unarchivedDictionary(keysOfType: String.self, objectsOfType: Style.self,
+    ///                                                       from: bytes, registry: registry)
+    /// ```
+    ///
+    /// Mirrors `NSKeyedUnarchiver.unarchivedDictionary(keysOfClass:objectsOfClass:from:)`.
+    public static func unarchivedDictionary<Key: Hashable, Value>(
+        keysOfType keyType: Key.Type, objectsOfType valueType: Value.Type, from bytes: [UInt8],
+        registry: ClassRegistry = .standard, requiresSecureCoding: Bool = true
+    ) throws -> [Key: Value]? {
+        try withUnarchiver(for: bytes, registry: registry, requiresSecureCoding: requiresSecureCoding) { u in
+            try u.requireRoot()
+            guard try u.objectUID(forKey: "root") != nil else { return nil }
+            return try u.decode([Key: Value].self, forKey: "root")
+        }
+    }
+
+    /// Secure decoding of a root that is one of several types (two or more; for one, use
+    /// ``unarchivedObject(ofType:from:registry:requiresSecureCoding:)-(_,[UInt8],_,_)``), typed: one optional
+    /// per type, in order, of which the first whose type the root is holds it (so list a subclass before its
+    /// superclass) and the others are `nil`; all are `nil` when the root is `$null`. Only the named types
+    /// (and the standard Foundation value classes) are instantiated anywhere in the graph, as with the
+    /// `[Any.Type]` form.
+    ///
+    /// ```swift
+    /// switch try KeyedUnarchiver.unarchivedObject(ofTypes: Circle.self, Rectangle.self, from: bytes, registry: registry) {
+    /// case (let circle?, _): print("a circle of radius", circle.radius)
+    /// case (_, let rectangle?): print("a rectangle", rectangle.width, "wide")
+    /// case (nil, nil): print("no root object")
+    /// }
+    /// ```
+    ///
+    /// Mirrors `NSKeyedUnarchiver.unarchivedObject(ofClasses:from:)`, without its `Any?` result.
+    public static func unarchivedObject<First, Second, each Rest>(
+        ofTypes first: First.Type, _ second: Second.Type, _ rest: repeat (each Rest).Type, from bytes: [UInt8],
+        registry: ClassRegistry = .standard, requiresSecureCoding: Bool = true
+    ) throws -> (First?, Second?, repeat (each Rest)?) {
+        var list: [Any.Type] = [First.self, Second.self]
+        for type in repeat each rest { list.append(type) }
+        let value = try unarchivedObject(ofTypes: list, from: bytes, registry: registry,
+                                         requiresSecureCoding: requiresSecureCoding)
+        // Evaluated left to right: the first type that fits takes the value.
+        var matched = false
+        func take<U>(_: U.Type) -> U? {
+            guard !matched, let u = value as? U else { return nil }
+            matched = true
+            return u
+        }
+        return (take(First.self), take(Second.self), repeat take((each Rest).self))
+    }
+
+    // MARK: Data overloads
+
+    /// ``withUnarchiver(for:registry:allowedTypes:requiresSecureCoding:maxDepth:maxObjects:_:)-([UInt8],_,_,_,_,_,_)``
+    /// over `Data`. Mirrors `NSKeyedUnarchiver(forReadingFrom:)`, which takes `Data`.
+    public static func withUnarchiver<R>(
+        for data: Data, registry: ClassRegistry = .standard, allowedTypes: [Any.Type]? = nil,
+        requiresSecureCoding: Bool = false, maxDepth: Int = 512, maxObjects: Int = 1 << 24,
+        _ body: (KeyedUnarchiver) throws -> R
+    ) throws -> R {
+        try withUnarchiver(for: [UInt8](data), registry: registry, allowedTypes: allowedTypes,
+                           requiresSecureCoding: requiresSecureCoding, maxDepth: maxDepth, maxObjects: maxObjects, body)
+    }
+
+    /// ``unarchivedObject(ofType:from:registry:requiresSecureCoding:)-(_,[UInt8],_,_)`` from `Data`.
+    /// Mirrors `NSKeyedUnarchiver.unarchivedObject(ofClass:from:)`.
+    public static func unarchivedObject<T>(ofType type: T.Type, from data: Data, registry: ClassRegistry = .standard,
+                                           requiresSecureCoding: Bool = true) throws -> T? {
+        try unarchivedObject(ofType: T.self, from: [UInt8](data), registry: registry,
+                             requiresSecureCoding: requiresSecureCoding)
+    }
+
+    /// ``unarchivedObject(ofTypes:from:registry:requiresSecureCoding:)-([Any.Type],[UInt8],_,_)`` from `Data`.
+    /// Mirrors `NSKeyedUnarchiver.unarchivedObject(ofClasses:from:)`.
+    public static func unarchivedObject(ofTypes types: [Any.Type], from data: Data, registry: ClassRegistry = .standard,
+                                        requiresSecureCoding: Bool = true) throws -> Any? {
+        try unarchivedObject(ofTypes: types, from: [UInt8](data), registry: registry,
+                             requiresSecureCoding: requiresSecureCoding)
+    }
+
+    /// The typed ``unarchivedObject(ofTypes:_:_:from:registry:requiresSecureCoding:)-(_,_,_,[UInt8],_,_)``
+    /// from `Data`. Mirrors `NSKeyedUnarchiver.unarchivedObject(ofClasses:from:)`.
+    public static func unarchivedObject<First, Second, each Rest>(
+        ofTypes first: First.Type, _ second: Second.Type, _ rest: repeat (each Rest).Type, from data: Data,
+        registry: ClassRegistry = .standard, requiresSecureCoding: Bool = true
+    ) throws -> (First?, Second?, repeat (each Rest)?) {
+        try unarchivedObject(ofTypes: First.self, Second.self, repeat each rest, from: [UInt8](data), registry: registry,
+                             requiresSecureCoding: requiresSecureCoding)
+    }
+
+    /// ``unarchivedArrayOfObjects(ofType:from:registry:requiresSecureCoding:)-(_,[UInt8],_,_)`` from `Data`.
+    /// Mirrors `NSKeyedUnarchiver.unarchivedArrayOfObjects(ofClass:from:)`.
+    public static func unarchivedArrayOfObjects<T>(ofType type: T.Type, from data: Data,
+                                                   registry: ClassRegistry = .standard,
+                                                   requiresSecureCoding: Bool = true) throws -> [T]? {
+        try unarchivedArrayOfObjects(ofType: T.self, from: [UInt8](data), registry: registry,
+                                     requiresSecureCoding: requiresSecureCoding)
+    }
+
+    /// ``unarchivedDictionary(keysOfType:objectsOfType:from:registry:requiresSecureCoding:)-(_,_,[UInt8],_,_)``
+    /// from `Data`. Mirrors `NSKeyedUnarchiver.unarchivedDictionary(keysOfClass:objectsOfClass:from:)`.
+    public static func unarchivedDictionary<Key: Hashable, Value>(
+        keysOfType keyType: Key.Type, objectsOfType valueType: Value.Type, from data: Data,
+        registry: ClassRegistry = .standard, requiresSecureCoding: Bool = true
+    ) throws -> [Key: Value]? {
+        try unarchivedDictionary(keysOfType: Key.self, objectsOfType: Value.self, from: [UInt8](data),
+                                 registry: registry, requiresSecureCoding: requiresSecureCoding)
+    }
+}
