@@ -25,7 +25,9 @@ private func decodeError(_ text: String, limits: PlistLimits = .default, sourceL
         _ = try decode(text, limits: limits)
     } catch let error as PlistError {
         return error
-    } catch {}
+    } catch {
+        Issue.record("expected a PlistError, got \(type(of: error)): \(error)")
+    }
     return nil
 }
 

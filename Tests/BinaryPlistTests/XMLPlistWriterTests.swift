@@ -19,7 +19,9 @@ private func encodeError(_ value: PlistValue, limits: PlistLimits = .default) ->
         _ = try XMLPlistWriter(limits: limits).encode(value)
     } catch let error as PlistError {
         return error
-    } catch {}
+    } catch {
+        Issue.record("expected a PlistError, got \(type(of: error)): \(error)")
+    }
     return nil
 }
 
