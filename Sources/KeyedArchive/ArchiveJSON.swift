@@ -1,10 +1,10 @@
 import BinaryPlist
 import FoundationEssentials
 
-/// archive-JSON: the JSON form of a keyed archive's object graph that `keyedarchive decode` prints and
-/// `keyedarchive encode` reads (issue 3, "Inspector verbs").
+/// archive-JSON: the JSON forms of a keyed archive's object graph that `keyedarchive decode` prints and
+/// `keyedarchive encode` reads (issue 3, "Inspector verbs"; the graph form, issue 12).
 ///
-/// It prints the graph from `root` as nested values:
+/// **The tree form** (``render(_:pretty:)``) prints the graph from `root` as nested values:
 ///
 /// | archived | JSON |
 /// |---|---|
@@ -26,9 +26,35 @@ import FoundationEssentials
 /// stored inline and everything else as a reference; `null` is `$null` in a field and `NSNull` inside a
 /// collection; `{"ref": name}` refers to the nearest enclosing object of that class, recreating the cycle.
 ///
+/// **The graph form** (``renderGraph(_:pretty:)``) prints every `$objects` entry once, in index order, each
+/// with its index, and references as `{"$ref": n}`; it is linear in the archive however its objects share:
+///
+/// ```json
+/// {"$archiver": "NSKeyedArchiver", "$version": 100000, "$top": {"root": {"$ref": 1}}, "$objects": [
+/// {"$id": 0, "value": "$null"},
+/// {"$id": 1, "class": "Note", "fields": {"title": {"$ref": 2}, "count": 3, "self": {"$ref": 1}, "$class": {"$ref": 3}}},
+/// {"$id": 2, "value": "Hi"},
+/// {"$id": 3, "fields": {"$classes": ["Note", "NSObject"], "$classname": "Note"}}
+/// ]}
+/// ```
+///
+/// An entry that is a dictionary with string keys is `{"$id": n, "fields": {...}}` holding all its keys in
+/// file order (`$class`, `$classes`, `$classname` included), with `"class": "$classname"` before `fields`
+/// when its `$class` names a class; any other entry (a string, number, data...) is `{"$id": n, "value": v}`.
+/// Values are plist-JSON, as the tree form writes scalars, with each UID as `{"$ref": n}`. Compact output
+/// puts each entry on a line of its own. Reading it back (``encode(_:format:)``, which recognizes the form
+/// by its `$objects` key) writes the same `$objects` at the same indexes, so sharing and cycles stay as they
+/// were, with plist objects in the order ``KeyedArchiver`` creates them: an archive it (or ``ArchiveEncoder``)
+/// wrote comes back byte for byte, but for what the graph does not tell (the graph then comes back, the plist
+/// objects in another order): some conditional references (`encodeConditionalObject` of an object never
+/// encoded, or met just before its encoding) and ``ArchiveEncoder``'s nested containers (enums with
+/// associated values).
+///
 /// ```swift
 /// let json = try ArchiveJSON.render(bytes, pretty: true)
 /// let again = try ArchiveJSON.encode(json, format: .binary)
+/// let graph = try ArchiveJSON.renderGraph(bytes)
+/// assert(try ArchiveJSON.encode(graph) == bytes)   // for bytes written by KeyedArchiver
 /// ```
 ///
 /// No Apple API corresponds.
@@ -83,10 +109,33 @@ public enum ArchiveJSON {
         max(100_000, 16 * graph.objects.count)
     }
 
-    /// Writes the archive that archive-JSON text describes.
+    /// Renders the archive (binary or XML) as archive-JSON's graph form: `$top`, then every object once with
+    /// its index, references as `{"$ref": n}`.
+    ///
+    /// - Throws: ``KeyedArchiveError`` for a malformed archive, and ``KeyedArchiveError/Code/elementLimitExceeded``
+    ///   for one whose plist shares collections or long strings so much that the text would be far longer
+    ///   than the archive (no archiver writes such a file).
+    public static func renderGraph(_ archive: [UInt8], pretty: Bool = false) throws -> String {
+        var text: [UInt8] = []
+        try writeGraph(archive, pretty: pretty) { text += $0 }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Writes the graph form of ``renderGraph(_:pretty:)`` to `output` in chunks of about 64 KiB, and nothing
+    /// when it fails. Memory stays within a few times the archive.
+    package static func writeGraph(_ archive: [UInt8], pretty: Bool, to output: ([UInt8]) throws -> Void) throws {
+        try GraphFormPrinter.print(archive, pretty: pretty, to: output)
+    }
+
+    /// Writes the archive that archive-JSON text describes, in either form (the graph form is an object with
+    /// an `$objects` key).
     public static func encode(_ json: String, format: PlistFormat = .binary) throws -> [UInt8] {
         var parser = JSONNodeParser(Array(json.utf8), maxDepth: 512)
         let node = try parser.parseDocument()
+        if case .object(let entries) = node, entries.contains(where: { $0.0 == "$objects" }) {
+            let graph = try GraphFormReader.read(entries)
+            return try ArchiveGraphWriter.encode(top: graph.top, objects: graph.objects, format: format)
+        }
         var builder = ArchiveJSONBuilder()
         let archiver = KeyedArchiver(outputFormat: format)
         if let topEntries = node.topEntries {
