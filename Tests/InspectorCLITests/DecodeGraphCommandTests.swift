@@ -123,41 +123,47 @@ import Testing
         #expect(encode.text.contains("this package wrote comes back byte for byte.\n"))
     }
 
-    /// The real binary on the most shared nib: the graph form in well under a second and a few MiB over
-    /// the process's own size; the tree form with a raised budget refused at once, without allocating.
-    @Test func theSharedNibStaysWithinMemoryAndTimeInARealProcess() throws {
+    /// Runs the built `keyedarchive` with `arguments` in a shell that first limits the process's data (its heap
+    /// and anonymous mappings, `ulimit -d`) to `dataKiB`: an allocation past it aborts the process.
+    private func runLimited(_ arguments: [String], dataKiB: Int) throws -> (status: Int32, stdout: String, elapsed: Duration) {
         let executable = try Spawn.keyedarchive
         let clock = ContinuousClock()
-        var baseline = 0
-        let base = try Spawn.start(executable, ["--version"], environment: [:]).finishMeasured()
-        #expect(base.status == 0)
-        baseline = base.maxResidentKiB
-        for (arguments, status) in [(["decode", "--graph", fixture(explodingNib)], Int32(0)),
-                                    (["decode", "--max-objects", "10000000", fixture(explodingNib)], ExitStatus.dataError)] {
-            let start = clock.now
-            let child = try Spawn.start(executable, arguments, environment: [:]).finishMeasured()
-            let elapsed = clock.now - start
-            #expect(child.status == status, "\(arguments)")
-            #expect(elapsed < .seconds(10), "\(arguments)")
-            #expect(child.maxResidentKiB < baseline + 16 * 1024, "\(arguments): \(child.maxResidentKiB) KiB")
-        }
+        let start = clock.now
+        let child = try Spawn.start("/bin/sh", ["-c", "ulimit -d \(dataKiB) && exec \"$0\" \"$@\"", executable] + arguments,
+                                    environment: [:]).finish()
+        return (child.status, child.stdout, clock.now - start)
     }
 
-    /// A generated archive of 100,000 objects, each shared twice (the tree form would print about 1.6^100000):
-    /// the graph form's peak memory stays within a few times the archive.
+    /// The real binary on the most shared nib, its data limited to 16 MiB: the graph form prints it; the tree
+    /// form with a budget raised to 10 million objects refuses it at once (before this issue it built the
+    /// whole tree, and a raised budget grew to 23 GB).
+    @Test func theSharedNibStaysWithinMemoryAndTimeInARealProcess() throws {
+        #expect(try runLimited(["--version"], dataKiB: 16 << 10).status == 0)
+        let graph = try runLimited(["decode", "--graph", fixture(explodingNib)], dataKiB: 16 << 10)
+        #expect(graph.status == 0)
+        #expect(graph.stdout.utf8.count == 189_633)
+        #expect(graph.elapsed < .seconds(10))
+        let tree = try runLimited(["decode", "--max-objects", "10000000", fixture(explodingNib)], dataKiB: 16 << 10)
+        #expect(tree.status == ExitStatus.dataError)
+        #expect(tree.stdout.isEmpty)
+        #expect(tree.elapsed < .seconds(10))
+    }
+
+    /// A generated archive of 100,000 objects, each shared twice (the tree form would print about 1.6^100000
+    /// objects): the graph form prints it with its data limited to 4 MiB for the process and 3 times the
+    /// archive.
     @Test func aLargeHeavilySharedArchivePrintsInMemoryLinearInItsSize() throws {
         let dir = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("ladder.archive").path
         let bytes = try ladder(length: 100_000)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        let executable = try Spawn.keyedarchive
-        let baseline = try Spawn.start(executable, ["--version"], environment: [:]).finishMeasured().maxResidentKiB
-        let child = try Spawn.start(executable, ["decode", "--graph", path], environment: [:]).finishMeasured()
-        #expect(child.status == 0)
-        #expect(child.stdout.utf8.count < 16 * bytes.count)
-        #expect(child.maxResidentKiB - baseline < 4 * bytes.count / 1024, "\(child.maxResidentKiB) KiB for \(bytes.count) bytes")
-        let tree = try Spawn.start(executable, ["decode", path], environment: [:]).finishMeasured()
+        let limit = (4 << 10) + 3 * bytes.count / 1024
+        let graph = try runLimited(["decode", "--graph", path], dataKiB: limit)
+        #expect(graph.status == 0)
+        #expect(graph.stdout.split(separator: "\n").count == 100_000 + 4)
+        #expect(graph.stdout.utf8.count < 16 * bytes.count)
+        let tree = try runLimited(["decode", path], dataKiB: 64 << 10)
         #expect(tree.status == ExitStatus.dataError)
         #expect(tree.stdout.isEmpty)
     }

@@ -19,17 +19,6 @@ enum Spawn {
             let status = raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
             return (status, out, err)
         }
-
-        /// As ``finish()``, with the child's peak resident memory in KiB (`ru_maxrss`). Mirrors `wait4(2)`.
-        func finishMeasured() -> (status: Int32, stdout: String, stderr: String, maxResidentKiB: Int) {
-            let out = Spawn.readAll(stdout)
-            let err = Spawn.readAll(stderr)
-            var raw: Int32 = 0
-            var usage = rusage()
-            while wait4(pid, &raw, 0, &usage) < 0 && errno == EINTR {}
-            let status = raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
-            return (status, out, err, Int(usage.ru_maxrss))
-        }
     }
 
     struct SpawnError: Error, CustomStringConvertible {
