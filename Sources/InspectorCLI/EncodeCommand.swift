@@ -16,7 +16,8 @@ extension Inspector {
                 + "refers to the nearest enclosing object of that class, recreating the cycle.\n\n"
                 + "The graph form ('decode --graph', an object with $objects): every object is written at its "
                 + "\"$id\", with its fields and classes as listed and each {\"$ref\": n} as a reference to object n, so "
-                + "sharing and cycles stay as they were. An archive this package wrote comes back byte for byte.",
+                + "sharing and cycles stay as they were. An archive this package wrote comes back byte for byte, but "
+                + "for some conditional references and Codable nested containers, which keep their graph.",
             usage: ["<in.json> --output <out> [--format <format>]"],
             arguments: [.required("in.json", help: "The archive-JSON to read.")],
             options: [
