@@ -191,11 +191,11 @@ struct TreeFormShape {
         var onPath = [Bool](repeating: false, count: throwing.count)
         var path: [(uid: Int, next: Int32)] = []
         for root in roots {
-            // Enters `uid` at the current depth: counts it; `false` to stop the walk.
+            // Enters `uid` at the current depth and counts it; sets `result` when the walk stops there.
             func enter(_ uid: Int, _ result: inout Measure?) {
                 guard path.count < maxDepth else { return result = .fails }
+                guard printed < limit else { return result = .exceeds }
                 printed += 1
-                guard printed <= limit else { return result = .exceeds }
                 guard !onPath[uid] else { return }  // printed as {"ref": name}
                 guard !throwing[uid] else { return result = .fails }
                 onPath[uid] = true
