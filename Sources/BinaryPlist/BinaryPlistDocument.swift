@@ -170,9 +170,7 @@ public struct BinaryPlistDocument: Sendable {
     /// Materializes object `index` and everything it references.
     public func decodeObject(_ index: Int) throws -> PlistValue {
         try bytes.withUnsafeBytes { raw in
-            var materializer = BinaryPlistMaterializer(
-                scanner: BinaryPlistScanner(raw: raw, document: self), objectCount: objectCount)
-            defer { materializer.release() }
+            var materializer = BinaryPlistMaterializer(scanner: BinaryPlistScanner(raw: raw, document: self))
             return try materializer.value(index, depth: 1)
         }
     }

@@ -269,20 +269,37 @@ struct BinaryPlistMaterializer {
     let maxDepth: Int
     let maxElements: Int
     var elements = 0
-    /// Objects on the current path from the top (cycle detection).
-    var onPath: UnsafeMutableBufferPointer<Bool>
-    /// Recently read strings by object index (direct-mapped): dictionary keys repeat the same objects.
-    var stringCache: [(index: Int, value: PlistValue)] = Array(repeating: (-1, .null), count: 256)
+    /// The collections on the current path from the top, outermost first (cycle detection). The first
+    /// ``shallowPath`` are searched in order; the rest are also in ``deepPath``. Nothing is allocated in
+    /// proportion to the document, so materializing each of many objects alone stays linear.
+    var path: [Int] = []
+    var deepPath: Set<Int> = []
+    static let shallowPath = 16
+    /// Recently read strings by object index (direct-mapped): dictionary keys repeat the same objects. Made
+    /// once a decode has read a few dozen values, so that materializing many small objects one by one does
+    /// not pay for it each time.
+    var stringCache: [(index: Int, value: PlistValue)] = []
 
-    init(scanner: BinaryPlistScanner, objectCount: Int) {
+    init(scanner: BinaryPlistScanner) {
         self.scanner = scanner
         self.maxDepth = scanner.document.limits.maxDepth
         self.maxElements = scanner.document.limits.elementBudget(forInputOf: scanner.raw.count)
-        onPath = .allocate(capacity: objectCount)
-        onPath.initialize(repeating: false)
     }
 
-    func release() { onPath.deallocate() }
+    private func isOnPath(_ index: Int) -> Bool {
+        if path.prefix(Self.shallowPath).contains(index) { return true }
+        return path.count > Self.shallowPath && deepPath.contains(index)
+    }
+
+    private mutating func enterPath(_ index: Int) {
+        path.append(index)
+        if path.count > Self.shallowPath { deepPath.insert(index) }
+    }
+
+    private mutating func leavePath() {
+        if path.count > Self.shallowPath, let index = path.last { deepPath.remove(index) }
+        path.removeLast()
+    }
 
     /// A collection being filled. Plain offsets into the borrowed buffer: no reference counting per child.
     private struct Frame {
@@ -321,7 +338,11 @@ struct BinaryPlistMaterializer {
     private mutating func scalar(_ index: Int) throws -> PlistValue? {
         try count(index)
         let slot = index & 255
-        if stringCache[slot].index == index { return stringCache[slot].value }
+        if stringCache.isEmpty {
+            if elements > 32 { stringCache = Array(repeating: (-1, .null), count: 256) }
+        } else if stringCache[slot].index == index {
+            return stringCache[slot].value
+        }
         let start = scanner.offset(index)
         let marker = scanner.raw[start]
         switch marker >> 4 {
@@ -329,7 +350,7 @@ struct BinaryPlistMaterializer {
             return nil
         case 0x5:
             let value = try scanner.scalar(index, start: start, marker: marker)
-            stringCache[slot] = (index, value)
+            if !stringCache.isEmpty { stringCache[slot] = (index, value) }
             return value
         default:
             return try scanner.scalar(index, start: start, marker: marker)
@@ -348,7 +369,7 @@ struct BinaryPlistMaterializer {
         if depth > maxDepth {
             throw PlistError(.depthLimitExceeded, "nesting deeper than \(maxDepth)", byteOffset: start, objectIndex: index)
         }
-        if onPath[index] {
+        if isOnPath(index) {
             throw PlistError(.cycle, "collection contains itself", byteOffset: start, objectIndex: index)
         }
         let (n, p) = try scanner.count(marker, at: start, index)
@@ -357,7 +378,7 @@ struct BinaryPlistMaterializer {
             throw PlistError(.invalidCount, "count \(describeCount(UInt64(n))) is too large", byteOffset: start, objectIndex: index)
         }
         try scanner.checkReferences(at: p, count: refCount.partialValue, index, start)
-        onPath[index] = true
+        enterPath(index)
         var frame = Frame(index: index, start: start, kind: kind, refs: p, valueRefs: p + n * scanner.referenceWidth, count: n)
         if kind == .dictionary {
             frame.entries.reserveCapacity(n)
@@ -368,7 +389,7 @@ struct BinaryPlistMaterializer {
     }
 
     private mutating func close(_ frame: Frame) -> PlistValue {
-        onPath[frame.index] = false
+        leavePath()
         switch frame.kind {
         case .array: return .array(frame.items)
         case .set: return .set(frame.items)

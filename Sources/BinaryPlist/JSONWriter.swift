@@ -27,6 +27,13 @@ package struct JSONWriter {
     /// The text written so far.
     package var text: String { String(decoding: out, as: UTF8.self) }
 
+    /// Hands the bytes written so far to `body` and empties the buffer (keeping its capacity and the
+    /// nesting state), so that long output can be streamed in chunks.
+    package mutating func drain(_ body: ([UInt8]) throws -> Void) rethrows {
+        try body(out)
+        out.removeAll(keepingCapacity: true)
+    }
+
     /// Opens an array or object; each member then starts with ``item(first:)``.
     package mutating func open(_ container: Container) {
         out.append(container.open)
@@ -75,27 +82,39 @@ package struct JSONWriter {
         }
     }
 
-    /// A JSON string, escaped as Python's `json` does with `ensure_ascii=False`.
+    /// A JSON string, escaped as Python's `json` does with `ensure_ascii=False`. Runs of bytes that need no
+    /// escape are copied at once.
     package mutating func string(_ s: String) {
-        let hex = Array("0123456789abcdef".utf8)
         out.append(UInt8(ascii: "\""))
-        for byte in s.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): raw("\\\"")
-            case UInt8(ascii: "\\"): raw("\\\\")
-            case 0x0A: raw("\\n")
-            case 0x0D: raw("\\r")
-            case 0x09: raw("\\t")
-            case 0x08: raw("\\b")
-            case 0x0C: raw("\\f")
-            case 0..<0x20:
-                raw("\\u00")
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0xF)])
-            default: out.append(byte)
+        var s = s
+        s.withUTF8 { bytes in
+            var run = 0
+            for i in bytes.indices {
+                let byte = bytes[i]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<i]))
+                escape(byte)
+                run = i + 1
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...]))
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// The escape of a quote, a backslash or a control character.
+    private mutating func escape(_ byte: UInt8) {
+        let backslash = UInt8(ascii: "\\")
+        switch byte {
+        case 0x0A: out += [backslash, UInt8(ascii: "n")]
+        case 0x0D: out += [backslash, UInt8(ascii: "r")]
+        case 0x09: out += [backslash, UInt8(ascii: "t")]
+        case 0x08: out += [backslash, UInt8(ascii: "b")]
+        case 0x0C: out += [backslash, UInt8(ascii: "f")]
+        case 0..<0x20:
+            func hex(_ n: UInt8) -> UInt8 { n < 10 ? UInt8(ascii: "0") + n : UInt8(ascii: "a") + n - 10 }
+            out += [backslash, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex(byte >> 4), hex(byte & 0xF)]
+        default: out += [backslash, byte]
+        }
     }
 
     private mutating func newline() {

@@ -82,6 +82,43 @@ public struct PlistInteger: Hashable, Sendable, Comparable, CustomStringConverti
     }
 }
 
+extension PlistInteger {
+    /// The integer whose decimal text is `text` (an optional `-`, then digits, as a JSON integer literal is
+    /// written), or `nil` when it is outside −2^127 ... 2^127−1 or not such text.
+    package init?(decimalText text: String) {
+        let negative = text.hasPrefix("-")
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var digits = 0
+        for (i, byte) in text.utf8.enumerated() {
+            if i == 0 && negative { continue }
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+            digits += 1
+            // (high, low) = (high, low) * 10 + digit, failing past 2^128.
+            let lowProduct = low.multipliedFullWidth(by: 10)
+            let highProduct = high.multipliedReportingOverflow(by: 10)
+            let (newLow, carry) = lowProduct.low.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            let (h1, o1) = highProduct.partialValue.addingReportingOverflow(lowProduct.high)
+            let (h2, o2) = h1.addingReportingOverflow(carry ? 1 : 0)
+            guard !highProduct.overflow, !o1, !o2 else { return nil }
+            high = h2
+            low = newLow
+        }
+        guard digits > 0 else { return nil }
+        let signBit: UInt64 = 1 << 63
+        if negative {
+            // Magnitude at most 2^127.
+            guard high < signBit || (high == signBit && low == 0) else { return nil }
+            let negLow = ~low &+ 1
+            let negHigh = ~high &+ (low == 0 ? 1 : 0)
+            self.init(high: Int64(bitPattern: negHigh), low: negLow)
+        } else {
+            guard high < signBit else { return nil }
+            self.init(high: Int64(bitPattern: high), low: low)
+        }
+    }
+}
+
 extension PlistInteger: ExpressibleByIntegerLiteral {
     public init(integerLiteral value: Int64) { self.init(value) }
 }

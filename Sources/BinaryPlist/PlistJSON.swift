@@ -48,8 +48,9 @@ public enum PlistJSON {
 }
 
 extension JSONWriter {
-    /// Writes `value` as plist-JSON at the current position (``PlistJSON`` describes the mapping).
-    package mutating func plist(_ value: PlistValue) {
+    /// Writes `value` as plist-JSON at the current position (``PlistJSON`` describes the mapping). A UID is
+    /// written as `{uidKey: n}`: `{"uid": n}` in plist-JSON, `{"$ref": n}` in archive-JSON's graph form.
+    package mutating func plist(_ value: PlistValue, uidKey: String = "uid") {
         switch value {
         case .null: raw("null")
         case .bool(let b): raw(b ? "true" : "false")
@@ -58,32 +59,32 @@ extension JSONWriter {
         case .date(let d): wrapped("date") { $0.real(d.secondsSinceReferenceDate) }
         case .data(let d): wrapped("data") { $0.string(Base64.encode(d)) }
         case .string(let s): string(s)
-        case .uid(let u): wrapped("uid") { $0.raw(String(u.value)) }
-        case .array(let a): plistArray(a)
-        case .set(let s): wrapped("set") { $0.plistArray(s) }
+        case .uid(let u): wrapped(uidKey) { $0.raw(String(u.value)) }
+        case .array(let a): plistArray(a, uidKey: uidKey)
+        case .set(let s): wrapped("set") { $0.plistArray(s, uidKey: uidKey) }
         case .dictionary(let d):
             wrapped("dict") { w in
                 if d.hasOnlyStringKeys {
                     w.open(.object)
                     for (i, entry) in d.entries.enumerated() {
                         w.item(first: i == 0)
-                        w.plist(entry.key)
+                        w.plist(entry.key, uidKey: uidKey)
                         w.raw(": ")
-                        w.plist(entry.value)
+                        w.plist(entry.value, uidKey: uidKey)
                     }
                     w.close(.object, empty: d.isEmpty)
                 } else {
-                    w.plistArray(d.entries.map { .array([$0.key, $0.value]) })
+                    w.plistArray(d.entries.map { .array([$0.key, $0.value]) }, uidKey: uidKey)
                 }
             }
         }
     }
 
-    private mutating func plistArray(_ items: [PlistValue]) {
+    private mutating func plistArray(_ items: [PlistValue], uidKey: String) {
         open(.array)
         for (i, item) in items.enumerated() {
             self.item(first: i == 0)
-            plist(item)
+            plist(item, uidKey: uidKey)
         }
         close(.array, empty: items.isEmpty)
     }

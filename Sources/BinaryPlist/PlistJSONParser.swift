@@ -204,30 +204,8 @@ struct PlistJSONParser {
 
     /// A JSON integer literal as a ``PlistInteger``: −2^127 ... 2^127−1.
     private func integer(_ text: String, at offset: Int) throws -> PlistInteger {
-        let negative = text.hasPrefix("-")
-        var high: UInt64 = 0
-        var low: UInt64 = 0
-        for digit in text.utf8 where digit != UInt8(ascii: "-") {
-            // (high, low) = (high, low) * 10 + digit, failing past 2^128.
-            let lowProduct = low.multipliedFullWidth(by: 10)
-            let highProduct = high.multipliedReportingOverflow(by: 10)
-            let (newLow, carry) = lowProduct.low.addingReportingOverflow(UInt64(digit - UInt8(ascii: "0")))
-            let (h1, o1) = highProduct.partialValue.addingReportingOverflow(lowProduct.high)
-            let (h2, o2) = h1.addingReportingOverflow(carry ? 1 : 0)
-            guard !highProduct.overflow, !o1, !o2 else { throw outOfRange(text, at: offset) }
-            high = h2
-            low = newLow
-        }
-        let signBit: UInt64 = 1 << 63
-        if negative {
-            // Magnitude at most 2^127.
-            guard high < signBit || (high == signBit && low == 0) else { throw outOfRange(text, at: offset) }
-            let negLow = ~low &+ 1
-            let negHigh = ~high &+ (low == 0 ? 1 : 0)
-            return PlistInteger(high: Int64(bitPattern: negHigh), low: negLow)
-        }
-        guard high < signBit else { throw outOfRange(text, at: offset) }
-        return PlistInteger(high: Int64(bitPattern: high), low: low)
+        guard let value = PlistInteger(decimalText: text) else { throw outOfRange(text, at: offset) }
+        return value
     }
 
     private func outOfRange(_ text: String, at offset: Int) -> PlistError {

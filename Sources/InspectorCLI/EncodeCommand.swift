@@ -3,16 +3,21 @@ import CommandLineSupport
 import KeyedArchive
 
 extension Inspector {
-    /// `keyedarchive encode IN.json -o OUT [--format binary|xml]` writes the keyed archive archive-JSON describes.
+    /// `keyedarchive encode IN.json -o OUT [--format binary|xml]` writes the keyed archive archive-JSON (either
+    /// form) describes.
     static var encodeCommand: Command {
         Command(
             name: "encode",
             abstract: "Write the keyed archive that archive-JSON describes.",
-            discussion: "IN.json is archive-JSON as 'keyedarchive decode' prints it. Standard classes are written as "
-                + "Apple's NSKeyedArchiver writes them; {\"class\": name, \"fields\": {...}} as an object of that class "
-                + "(its $classes: name, NSObject) whose integers, reals, booleans and data are stored inline and "
-                + "everything else as references; {\"ref\": name} refers to the nearest enclosing object of that "
-                + "class, recreating the cycle.",
+            discussion: "IN.json is archive-JSON as 'keyedarchive decode' prints it, in either form.\n\n"
+                + "The tree form: standard classes are written as Apple's NSKeyedArchiver writes them; {\"class\": "
+                + "name, \"fields\": {...}} as an object of that class (its $classes: name, NSObject) whose integers, "
+                + "reals, booleans and data are stored inline and everything else as references; {\"ref\": name} "
+                + "refers to the nearest enclosing object of that class, recreating the cycle.\n\n"
+                + "The graph form ('decode --graph', an object with $objects): every object is written at its "
+                + "\"$id\", with its fields and classes as listed and each {\"$ref\": n} as a reference to object n, so "
+                + "sharing and cycles stay as they were. An archive this package wrote comes back byte for byte, but "
+                + "for some conditional references and Codable nested containers, which keep their graph.",
             usage: ["<in.json> --output <out> [--format <format>]"],
             arguments: [.required("in.json", help: "The archive-JSON to read.")],
             options: [

@@ -1,8 +1,10 @@
 import BinaryPlist
 import FoundationEssentials
 
-/// archive-JSON: the JSON form of a keyed archive's object graph that `keyedarchive decode` prints and
-/// `keyedarchive encode` reads (issue 3, "Inspector verbs").
+/// archive-JSON: the JSON forms of a keyed archive's object graph that `keyedarchive decode` prints and
+/// `keyedarchive encode` reads (issue 3, "Inspector verbs"; the graph form, issue 12).
+///
+/// **The tree form** (``render(_:pretty:)``) prints the graph from `root` as nested values:
 ///
 /// | archived | JSON |
 /// |---|---|
@@ -17,40 +19,87 @@ import FoundationEssentials
 /// | a reference back to an object still being printed | `{"ref": "$classname"}` |
 /// | an archive whose `$top` is not just `root` | `{"$top": {key: value, ...}}` |
 ///
-/// Inline scalars of fields are plist-JSON. Shared references print in full at each use (with a budget of
-/// rendered objects against exponential blowup). Writing back (``encode(_:format:)``): standard classes as
-/// Apple writes them; other classes as generic objects of that name (`$classes` = [name, NSObject]); in
-/// `fields`, integers, reals, booleans and data are stored inline and everything else as a reference;
-/// `null` is `$null` in a field and `NSNull` inside a collection; `{"ref": name}` refers to the nearest
-/// enclosing object of that class, recreating the cycle.
+/// Inline scalars of fields are plist-JSON. Shared references print in full at each use, within a budget of
+/// rendered objects against exponential blowup; the text is streamed, so memory does not grow with it.
+/// Writing back (``encode(_:format:)``): standard classes as Apple writes them; other classes as generic
+/// objects of that name (`$classes` = [name, NSObject]); in `fields`, integers, reals, booleans and data are
+/// stored inline and everything else as a reference; `null` is `$null` in a field and `NSNull` inside a
+/// collection; `{"ref": name}` refers to the nearest enclosing object of that class, recreating the cycle.
+///
+/// **The graph form** (``renderGraph(_:pretty:)``) prints every `$objects` entry once, in index order, each
+/// with its index, and references as `{"$ref": n}`; it is linear in the archive however its objects share:
+///
+/// ```json
+/// {"$archiver": "NSKeyedArchiver", "$version": 100000, "$top": {"root": {"$ref": 1}}, "$objects": [
+/// {"$id": 0, "value": "$null"},
+/// {"$id": 1, "class": "Note", "fields": {"title": {"$ref": 2}, "count": 3, "self": {"$ref": 1}, "$class": {"$ref": 3}}},
+/// {"$id": 2, "value": "Hi"},
+/// {"$id": 3, "fields": {"$classes": ["Note", "NSObject"], "$classname": "Note"}}
+/// ]}
+/// ```
+///
+/// An entry that is a dictionary with string keys is `{"$id": n, "fields": {...}}` holding all its keys in
+/// file order (`$class`, `$classes`, `$classname` included), with `"class": "$classname"` before `fields`
+/// when its `$class` names a class; any other entry (a string, number, data...) is `{"$id": n, "value": v}`.
+/// Values are plist-JSON, as the tree form writes scalars, with each UID as `{"$ref": n}`. Compact output
+/// puts each entry on a line of its own. Reading it back (``encode(_:format:)``, which recognizes the form
+/// by its `$objects` key) writes the same `$objects` at the same indexes, so sharing and cycles stay as they
+/// were, with plist objects in the order ``KeyedArchiver`` creates them: an archive it (or ``ArchiveEncoder``)
+/// wrote comes back byte for byte, but for what the graph does not tell (the graph then comes back, the plist
+/// objects in another order): some conditional references (`encodeConditionalObject` of an object never
+/// encoded, or met just before its encoding) and ``ArchiveEncoder``'s nested containers (enums with
+/// associated values).
 ///
 /// ```swift
 /// let json = try ArchiveJSON.render(bytes, pretty: true)
 /// let again = try ArchiveJSON.encode(json, format: .binary)
+/// let graph = try ArchiveJSON.renderGraph(bytes)
+/// assert(try ArchiveJSON.encode(graph) == bytes)   // for bytes written by KeyedArchiver
 /// ```
 ///
 /// No Apple API corresponds.
 public enum ArchiveJSON {
-    /// Renders the archive's `root` object (binary or XML input) as archive-JSON.
+    /// Renders the archive's `root` object (binary or XML input) as archive-JSON's tree form.
     public static func render(_ archive: [UInt8], pretty: Bool = false) throws -> String {
         try render(ArchiveGraph(bytes: archive), pretty: pretty)
     }
 
-    /// Renders the graph's `root` object as archive-JSON. An archive whose `$top` is not exactly `root`
-    /// (unkeyed `$0`, `$1`..., a nib's `IB.objectdata`) renders as `{"$top": {key: value, ...}}`.
+    /// Renders the graph's `root` object as archive-JSON's tree form. An archive whose `$top` is not exactly
+    /// `root` (unkeyed `$0`, `$1`..., a nib's `IB.objectdata`) renders as `{"$top": {key: value, ...}}`.
     ///
     /// - Parameter maxObjects: most objects printed, counting a shared object at each use; default
     ///   ``defaultMaxObjects(for:)``. Past it: ``KeyedArchiveError/Code/elementLimitExceeded``.
     public static func render(_ graph: ArchiveGraph, pretty: Bool = false, maxObjects: Int? = nil) throws -> String {
-        var renderer = ArchiveJSONRenderer(graph: graph, budget: maxObjects ?? defaultMaxObjects(for: graph))
-        if graph.top.count == 1, let root = graph.top["root"] {
-            return try renderer.value(root, depth: 0).render(pretty: pretty)
+        var text: [UInt8] = []
+        try write(graph, pretty: pretty, maxObjects: maxObjects) { text += $0 }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Writes the tree form of ``render(_:pretty:maxObjects:)`` to `output` in chunks of about 64 KiB, and
+    /// nothing when it fails: the objects to print are counted first without printing (``TreeFormShape``),
+    /// so memory stays linear in the graph whatever the budget, and a graph whose sharing is plainly past it
+    /// is refused at once.
+    package static func write(_ graph: ArchiveGraph, pretty: Bool, maxObjects: Int? = nil,
+                              to output: ([UInt8]) throws -> Void) throws {
+        let limit = maxObjects ?? defaultMaxObjects(for: graph)
+        let shape = TreeFormShape(graph, maxDepth: ArchiveJSONRenderer.maxDepth)
+        let measure = shape.lowerBound(cap: limit) > limit ? .exceeds : shape.measure(limit: limit)
+        switch measure {
+        case .exceeds:
+            throw KeyedArchiveError(.elementLimitExceeded, ArchiveJSONRenderer.budgetReason(limit),
+                                    objectIndex: graph.topObject())
+        case .fails:
+            // A dry run throws the error where the renderer meets it.
+            var dryRun = ArchiveJSONRenderer(graph: graph, budget: limit, out: .discarding(pretty: pretty))
+            try dryRun.document()
+        case .fits:
+            break
         }
-        var entries: [(String, JSONNode)] = []
-        for e in graph.top.entries {
-            entries.append((e.key.stringValue ?? "", try renderer.value(e.value, depth: 0)))
+        try withoutActuallyEscaping(output) { output in
+            var renderer = ArchiveJSONRenderer(graph: graph, budget: limit,
+                                               out: JSONOutput(pretty: pretty, sink: output))
+            try renderer.document()
         }
-        return JSONNode.wrapped("$top", .object(entries)).render(pretty: pretty)
     }
 
     /// The default budget of ``render(_:pretty:maxObjects:)``: `max(100_000, 16 × the archive's object
@@ -60,10 +109,33 @@ public enum ArchiveJSON {
         max(100_000, 16 * graph.objects.count)
     }
 
-    /// Writes the archive that archive-JSON text describes.
+    /// Renders the archive (binary or XML) as archive-JSON's graph form: `$top`, then every object once with
+    /// its index, references as `{"$ref": n}`.
+    ///
+    /// - Throws: ``KeyedArchiveError`` for a malformed archive, and ``KeyedArchiveError/Code/elementLimitExceeded``
+    ///   for one whose plist shares collections or long strings so much that the text would be far longer
+    ///   than the archive (no archiver writes such a file).
+    public static func renderGraph(_ archive: [UInt8], pretty: Bool = false) throws -> String {
+        var text: [UInt8] = []
+        try writeGraph(archive, pretty: pretty) { text += $0 }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Writes the graph form of ``renderGraph(_:pretty:)`` to `output` in chunks of about 64 KiB, and nothing
+    /// when it fails. Memory stays within a few times the archive.
+    package static func writeGraph(_ archive: [UInt8], pretty: Bool, to output: ([UInt8]) throws -> Void) throws {
+        try GraphFormPrinter.print(archive, pretty: pretty, to: output)
+    }
+
+    /// Writes the archive that archive-JSON text describes, in either form (the graph form is an object with
+    /// an `$objects` key).
     public static func encode(_ json: String, format: PlistFormat = .binary) throws -> [UInt8] {
         var parser = JSONNodeParser(Array(json.utf8), maxDepth: 512)
         let node = try parser.parseDocument()
+        if case .object(let entries) = node, entries.contains(where: { $0.0 == "$objects" }) {
+            let graph = try GraphFormReader.read(entries)
+            return try ArchiveGraphWriter.encode(top: graph.top, objects: graph.objects, format: format)
+        }
         var builder = ArchiveJSONBuilder()
         let archiver = KeyedArchiver(outputFormat: format)
         if let topEntries = node.topEntries {
@@ -81,130 +153,236 @@ public enum ArchiveJSON {
     }
 }
 
-/// Walks an ``ArchiveGraph`` into archive-JSON.
+/// Walks an ``ArchiveGraph`` into archive-JSON's tree form, writing as it goes.
 struct ArchiveJSONRenderer {
     let graph: ArchiveGraph
     let limit: Int
     var budget: Int
     var onPath: Set<Int> = []
-    let maxDepth = 512
+    var out: JSONOutput
+    static let maxDepth = 512
+    var maxDepth: Int { Self.maxDepth }
 
-    init(graph: ArchiveGraph, budget: Int) {
+    init(graph: ArchiveGraph, budget: Int, out: JSONOutput) {
         self.graph = graph
         self.limit = budget
         self.budget = budget
+        self.out = out
+    }
+
+    static func budgetReason(_ limit: Int) -> String {
+        "more than \(limit) objects to print (shared references print in full at each use)"
     }
 
     func fail(_ code: KeyedArchiveError.Code, _ reason: String, _ uid: Int) -> KeyedArchiveError {
         KeyedArchiveError(code, reason, objectIndex: uid, classChain: graph.classChain(of: uid))
     }
 
+    /// The `root` object, or `{"$top": {...}}` when `$top` holds more than `root`.
+    mutating func document() throws {
+        if graph.top.count == 1, let root = graph.top["root"] {
+            try value(root, depth: 0)
+        } else {
+            out.w.open(.object)
+            out.w.item(first: true)
+            out.w.key("$top")
+            out.w.open(.object)
+            for (i, e) in graph.top.entries.enumerated() {
+                out.w.item(first: i == 0)
+                out.w.key(e.key.stringValue ?? "")
+                try value(e.value, depth: 0)
+            }
+            out.w.close(.object, empty: graph.top.isEmpty)
+            out.w.close(.object, empty: false)
+        }
+        try out.flush()
+    }
+
     /// A field or `$top` value: a reference is followed, an inline array of references mapped, a scalar as plist-JSON.
-    mutating func value(_ v: PlistValue, depth: Int) throws -> JSONNode {
+    mutating func value(_ v: PlistValue, depth: Int) throws {
         switch v {
-        case .uid(let u): return try object(Int(truncatingIfNeeded: u.value), depth: depth)
+        case .uid(let u): try object(Int(truncatingIfNeeded: u.value), depth: depth)
         case .array(let items) where items.contains(where: { $0.uidValue != nil }):
-            return .array(try items.map { try value($0, depth: depth) })
-        default: return .plist(v)
+            try list(items, depth: depth)
+        default: out.w.plist(v)
         }
     }
 
-    mutating func object(_ uid: Int, depth: Int) throws -> JSONNode {
-        if uid == 0 { return .null }
+    mutating func list(_ items: [PlistValue], depth: Int) throws {
+        out.w.open(.array)
+        for (i, item) in items.enumerated() {
+            out.w.item(first: i == 0)
+            try value(item, depth: depth)
+        }
+        out.w.close(.array, empty: items.isEmpty)
+    }
+
+    mutating func object(_ uid: Int, depth: Int) throws {
+        if uid == 0 { return out.w.raw("null") }
         guard uid > 0 && uid < graph.objects.count else {
             throw fail(.invalidReference, "UID \(uid) is not below the \(graph.objects.count) objects", uid)
         }
         guard depth < maxDepth else { throw fail(.depthLimitExceeded, "objects nest deeper than \(maxDepth)", uid) }
         budget -= 1
-        guard budget >= 0 else { throw fail(.elementLimitExceeded, "more than \(limit) objects to print (shared references print in full at each use)", uid) }
+        guard budget >= 0 else { throw fail(.elementLimitExceeded, Self.budgetReason(limit), uid) }
         let entry = graph.objects[uid]
         guard case .dictionary(let d) = entry else {
-            if case .dictionary = entry {} else if !entry.isCollection { return .plist(entry) }
-            throw fail(.invalidValue, "object \(uid) is a plist \(entry.kindName), not an archived object", uid)
+            guard !entry.isCollection else {
+                throw fail(.invalidValue, "object \(uid) is a plist \(entry.kindName), not an archived object", uid)
+            }
+            return out.w.plist(entry)
         }
         guard let chain = graph.classChain(of: uid), let name = chain.first else {
             throw fail(.invalidClass, "object \(uid) has no valid $class", uid)
         }
-        if onPath.contains(uid) { return .wrapped("ref", .string(name)) }
+        if onPath.contains(uid) { return out.w.wrapped("ref") { $0.string(name) } }
         onPath.insert(uid)
         defer { onPath.remove(uid) }
-        func field(_ key: String) throws -> JSONNode? {
-            guard let v = d[key] else { return nil }
-            return try value(v, depth: depth + 1)
-        }
-        func list(_ key: String) throws -> [JSONNode] {
-            guard let v = d[key] else { return [] }
-            guard case .array(let items) = v else { throw fail(.invalidValue, "\(key) is not an array", uid) }
-            return try items.map { try value($0, depth: depth + 1) }
-        }
+        try standardObject(uid, d, name, depth: depth)
+        try out.flushIfFull()
+    }
+
+    /// `{"key": [...]}`.
+    mutating func wrappedList(_ key: String, _ items: [PlistValue], depth: Int) throws {
+        out.w.open(.object)
+        out.w.item(first: true)
+        out.w.key(key)
+        try list(items, depth: depth)
+        out.w.close(.object, empty: false)
+    }
+
+    /// A list-valued field (`NS.keys`, `NS.objects`): absent is empty.
+    func items(_ d: PlistDictionary, _ key: String, _ uid: Int) throws -> [PlistValue] {
+        guard let v = d[key] else { return [] }
+        guard case .array(let items) = v else { throw fail(.invalidValue, "\(key) is not an array", uid) }
+        return items
+    }
+
+    mutating func standardObject(_ uid: Int, _ d: PlistDictionary, _ name: String, depth: Int) throws {
         switch StandardClass(className: name) {
         case .string?, .mutableString?:
-            if let s = try field("NS.string") { return s }
+            if let s = d["NS.string"] { return try value(s, depth: depth + 1) }
         case .data?, .mutableData?:
-            if let s = try field("NS.data") { return s }
+            if let s = d["NS.data"] { return try value(s, depth: depth + 1) }
         case .array?, .mutableArray?:
-            return .array(try list("NS.objects"))
+            return try list(items(d, "NS.objects", uid), depth: depth + 1)
         case .set?, .mutableSet?:
-            return .wrapped("set", .array(try list("NS.objects")))
+            let members = try items(d, "NS.objects", uid)
+            return try wrappedList("set", members, depth: depth + 1)
         case .orderedSet?, .mutableOrderedSet?:
-            var items: [JSONNode] = []
-            while let v = try field("NS.object.\(items.count)") { items.append(v) }
-            return .wrapped("orderedset", .array(items))
+            var members: [PlistValue] = []
+            while let v = d["NS.object.\(members.count)"] { members.append(v) }
+            return try wrappedList("orderedset", members, depth: depth + 1)
         case .dictionary?, .mutableDictionary?:
-            let keys = try list("NS.keys")
-            let values = try list("NS.objects")
-            guard keys.count == values.count else {
-                throw fail(.invalidValue, "NS.keys has \(keys.count) entries but NS.objects has \(values.count)", uid)
-            }
-            var stringKeys: [(String, JSONNode)] = []
-            for (k, v) in zip(keys, values) {
-                guard let s = k.stringValue else {
-                    return .wrapped("dict", .array(zip(keys, values).map { .array([$0, $1]) }))
-                }
-                stringKeys.append((s, v))
-            }
-            return .wrapped("dict", .object(stringKeys))
+            return try dictionary(uid, d, depth: depth)
         case .date?:
             if let t = d["NS.time"], let s = t.realValue ?? t.integerValue?.int64Value.map(Double.init) {
-                return .plist(.date(PlistDate(secondsSinceReferenceDate: s)))
+                return out.w.plist(.date(PlistDate(secondsSinceReferenceDate: s)))
             }
         case .uuid?:
             if let b = d["NS.uuidbytes"]?.dataValue, b.count == 16 {
                 let u = UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
                                     b[13], b[14], b[15]))
-                return .wrapped("uuid", .string(u.uuidString.uppercased()))
+                return out.w.wrapped("uuid") { $0.string(u.uuidString.uppercased()) }
             }
         case .url?:
-            if let url = try absoluteURL(uid, depth: depth) { return .wrapped("url", .string(url)) }
+            if let url = absoluteURL(uid, depth: depth) { return out.w.wrapped("url") { $0.string(url) } }
         case .null?:
-            return .null
+            return out.w.raw("null")
         case .number?, .value?, nil:
             break
         }
-        var fields: [(String, JSONNode)] = []
-        for (key, v) in graph.fields(of: uid) { fields.append((key, try value(v, depth: depth + 1))) }
-        return .object([("class", .string(name)), ("fields", .object(fields))])
+        let fields = graph.fields(of: uid)
+        out.w.open(.object)
+        out.w.item(first: true)
+        out.w.key("class")
+        out.w.string(name)
+        out.w.item(first: false)
+        out.w.key("fields")
+        out.w.open(.object)
+        for (i, (key, v)) in fields.enumerated() {
+            out.w.item(first: i == 0)
+            out.w.key(key)
+            try value(v, depth: depth + 1)
+        }
+        out.w.close(.object, empty: fields.isEmpty)
+        out.w.close(.object, empty: false)
+    }
+
+    /// `{"dict": {k: v}}` when every key renders as a string, else `{"dict": [[k, v], ...]}`. As when keys
+    /// were rendered before values: the budget pays for all keys first.
+    mutating func dictionary(_ uid: Int, _ d: PlistDictionary, depth: Int) throws {
+        let keys = try items(d, "NS.keys", uid)
+        let values = try items(d, "NS.objects", uid)
+        guard keys.count == values.count else {
+            throw fail(.invalidValue, "NS.keys has \(keys.count) entries but NS.objects has \(values.count)", uid)
+        }
+        var texts: [String] = []
+        var cost = 0
+        for k in keys {
+            guard let t = keyText(k, depth: depth + 1, path: []) else { break }
+            texts.append(t.text)
+            cost += t.objects
+        }
+        out.w.open(.object)
+        out.w.item(first: true)
+        out.w.key("dict")
+        if texts.count == keys.count {
+            budget -= cost
+            guard budget >= 0 else { throw fail(.elementLimitExceeded, Self.budgetReason(limit), uid) }
+            out.w.open(.object)
+            for i in keys.indices {
+                out.w.item(first: i == 0)
+                out.w.key(texts[i])
+                try value(values[i], depth: depth + 1)
+            }
+            out.w.close(.object, empty: keys.isEmpty)
+        } else {
+            out.w.open(.array)
+            for i in keys.indices {
+                out.w.item(first: i == 0)
+                out.w.open(.array)
+                out.w.item(first: true)
+                try value(keys[i], depth: depth + 1)
+                out.w.item(first: false)
+                try value(values[i], depth: depth + 1)
+                out.w.close(.array, empty: false)
+            }
+            out.w.close(.array, empty: keys.isEmpty)
+        }
+        out.w.close(.object, empty: false)
+    }
+
+    /// The text of a dictionary key that renders as a JSON string, with the number of objects rendering it
+    /// visits (each paid from the budget, as ``object(_:depth:)`` pays); `nil` when it renders as anything else.
+    func keyText(_ v: PlistValue, depth: Int, path: [Int]) -> (text: String, objects: Int)? {
+        switch v {
+        case .string(let s):
+            return (s, 0)
+        case .uid(let u):
+            let uid = Int(truncatingIfNeeded: u.value)
+            guard uid > 0, uid < graph.objects.count, depth < maxDepth else { return nil }
+            let entry = graph.objects[uid]
+            guard case .dictionary(let d) = entry else { return entry.stringValue.map { ($0, 1) } }
+            guard let name = graph.classChain(of: uid)?.first, !onPath.contains(uid), !path.contains(uid) else {
+                return nil
+            }
+            let inner: PlistValue?
+            switch StandardClass(className: name) {
+            case .string?, .mutableString?: inner = d["NS.string"]
+            case .data?, .mutableData?: inner = d["NS.data"]
+            default: inner = nil
+            }
+            guard let inner, let found = keyText(inner, depth: depth + 1, path: path + [uid]) else { return nil }
+            return (found.text, found.objects + 1)
+        default:
+            return nil
+        }
     }
 
     /// The absolute string of the NSURL at `uid` (resolving `NS.base`), or `nil` when malformed.
-    func absoluteURL(_ uid: Int, depth: Int) throws -> String? {
-        guard depth < maxDepth, let d = graph.instance(uid) else { return nil }
-        func string(_ v: PlistValue?) -> String? {
-            if let s = v?.stringValue { return s }
-            if let u = v?.uidValue, u.value < UInt64(graph.objects.count) {
-                let target = graph.objects[Int(u.value)]
-                if let s = target.stringValue { return s }
-                if let inner = target.dictionaryValue?["NS.string"]?.stringValue { return inner }
-            }
-            return nil
-        }
-        guard let relative = string(d["NS.relative"]) else { return nil }
-        var base: URL?
-        if let b = d["NS.base"]?.uidValue, b.value != 0 {
-            guard let baseString = try absoluteURL(Int(truncatingIfNeeded: b.value), depth: depth + 1) else { return nil }
-            base = URL(string: baseString)
-        }
-        return URL(string: relative, relativeTo: base)?.absoluteString
+    func absoluteURL(_ uid: Int, depth: Int) -> String? {
+        TreeFormShape.absoluteURL(graph, uid, depth: depth, maxDepth: maxDepth)
     }
 }
 

@@ -253,6 +253,8 @@ public final class KeyedArchiver {
             var resolved: [Int32] = []
             for id in conditionals { resolved.append(builder.uid(Int(identities[Self.identityKey(id)] ?? 0))) }
             builder.resolvePlaceholders { resolved[Int(-$0) - 1] }
+            // A conditional reference under a $top key is still in the top frame.
+            for i in scratch.indices where scratch[i] < 0 { scratch[i] = resolved[Int(-scratch[i]) - 1] }
         }
         let topNode = builder.dictionary(pairs: scratch[...])
         let objectsNode = builder.collection(.array, objectNodes)

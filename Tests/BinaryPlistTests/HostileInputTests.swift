@@ -277,4 +277,54 @@ struct HostileInputTests {
         let error = decodeError(b.build())
         #expect(error?.description == "bplist: object 1 at byte 10: count 2^62 exceeds the 0 bytes left")
     }
+
+    /// A chain of 40 one-element arrays whose last refers back to object `target`.
+    static func chain(backTo target: UInt64) -> [UInt8] {
+        var b = BPlistBuilder()
+        for i in 0..<40 { b.objects.append([0xA1, UInt8(i + 1)]) }
+        b.objects[39] = [0xA1, UInt8(target)]
+        return b.build()
+    }
+
+    @Test(arguments: [3, 30])
+    func aCycleFarBelowTheTopIsFound(target: UInt64) {
+        let error = decodeError(Self.chain(backTo: target))
+        #expect(error?.code == .cycle)
+        #expect(error?.objectIndex == Int(target))
+    }
+
+    @Test func aCollectionSharedDeepDownIsNotACycle() throws {
+        // [A, A], A a chain of 30 one-element arrays ending in 1: the path leaves A before meeting it again.
+        var b = BPlistBuilder()
+        b.objects.append([0xA2, 1, 1])
+        for i in 1...30 { b.objects.append([0xA1, UInt8(i + 1)]) }
+        b.objects.append([0x10, 1])
+        var a: PlistValue = 1
+        for _ in 0..<30 { a = .array([a]) }
+        #expect(try PropertyList.decode(b.build()) == .array([a, a]))
+    }
+
+    @Test func materializingEachOfManyObjectsAloneTakesLinearTime() throws {
+        // 150,000 arrays of a 300,001-object document decoded one by one: nothing in proportion to the document
+        // is set up for each (it was, quadratically: over a minute in a debug build; now under a second).
+        var b = BPlistBuilder()
+        b.offsetWidth = 4
+        b.referenceWidth = 4
+        let count = 150_000
+        b.objects.append([0xAF, 0x12] + bigEndian(UInt64(count), width: 4) + (0..<count).flatMap { bigEndian(UInt64(2 * $0 + 1), width: 4) })
+        for i in 0..<count {
+            b.objects.append([0xA1] + bigEndian(UInt64(2 * i + 2), width: 4))
+            b.objects.append([0x10, UInt8(i & 0x7F)])
+        }
+        let document = try BinaryPlistDocument(b.build())
+        let clock = ContinuousClock()
+        var total = 0
+        let elapsed = try clock.measure {
+            for i in stride(from: 1, to: document.objectCount, by: 2) {
+                if case .array(let items) = try document.decodeObject(i) { total += items.count }
+            }
+        }
+        #expect(total == count)
+        #expect(elapsed < .seconds(15))
+    }
 }

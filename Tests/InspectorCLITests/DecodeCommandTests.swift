@@ -92,16 +92,17 @@ import Testing
         #expect(result.text == (try ArchiveJSON.render(bytes)) + "\n")
     }
 
-    @Test func nibPastTheBudgetExits65WithOneLineNamingTheLimitAndDump() {
+    @Test func nibPastTheBudgetExits65WithOneLineNamingTheLimitAndTheGraphForm() {
         let path = fixture(explodingNib)
         let result = inspect(["decode", path])
         #expect(result.status == ExitStatus.dataError)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.hasPrefix("Error: \(path): archive-JSON would print more than 100000 objects"))
         #expect(result.stderr.contains("--max-objects"))
-        #expect(result.stderr.contains("keyedarchive dump"))
+        #expect(result.stderr.contains("run 'keyedarchive decode --graph', which prints each object once"))
         #expect(result.stderr.filter { $0 == "\n" }.count == 1 && result.stderr.hasSuffix("\n"))
-        // The same nib prints, each object once, with dump.
+        // The same nib prints, each object once, with the graph form and with dump.
+        #expect(inspect(["decode", "--graph", path]).status == 0)
         #expect(inspect(["dump", path]).status == 0)
     }
 

@@ -99,8 +99,8 @@ import Testing
             #expect(inspect(["help", verb]).text == verbHelp.text)
         }
         let decode = inspect(["decode", "--help"]).text
-        #expect(decode.contains("USAGE: keyedarchive decode [--pretty] [--max-objects <n>] <file>"))
-        #expect(decode.contains("'keyedarchive dump'"))
+        #expect(decode.contains("USAGE: keyedarchive decode [--graph] [--pretty] [--max-objects <n>] <file>"))
+        #expect(decode.contains("print those\nwith --graph."))
         #expect(inspect(["encode", "-h"]).text.contains("USAGE: keyedarchive encode <in.json> --output <out> [--format <format>]"))
     }
 }

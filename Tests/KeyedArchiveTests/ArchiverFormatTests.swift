@@ -130,6 +130,20 @@ struct ArchiverFormatTests {
         #expect(full.instance(Int(childUID.value))?["parent"] == .uid(PlistUID(1)))
     }
 
+    @Test func conditionalObjectsUnderTopLevelKeysAreResolved() throws {
+        // The conditional reference comes first, the object later: its UID is known only at the end.
+        let style = Style(name: "S", strokeWidth: 1)
+        let archiver = KeyedArchiver()
+        archiver.encodeConditionalObject(style, forKey: "weak")
+        archiver.encodeConditionalObject(Style(name: "gone", strokeWidth: 2), forKey: "never")
+        archiver.encode(style, forKey: "strong")
+        let g = try ArchiveGraph(bytes: archiver.finishEncoding())
+        #expect(g.top["weak"] == .uid(PlistUID(1)))
+        #expect(g.top["never"] == .uid(PlistUID(0)))
+        #expect(g.top["strong"] == .uid(PlistUID(1)))
+        #expect(g.classChain(of: 1) == ["Style", "NSObject"])
+    }
+
     @Test func classNameOverridesAreWritten() throws {
         let archiver = KeyedArchiver()
         archiver.setClassName("MyApp.Circle", for: Circle.self)

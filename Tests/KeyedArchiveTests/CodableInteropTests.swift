@@ -60,6 +60,14 @@ struct CodableInteropTests {
         #expect(ours == theirs)
     }
 
+    @Test func aDictionaryGivesTheSameBytesThroughEitherAPI() throws {
+        // "NS.keys" first appears in this dictionary: its plist object comes after both arrays in both writers.
+        let value = ["b": [1, 2], "a": [3]]
+        #expect(try ArchiveEncoder().encode(value) == KeyedArchiver.archivedData(withRootObject: value))
+        let nested = ["outer": ["x": "y"]]
+        #expect(try ArchiveEncoder().encode(nested) == KeyedArchiver.archivedData(withRootObject: nested))
+    }
+
     @Test func codableTypeHoldsKeyedArchivableValues() throws {
         let style = Style(name: "Ink", strokeWidth: 2)
         let sheet = Sheet(style: style, shapes: [Circle(centerX: 1, centerY: 2, radius: 3, style: style)], title: "one")

@@ -371,19 +371,24 @@ final class CodableArchiveEncoder: Encoder {
         var keys: [Int32] = [], values: [Int32] = []
         keys.reserveCapacity(count)
         values.reserveCapacity(count)
+        // Each array right after its elements, then the keys of both: the plist objects in the order
+        // KeyedArchiver creates them, so that a dictionary gives the same bytes through either API.
+        let keysNode: Int32, valuesNode: Int32
         do {
             for i in 0..<count { keys.append(archiver.builder.uid(Int(try key(i)))) }
+            keysNode = archiver.builder.collection(.array, keys)
             for i in 0..<count {
                 codingPath.append(ArchiveIndexKey(i))
                 defer { codingPath.removeLast() }
                 values.append(archiver.builder.uid(Int(try value(i))))
             }
+            valuesNode = archiver.builder.collection(.array, values)
         } catch {
             archiver.closeFrame(uid, classUID: 0)
             throw error
         }
-        archiver.addField(archiver.keyNode("NS.keys"), archiver.builder.collection(.array, keys))
-        archiver.addField(archiver.keyNode("NS.objects"), archiver.builder.collection(.array, values))
+        archiver.addField(archiver.keyNode("NS.keys"), keysNode)
+        archiver.addField(archiver.keyNode("NS.objects"), valuesNode)
         archiver.closeFrame(uid, classUID: archiver.classObject(.dictionary))
         return uid
     }

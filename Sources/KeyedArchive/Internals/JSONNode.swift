@@ -3,7 +3,7 @@ import BinaryPlist
 /// A JSON value with object keys in order: the tree archive-JSON is rendered to and parsed from. Its text
 /// goes through the package's one JSON writer and tokenizer (`JSONWriter`, `JSONScanner` in BinaryPlist), so
 /// escaping and number formatting are plist-JSON's (Python `json` separators).
-indirect enum JSONNode {
+indirect enum JSONNode: Sendable {
     case null
     case bool(Bool)
     /// A number, kept as its (validated) text.
