@@ -34,7 +34,7 @@ let package = Package(
         .testTarget(name: "BinaryPlistTests", dependencies: ["TestSupport", "BinaryPlist"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["TestSupport", "KeyedArchive"]),
         .testTarget(name: "ArchiveStoreTests", dependencies: ["TestSupport", "ArchiveStore"]),
-        .testTarget(name: "FormCacheCLITests", dependencies: ["FormCacheCLI", "ArchiveStore", "CommandLineSupport"]),
+        .testTarget(name: "FormCacheCLITests", dependencies: ["TestSupport", "FormCacheCLI", "ArchiveStore", "CommandLineSupport"]),
         .testTarget(name: "InspectorCLITests", dependencies: ["TestSupport", "InspectorCLI", "BinaryPlist", "KeyedArchive", "ArchiveStore", "CommandLineSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import TestSupport
 import ArchiveStore
 import Foundation
 import Testing

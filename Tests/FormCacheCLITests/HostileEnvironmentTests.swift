@@ -1,3 +1,4 @@
+import TestSupport
 import ArchiveStore
 import CommandLineSupport
 import Foundation

@@ -111,7 +111,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         // A chain of 17 objects, each referring twice to the next: 2^17 - 1 = 131071 objects to print.
         let path = dir.appendingPathComponent("diamonds.plist").path
-        try Data(diamondChain(length: 17)).write(to: URL(fileURLWithPath: path))
+        try Data(DiamondChain.bytes(length: 17)).write(to: URL(fileURLWithPath: path))
         let byDefault = inspect(["decode", path])
         #expect(byDefault.status == ExitStatus.dataError)
         #expect(byDefault.stderr.contains("more than 100000 objects"))
@@ -125,22 +125,6 @@ import Testing
         let small = inspect(["decode", "--max-objects", "1", fixture("keyed/kiler129-NSKeyedUnarchiver/reference.bin.plist")])
         #expect(small.status == ExitStatus.dataError)
         #expect(small.stderr.contains("more than 1 objects"))
-    }
-
-    /// `$objects` = $null, Node 1 ... Node `length`, the class; node i has fields `a` and `b` both pointing to i+1.
-    private func diamondChain(length: Int) throws -> [UInt8] {
-        var objects: [PlistValue] = ["$null"]
-        let classUID = PlistValue.uid(PlistUID(UInt64(length + 1)))
-        for i in 1...length {
-            var node: PlistDictionary = ["$class": classUID]
-            if i < length {
-                node.append(key: "a", value: .uid(PlistUID(UInt64(i + 1))))
-                node.append(key: "b", value: .uid(PlistUID(UInt64(i + 1))))
-            }
-            objects.append(.dictionary(node))
-        }
-        objects.append(["$classname": "Node", "$classes": ["Node", "NSObject"]])
-        return try ArchiveGraph(top: ["root": .uid(PlistUID(1))], objects: objects).encoded()
     }
 }
 

@@ -1,3 +1,4 @@
+import TestSupport
 import BinaryPlist
 import CommandLineSupport
 import Foundation
@@ -95,7 +96,7 @@ import Testing
         let dir = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("diamonds.plist").path
-        try Data(diamondChain(length: 16)).write(to: URL(fileURLWithPath: path))
+        try Data(DiamondChain.bytes(length: 16)).write(to: URL(fileURLWithPath: path))
         let err = OutputCapture()
         for arguments in [["decode", "--max-objects", "70000", path], ["decode", "--graph", path]] {
             var writes = 0
@@ -176,21 +177,6 @@ import Testing
             var node: PlistDictionary = ["$class": classUID]
             if i + 1 <= length { node.append(key: "a", value: .uid(PlistUID(UInt64(i + 1)))) }
             if i + 2 <= length { node.append(key: "b", value: .uid(PlistUID(UInt64(i + 2)))) }
-            objects.append(.dictionary(node))
-        }
-        objects.append(["$classname": "Node", "$classes": ["Node", "NSObject"]])
-        return try ArchiveGraph(top: ["root": .uid(PlistUID(1))], objects: objects).encoded()
-    }
-
-    private func diamondChain(length: Int) throws -> [UInt8] {
-        var objects: [PlistValue] = ["$null"]
-        let classUID = PlistValue.uid(PlistUID(UInt64(length + 1)))
-        for i in 1...length {
-            var node: PlistDictionary = ["$class": classUID]
-            if i < length {
-                node.append(key: "a", value: .uid(PlistUID(UInt64(i + 1))))
-                node.append(key: "b", value: .uid(PlistUID(UInt64(i + 1))))
-            }
             objects.append(.dictionary(node))
         }
         objects.append(["$classname": "Node", "$classes": ["Node", "NSObject"]])

@@ -1,16 +1,16 @@
 import Foundation
 
-/// Launches programs directly with `posix_spawn` (no shell unless asked, no `swift run`), capturing output.
-enum Spawn {
+/// Launches the package's executables directly with `posix_spawn` (no shell unless asked, no `swift run`), capturing output.
+public enum Spawn {
     private static let spawnLock = NSLock()
 
-    struct Child {
-        let pid: pid_t
+    public struct Child {
+        public let pid: pid_t
         let stdout: Int32
         let stderr: Int32
 
         /// Reads both pipes to the end, reaps the child and returns its status (128 + signal if killed).
-        func finish() -> (status: Int32, stdout: String, stderr: String) {
+        public func finish() -> (status: Int32, stdout: String, stderr: String) {
             let out = Spawn.readAll(stdout)
             let err = Spawn.readAll(stderr)
             var raw: Int32 = 0
@@ -20,34 +20,39 @@ enum Spawn {
         }
     }
 
-    /// The built `formcache` executable, next to the test bundle in the build directory.
-    static var formcache: String {
-        get throws {
-            var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            if directory.path.hasSuffix(".xctest/Contents/MacOS") {
-                directory = directory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            }
-            let candidates = [
-                directory.appendingPathComponent("formcache").path,
-                URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                    .deletingLastPathComponent().appendingPathComponent(".build/debug/formcache").path,
-            ]
-            guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-                throw SpawnError(message: "the formcache executable is not built; looked at \(candidates)")
-            }
-            return found
+    /// A built executable of this package (`formcache`, `keyedarchive`), next to the test bundle in the
+    /// build directory.
+    public static func executable(_ name: String) throws -> String {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        if directory.path.hasSuffix(".xctest/Contents/MacOS") {
+            directory = directory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         }
+        let candidates = [
+            directory.appendingPathComponent(name).path,
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent(".build/debug/" + name).path,
+        ]
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw SpawnError(message: "the \(name) executable is not built; looked at \(candidates)")
+        }
+        return found
     }
 
-    struct SpawnError: Error, CustomStringConvertible {
-        var message: String
-        var description: String { message }
+    /// The built `formcache` executable.
+    public static var formcache: String { get throws { try executable("formcache") } }
+
+    /// The built `keyedarchive` executable.
+    public static var keyedarchive: String { get throws { try executable("keyedarchive") } }
+
+    public struct SpawnError: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
     }
 
     /// Starts `path` with `arguments` and exactly `environment` (plus `rawEnvironment`, `NAME=value` entries
     /// as bytes, for values that are not UTF-8), stdin from /dev/null; stdout to `stdoutFile` when given
     /// (`/dev/full`, say: the child's `stdout` then reads as empty).
-    static func start(_ path: String, _ arguments: [String], environment: [String: String],
+    public static func start(_ path: String, _ arguments: [String], environment: [String: String],
                       rawEnvironment: [[UInt8]] = [], stdoutFile: String? = nil) throws -> Child {
         // Pipes are made close-on-exec under a lock, so that children spawned at the same time from other
         // threads never inherit another child's pipe (which would delay its end-of-file).
@@ -88,7 +93,7 @@ enum Spawn {
     }
 
     /// Runs `path` to completion.
-    static func run(_ path: String, _ arguments: [String], environment: [String: String]) throws
+    public static func run(_ path: String, _ arguments: [String], environment: [String: String]) throws
         -> (status: Int32, stdout: String, stderr: String)
     {
         try start(path, arguments, environment: environment).finish()
