@@ -1,3 +1,4 @@
+import FoundationEssentials
 import KeyedArchive
 
 /// A record an ``ArchiveRepository`` can keep: a ``KeyedArchivable`` value with an `id`.
@@ -41,6 +42,16 @@ public protocol ArchiveRecord: KeyedArchivable, Identifiable {
     /// other records: `get` and `add` then take time in proportion to the file's size, not to the work of
     /// decoding every record. Default: `nil` (whole records are decoded to compare ids).
     static func decodeID(from coder: KeyedUnarchiver) throws -> ID?
+
+    /// Reads one record that a record-log store holds at an older `version`, from `coder` positioned on it.
+    /// Single-archive stores (before the record log) migrate through ``migrateRecords(fromVersion:coder:)``.
+    /// Default: throws ``StoreError/Code/unsupportedVersion``.
+    static func migrateRecord(fromVersion version: Int, coder: KeyedUnarchiver) throws -> Self
+
+    /// When the record expires, if it does: kept in the store's index, so that
+    /// ``ArchiveRepository/removeExpired(at:)`` finds expired records without decoding the others.
+    /// Default: `nil` (never).
+    var expiryDate: Date? { get }
 }
 
 extension ArchiveRecord {
@@ -49,6 +60,14 @@ extension ArchiveRecord {
     public static var nestedArchivableTypes: [any KeyedArchivable.Type] { [] }
 
     public static func decodeID(from coder: KeyedUnarchiver) throws -> ID? { nil }
+
+    public var expiryDate: Date? { nil }
+
+    public static func migrateRecord(fromVersion version: Int, coder: KeyedUnarchiver) throws -> Self {
+        throw StoreError(
+            .unsupportedVersion,
+            "record format version \(version) is older than \(archiveFormatVersion) and \(Self.self) has no migration from it")
+    }
 
     public static func migrateRecords(fromVersion version: Int, coder: KeyedUnarchiver) throws -> [Self] {
         throw StoreError(

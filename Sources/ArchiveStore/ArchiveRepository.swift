@@ -1,3 +1,6 @@
+import FoundationEssentials
+import KeyedArchive
+
 /// A collection of records kept in one keyed-archive file, safe to use from many threads and many processes.
 ///
 /// Any ``ArchiveRecord`` (a ``KeyedArchivable`` type with an `id`) gets the whole API; operations that only make
@@ -11,210 +14,318 @@
 /// }
 /// ```
 ///
-/// Every change is a read-modify-write done while holding an in-process mutex and an exclusive `flock` on
-/// `<path>.lock`, re-reading the file under the lock, then replacing the file atomically (temporary file in the
-/// same directory, `fsync`, `rename`, `fsync` of the directory). Reads take no lock: a rename is atomic, so a
-/// reader sees the old file or the new one. A file that cannot be decoded is reported as
-/// ``StoreError/Code/corrupt`` and never overwritten; ``moveAside(suffix:)`` renames it out of the way on request.
+/// The store is a record log (see ``RecordLog``): each record is framed as its own keyed archive and appended,
+/// with a checksum, after the others; a removal appends a small delete frame. An id index beside it
+/// (`<path>.index`) says where each live record is, so `get`, `add`, `update` and `remove` read a few small
+/// ranges and append one frame, whatever the number of records. The index is merged with the newest frames
+/// every thousand writes or so, and the log is rewritten without its dead frames when they outweigh the live
+/// ones.
 ///
-/// After each write the lock file records a digest of the file written. While the file still matches it, and
-/// the record type reads ids alone (``ArchiveRecord/decodeID(from:)``), `get` decodes only the record it
-/// returns and `add` appends to the file in place; any other file is decoded in full first.
+/// Every change is made while holding an in-process mutex and an exclusive `flock` on `<path>.lock`: the
+/// frames are written past the committed end and synced, then one of the log's two commit slots is written
+/// and synced. A reader takes no lock and sees the last commit, never part of a change; a crash at any point
+/// leaves the last commit. Whole rewrites (the first write, migration, compaction, ``modify(_:)``) go to a
+/// temporary file renamed into place. A file that cannot be read (a damaged frame, header or archive) is
+/// reported as ``StoreError/Code/corrupt`` and never overwritten; ``moveAside(suffix:)`` renames it out of the
+/// way on request.
+///
+/// A store file written before the record log (one keyed archive holding every record) is read as it is and
+/// becomes a record log on the first change. ``exportArchive(to:)`` writes that single archive back, for
+/// Apple's `NSKeyedUnarchiver` or any other reader, and ``add(contentsOf:skippingExisting:)`` reads records
+/// back in.
 ///
 /// Plays the part of a Core Data persistent store or an `NSKeyedArchiver.archiveRootObject(_:toFile:)` cache.
 public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
-    /// The archive file.
+    /// The store file.
     public let path: String
     /// The options the repository was created with.
     public let options: RepositoryOptions
     private let writers = Locked(())
 
-    /// A repository kept in the archive file at `path` (created, with its directory, on the first write).
+    /// A repository kept in the store file at `path` (created, with its directory, on the first write).
     public init(path: String, options: RepositoryOptions = RepositoryOptions()) {
         self.path = path
         self.options = options
     }
 
-    /// The lock file next to the archive (`<path>.lock`).
+    /// The lock file next to the store (`<path>.lock`).
     public var lockPath: String { path + ".lock" }
+
+    /// The id index next to the store (`<path>.index`), derived from the store and rebuilt when missing.
+    public var indexPath: String { path + ".index" }
+
+    private var fileSystem: FileSystem { options.fileSystem }
 
     // MARK: Reading
 
-    /// Every record, in insertion order.
+    /// Every record, in the order of their last write (an update moves a record to the end).
     public func all() throws(StoreError) -> [Record] {
-        try load()
+        var records: [Record] = []
+        try forEach { record throws(StoreError) in records.append(record) }
+        return records
     }
 
-    /// The record with `id`, or `nil`. When the record type reads ids alone (``ArchiveRecord/decodeID(from:)``)
-    /// and the file is as this library last wrote it (``isUnchangedSinceLastWrite(_:)``), only the ids and the
-    /// record found are decoded; otherwise the whole file is, and any damage is reported.
-    public func get(_ id: Record.ID) throws(StoreError) -> Record? {
-        guard let bytes = try AtomicFile.read(path) else { return nil }
-        if isUnchangedSinceLastWrite(bytes), case .found(let record) = RepositoryFile<Record>.find(id, in: bytes) {
-            return record
+    /// Calls `body` with every record, in the order of their last write, holding one record in memory at a
+    /// time. Every frame of the store is checked on the way; damage stops the walk with
+    /// ``StoreError/Code/corrupt``. Stop early by throwing.
+    public func forEach(_ body: (Record) throws(StoreError) -> Void) throws(StoreError) {
+        switch try StoreFile.open(path, fileSystem: fileSystem, writable: false, tuning: options.tuning) {
+        case .absent:
+            return
+        case .singleArchive(let bytes):
+            for record in try RepositoryFile<Record>.decode(bytes, path: path).records { try body(record) }
+        case .log(let snapshot):
+            try checkVersion(snapshot)
+            try snapshot.forEachLiveFrame { frame throws(StoreError) in try body(try decode(frame, snapshot)) }
         }
-        return try RepositoryFile<Record>.decode(bytes, path: path).records.first { $0.id == id }
     }
 
-    /// The number of records.
+    /// The record with `id`, or `nil`. Reads the index and one frame.
+    public func get(_ id: Record.ID) throws(StoreError) -> Record? {
+        switch try StoreFile.open(path, fileSystem: fileSystem, writable: false, tuning: options.tuning) {
+        case .absent:
+            return nil
+        case .singleArchive(let bytes):
+            return try RepositoryFile<Record>.decode(bytes, path: path).records.first { $0.id == id }
+        case .log(let snapshot):
+            try checkVersion(snapshot)
+            guard let location = try snapshot.locate(Self.key(id)) else { return nil }
+            return try decode(try snapshot.frame(at: location), snapshot)
+        }
+    }
+
+    /// The number of records, read from the store's last commit.
     public func count() throws(StoreError) -> Int {
-        try load().count
+        switch try StoreFile.open(path, fileSystem: fileSystem, writable: false, tuning: options.tuning) {
+        case .absent: return 0
+        case .singleArchive(let bytes): return try RepositoryFile<Record>.decode(bytes, path: path).records.count
+        case .log(let snapshot): return snapshot.state.liveCount
+        }
     }
 
-    /// The records for which `isIncluded` is true, in insertion order.
+    /// The records for which `isIncluded` is true, in the order of ``all()``.
     public func filter(_ isIncluded: (Record) -> Bool) throws(StoreError) -> [Record] {
-        try load().filter(isIncluded)
+        var records: [Record] = []
+        try forEach { record throws(StoreError) in if isIncluded(record) { records.append(record) } }
+        return records
     }
 
-    /// The first record for which `predicate` is true.
+    /// The first record, in the order of ``all()``, for which `predicate` is true.
     public func first(where predicate: (Record) -> Bool) throws(StoreError) -> Record? {
-        try load().first(where: predicate)
+        var found: Record?
+        do {
+            try forEach { record throws(StoreError) in
+                if predicate(record) {
+                    found = record
+                    throw StoreError(.notFound, "stop")
+                }
+            }
+        } catch where found != nil {
+            return found
+        }
+        return found
     }
 
     /// The number of records for which `predicate` is true.
     public func count(where predicate: (Record) -> Bool) throws(StoreError) -> Int {
-        try load().count(where: predicate)
+        var count = 0
+        try forEach { record throws(StoreError) in if predicate(record) { count += 1 } }
+        return count
+    }
+
+    /// The records whose ``ArchiveRecord/expiryDate`` is at or before `date`, found from the index alone
+    /// (only they are decoded), in the order of ``all()``.
+    public func expired(at date: Date) throws(StoreError) -> [Record] {
+        switch try StoreFile.open(path, fileSystem: fileSystem, writable: false, tuning: options.tuning) {
+        case .absent:
+            return []
+        case .singleArchive(let bytes):
+            return try RepositoryFile<Record>.decode(bytes, path: path).records.filter { Self.isExpired($0, at: date) }
+        case .log(let snapshot):
+            try checkVersion(snapshot)
+            return try expiredRecords(in: snapshot, at: date).map(\.record)
+        }
     }
 
     // MARK: Writing
 
-    /// Appends `record`; throws ``StoreError/Code/duplicateID`` if its id is taken.
-    ///
-    /// When the record type reads ids alone (``ArchiveRecord/decodeID(from:)``) and the file is a binary
-    /// store at the current version, exactly as this library last wrote it (``isUnchangedSinceLastWrite(_:)``),
-    /// the record is appended to the file as it is: the ids are checked, the record's objects are added after
-    /// the stored ones, and every stored object is copied byte for byte (the result is read back before it
-    /// replaces the file). Otherwise every record is decoded, which reports any damage, and the file is
-    /// archived anew.
+    /// Adds `record`; throws ``StoreError/Code/duplicateID`` if its id is taken.
     public func add(_ record: Record) throws(StoreError) {
-        try transact { stored throws(StoreError) in
-            if let stored, isUnchangedSinceLastWrite(stored),
-               let appended = try RepositoryFile.appending(record, to: stored, path: path) {
-                return appended
-            }
-            return try rewritten(stored) { records throws(StoreError) in
-                guard !records.contains(where: { $0.id == record.id }) else {
+        let payload = try archived(record)
+        try withWriter(createsStore: true) { snapshot throws(StoreError) in
+            let key = Self.key(record.id)
+            guard try snapshot.locate(key) == nil else { throw RepositoryFile<Record>.duplicateID(record.id, path: path) }
+            try snapshot.commit([.put(key: key, expiry: Self.expiry(record), payload: payload, replacing: nil)])
+        }
+    }
+
+    /// Adds every record of `records` in one commit, and returns those added. With `skippingExisting`, a
+    /// record whose id is taken (in the store, or earlier in `records`) is left out; without it, such a record
+    /// throws ``StoreError/Code/duplicateID`` and nothing is added.
+    @discardableResult
+    public func add(contentsOf records: [Record], skippingExisting: Bool) throws(StoreError) -> [Record] {
+        var frames: [(Record, [UInt8])] = []
+        frames.reserveCapacity(records.count)
+        for record in records { frames.append((record, try archived(record))) }
+        guard !frames.isEmpty else { return [] }
+        return try withWriter(createsStore: true) { snapshot throws(StoreError) -> [Record] in
+            var taken: Set<[UInt8]> = []
+            var added: [Record] = []
+            var changes: [StoreSnapshot.Change] = []
+            for (record, payload) in frames {
+                let key = Self.key(record.id)
+                guard try snapshot.locate(key) == nil, taken.insert(key).inserted else {
+                    if skippingExisting { continue }
                     throw RepositoryFile<Record>.duplicateID(record.id, path: path)
                 }
-                records.append(record)
-                return true
+                changes.append(.put(key: key, expiry: Self.expiry(record), payload: payload, replacing: nil))
+                added.append(record)
             }
-        }
+            try snapshot.commit(changes)
+            return added
+        } ?? []
     }
 
     /// Replaces the record with `record`'s id; throws ``StoreError/Code/notFound`` if there is none.
     public func update(_ record: Record) throws(StoreError) {
-        try modify { records throws(StoreError) in
-            guard let index = records.firstIndex(where: { $0.id == record.id }) else {
-                throw StoreError(.notFound, "no record has this id", path: path, recordID: "\(record.id)")
-            }
-            records[index] = record
+        let payload = try archived(record)
+        let found = try withWriter(createsStore: false) { snapshot throws(StoreError) -> Bool in
+            let key = Self.key(record.id)
+            guard let old = try snapshot.locate(key) else { return false }
+            try snapshot.commit([.put(key: key, expiry: Self.expiry(record), payload: payload, replacing: old)])
             return true
+        }
+        guard found == true else {
+            throw StoreError(.notFound, "no record has this id", path: path, recordID: "\(record.id)")
         }
     }
 
-    /// Replaces the record with `record`'s id, or appends `record` if there is none.
+    /// Replaces the record with `record`'s id, or adds `record` if there is none.
     public func upsert(_ record: Record) throws(StoreError) {
-        try modify { records throws(StoreError) in
-            if let index = records.firstIndex(where: { $0.id == record.id }) {
-                records[index] = record
-            } else {
-                records.append(record)
-            }
-            return true
+        let payload = try archived(record)
+        try withWriter(createsStore: true) { snapshot throws(StoreError) in
+            let key = Self.key(record.id)
+            try snapshot.commit([.put(key: key, expiry: Self.expiry(record), payload: payload, replacing: try snapshot.locate(key))])
         }
     }
 
     /// Removes and returns the record with `id`, or returns `nil` (and writes nothing) if there is none.
     @discardableResult
     public func remove(_ id: Record.ID) throws(StoreError) -> Record? {
-        var removed: Record?
-        try modify { records throws(StoreError) in
-            removed = nil
-            guard let index = records.firstIndex(where: { $0.id == id }) else { return false }
-            removed = records.remove(at: index)
-            return true
-        }
-        return removed
+        try withWriter(createsStore: false) { snapshot throws(StoreError) -> Record? in
+            let key = Self.key(id)
+            guard let location = try snapshot.locate(key) else { return nil }
+            let record = try decode(try snapshot.frame(at: location), snapshot)
+            try snapshot.commit([.delete(key: key, replacing: location)])
+            return record
+        } ?? nil
     }
 
-    /// Removes and returns every record for which `shouldBeRemoved` is true (writes nothing if none is).
+    /// Removes and returns every record for which `shouldBeRemoved` is true, in one commit (writes nothing if
+    /// none is). Every record is decoded; ``removeExpired(at:)`` decodes only the records it removes.
     @discardableResult
     public func removeAll(where shouldBeRemoved: (Record) -> Bool) throws(StoreError) -> [Record] {
-        var removed: [Record] = []
-        try modify { records throws(StoreError) in
-            removed = []
-            var kept: [Record] = []
-            kept.reserveCapacity(records.count)
-            for record in records {
-                if shouldBeRemoved(record) { removed.append(record) } else { kept.append(record) }
+        try withWriter(createsStore: false) { snapshot throws(StoreError) -> [Record] in
+            var removed: [Record] = []
+            var changes: [StoreSnapshot.Change] = []
+            try snapshot.forEachLiveFrame { frame throws(StoreError) in
+                let record = try decode(frame, snapshot)
+                guard shouldBeRemoved(record) else { return }
+                removed.append(record)
+                changes.append(.delete(key: frame.key, replacing: FrameLocation(
+                    kind: .put, offset: frame.offset, ordinal: frame.ordinal, length: frame.header.length,
+                    expiryBits: frame.header.expiryBits)))
             }
-            guard !removed.isEmpty else { return false }
-            records = kept
-            return true
-        }
-        return removed
+            try snapshot.commit(changes)
+            return removed
+        } ?? []
     }
 
-    /// A read-modify-write transaction: `body` gets every record under both locks and returns whether it
-    /// changed them; the file is rewritten only if it did. Throwing from `body` writes nothing. `body` may be
-    /// called more than once (when the store appears while its directory is being created), so it must
-    /// derive everything from the records it is given.
+    /// Removes and returns the records whose ``ArchiveRecord/expiryDate`` is at or before `date`, in one
+    /// commit. They are found from the index alone and only they are decoded, so the cost follows the number
+    /// removed, not the size of the store.
+    @discardableResult
+    public func removeExpired(at date: Date) throws(StoreError) -> [Record] {
+        try withWriter(createsStore: false) { snapshot throws(StoreError) -> [Record] in
+            let expired = try expiredRecords(in: snapshot, at: date)
+            try snapshot.commit(expired.map { .delete(key: $0.key, replacing: $0.location) })
+            return expired.map(\.record)
+        } ?? []
+    }
+
+    /// A read-modify-write of the whole store: `body` gets every record under both locks and returns whether
+    /// it changed them; the store is rewritten (to a temporary file renamed into place) only if it did.
+    /// Throwing from `body` writes nothing. Costs time in proportion to the store; prefer the calls above.
     public func modify(_ body: (inout [Record]) throws(StoreError) -> Bool) throws(StoreError) {
-        try transact { stored throws(StoreError) in try rewritten(stored, body) }
-    }
-
-    /// The full path of a change: every record of `stored` (none when there is no file) decoded, `body` run
-    /// on them, and the file archived anew when `body` changed them or the file was at an older version;
-    /// `nil` (nothing to write) otherwise.
-    private func rewritten(_ stored: [UInt8]?, _ body: (inout [Record]) throws(StoreError) -> Bool) throws(StoreError)
-        -> [UInt8]?
-    {
-        var (records, version) = try stored.map { bytes throws(StoreError) in try RepositoryFile<Record>.decode(bytes, path: path) }
-            ?? ([], Record.archiveFormatVersion)
-        let changed = try body(&records)
-        guard changed || version != Record.archiveFormatVersion else { return nil }
-        return try RepositoryFile.encode(records, path: path)
-    }
-
-    /// Runs `change` on the stored bytes (`nil` when there is no file) under both locks and replaces the file
-    /// with what it returns (nothing is written when it returns `nil`). When the directory does not exist,
-    /// `change` first runs without the lock to see whether it writes at all, so that a change that writes
-    /// nothing creates nothing.
-    private func transact(_ change: ([UInt8]?) throws(StoreError) -> [UInt8]?) throws(StoreError) {
+        let directory = PathName.directory(of: path)
+        if try SystemCalls.linkStatus(directory) == nil {
+            var records: [Record] = []
+            guard try body(&records) else { return }
+            try rewrite(records, createDirectory: true)
+            return
+        }
         try writers.withLock { _ throws(StoreError) in
-            let directory = PathName.directory(of: path)
-            if try SystemCalls.linkStatus(directory) == nil {
-                guard try change(nil) != nil else { return }
-                try SystemCalls.makeDirectories(directory)
-            }
             try FileLock.holding(lockPath, timeout: options.lockTimeout) { () throws(StoreError) in
-                guard let bytes = try change(try AtomicFile.read(path)) else { return }
-                AtomicFile.removeStaleTemporaries(of: path)
-                do throws(StoreError) {
-                    try AtomicFile.replace(path, with: bytes, fault: options.writeFault)
-                } catch where error.code == .durabilityUnknown {
-                    StoreDigest.record(StoreDigest.of(bytes), at: lockPath)
-                    throw error
+                StoreFiles.removeStaleTemporaries(of: path)
+                var records: [Record] = []
+                var durabilityDoubt: StoreError?
+                if let snapshot = try openForWriting(createsStore: false, durabilityDoubt: &durabilityDoubt) {
+                    try snapshot.forEachLiveFrame { frame throws(StoreError) in records.append(try decode(frame, snapshot)) }
                 }
-                StoreDigest.record(StoreDigest.of(bytes), at: lockPath)
+                if try body(&records) { try install(records) }
+                if let durabilityDoubt { throw durabilityDoubt }
             }
         }
     }
 
-    /// Whether `bytes` are exactly what this library last wrote to the file (their digest is the one recorded
-    /// in the lock file, see ``StoreDigest``). Only then do `get` and `add` read part of the file; a file
-    /// damaged or changed by anything else is read in full.
-    func isUnchangedSinceLastWrite(_ bytes: [UInt8]) -> Bool {
-        guard let recorded = StoreDigest.recorded(at: lockPath) else { return false }
-        return recorded == StoreDigest.of(bytes)
+    /// Writes the store anew holding `records`, under the locks (for ``modify(_:)`` on an absent store).
+    private func rewrite(_ records: [Record], createDirectory: Bool) throws(StoreError) {
+        try writers.withLock { _ throws(StoreError) in
+            if createDirectory { try SystemCalls.makeDirectories(PathName.directory(of: path)) }
+            try FileLock.holding(lockPath, timeout: options.lockTimeout) { () throws(StoreError) in try install(records) }
+        }
+    }
+
+    /// A new log holding `records` (at the current version), renamed over the store. Duplicate ids keep the
+    /// first record.
+    private func install(_ records: [Record]) throws(StoreError) {
+        var builder = try LogBuilder(path: path, fileSystem: fileSystem, recordVersion: Record.archiveFormatVersion)
+        do throws(StoreError) {
+            var seen: Set<[UInt8]> = []
+            for record in records {
+                let key = Self.key(record.id)
+                guard seen.insert(key).inserted else { continue }
+                try builder.add(key: key, expiry: Self.expiry(record), payload: try archived(record))
+            }
+        } catch {
+            builder.abandon()
+            throw error
+        }
+        try builder.install()
+    }
+
+    // MARK: Export
+
+    /// Writes every record as one ordinary keyed archive to `destination` (replaced atomically, mode 0600):
+    /// root object `ArchiveRepositoryFile` with keys `version` and `records` (an NSArray of the records), as
+    /// stores were kept before the record log. Apple's `NSKeyedUnarchiver` reads it; so does
+    /// ``RepositoryFile/decode(_:path:)`` and so ``add(contentsOf:skippingExisting:)`` can take it back.
+    public func exportArchive(to destination: String) throws(StoreError) {
+        let bytes = try RepositoryFile.encode(try all(), path: destination)
+        try AtomicFile.replace(destination, with: bytes)
+    }
+
+    /// The records of an archive that ``exportArchive(to:)`` wrote (or a store file from before the record
+    /// log). Throws ``StoreError/Code/corrupt`` for anything else.
+    public static func records(inArchive bytes: [UInt8], source: String) throws(StoreError) -> [Record] {
+        try RepositoryFile<Record>.decode(bytes, path: source).records
     }
 
     // MARK: Corrupt stores
 
-    /// Renames an unreadable archive to `<path>.<suffix>` so that a fresh one can be started, and returns the
-    /// new path. Throws ``StoreError/Code/invalidArgument`` if the archive can be read (nothing is moved), and
-    /// ``StoreError/Code/notFound`` if there is no archive.
+    /// Renames an unreadable store to `<path>.<suffix>` (and removes its index) so that a fresh one can be
+    /// started, and returns the new path. Throws ``StoreError/Code/invalidArgument`` if the store can be read
+    /// in full (nothing is moved), and ``StoreError/Code/notFound`` if there is no store.
     public func moveAside(suffix: String) throws(StoreError) -> String {
         try writers.withLock { _ throws(StoreError) in
             guard try SystemCalls.linkStatus(path) != nil else {
@@ -222,13 +333,14 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
             }
             return try FileLock.holding(lockPath, timeout: options.lockTimeout) { () throws(StoreError) in
                 do throws(StoreError) {
-                    _ = try loadWithVersion()
+                    try forEach { _ throws(StoreError) in }
                 } catch where error.code == .corrupt || error.code == .unsupportedVersion {
                     let destination = path + "." + suffix
                     guard try SystemCalls.linkStatus(destination) == nil else {
                         throw StoreError(.io, "cannot move the store aside: the destination exists", path: destination)
                     }
                     try SystemCalls.replace(path, destination)
+                    _ = try? fileSystem.unlink(indexPath)
                     try SystemCalls.syncDirectory(PathName.directory(of: path))
                     return destination
                 }
@@ -237,15 +349,164 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         }
     }
 
-    // MARK: Loading
+    // MARK: The writer
 
-    private func load() throws(StoreError) -> [Record] {
-        try loadWithVersion().records
+    /// Runs `body` on the store opened for writing, under both locks, then merges the index or compacts the
+    /// log if due. Returns `nil`, having written nothing, when there is no store and `createsStore` is false.
+    /// A store from before the record log, or at an older record version, is first rewritten as a record log
+    /// at the current version.
+    private func withWriter<Result>(
+        createsStore: Bool, _ body: (StoreSnapshot) throws(StoreError) -> Result
+    ) throws(StoreError) -> Result? {
+        try writers.withLock { _ throws(StoreError) -> Result? in
+            let directory = PathName.directory(of: path)
+            if try SystemCalls.linkStatus(directory) == nil {
+                guard createsStore else { return nil }
+                try SystemCalls.makeDirectories(directory)
+            }
+            return try FileLock.holding(lockPath, timeout: options.lockTimeout) { () throws(StoreError) -> Result? in
+                StoreFiles.removeStaleTemporaries(of: path)
+                var durabilityDoubt: StoreError?
+                guard let snapshot = try openForWriting(createsStore: createsStore, durabilityDoubt: &durabilityDoubt) else {
+                    return nil
+                }
+                let result = try body(snapshot)
+                if snapshot.needsCompaction {
+                    try? snapshot.compact()
+                } else {
+                    snapshot.maintainIndex()
+                }
+                if let durabilityDoubt { throw durabilityDoubt }
+                return result
+            }
+        }
     }
 
-    /// Reads and decodes the archive; an absent file is an empty store at the current version.
-    private func loadWithVersion() throws(StoreError) -> (records: [Record], version: Int) {
-        guard let bytes = try AtomicFile.read(path) else { return ([], Record.archiveFormatVersion) }
-        return try RepositoryFile<Record>.decode(bytes, path: path)
+    /// The store as a record log at the current version, opened read-write.
+    private func openForWriting(createsStore: Bool, durabilityDoubt: inout StoreError?) throws(StoreError) -> StoreSnapshot? {
+        for _ in 0..<3 {
+            let records: [Record]
+            switch try StoreFile.open(path, fileSystem: fileSystem, writable: true, tuning: options.tuning) {
+            case .absent:
+                guard createsStore else { return nil }
+                records = []
+            case .singleArchive(let bytes):
+                records = try RepositoryFile<Record>.decode(bytes, path: path).records
+            case .log(let snapshot):
+                try checkVersion(snapshot)
+                guard snapshot.state.recordVersion != Record.archiveFormatVersion else { return snapshot }
+                var migrated: [Record] = []
+                try snapshot.forEachLiveFrame { frame throws(StoreError) in migrated.append(try decode(frame, snapshot)) }
+                records = migrated
+            }
+            do throws(StoreError) {
+                try install(records)
+            } catch where error.code == .durabilityUnknown {
+                durabilityDoubt = error
+            }
+        }
+        throw StoreError(.io, "the store changed while it was being rewritten", path: path)
+    }
+
+    // MARK: Records and frames
+
+    /// The key a record is filed under: its id's description, UTF-8.
+    static func key(_ id: Record.ID) -> [UInt8] { Array(String(describing: id).utf8) }
+
+    static func expiry(_ record: Record) -> Double? { record.expiryDate?.timeIntervalSince1970 }
+
+    static func isExpired(_ record: Record, at date: Date) -> Bool {
+        guard let expiry = record.expiryDate else { return false }
+        return expiry <= date
+    }
+
+    /// The record's keyed archive, read back before it is returned: a record that archives to something the
+    /// unarchiver refuses (a date of infinity, say) is refused here, so the store never holds a record it
+    /// cannot read.
+    /// - Throws: ``StoreError/Code/invalidArgument``.
+    private func archived(_ record: Record) throws(StoreError) -> [UInt8] {
+        let bytes: [UInt8]
+        do {
+            bytes = try KeyedArchiver.archivedData(withRootObject: record)
+        } catch {
+            throw StoreError(.invalidArgument, "cannot archive the record: \(error)", path: path, recordID: "\(record.id)")
+        }
+        let readBack: Record?
+        do {
+            readBack = try KeyedUnarchiver.unarchivedObject(ofType: Record.self, from: bytes, registry: RepositoryFile<Record>.registry,
+                                                            requiresSecureCoding: false)
+        } catch {
+            throw StoreError(.invalidArgument, "the record would not read back, so nothing was written: \(error)", path: path,
+                             recordID: "\(record.id)")
+        }
+        guard let readBack, Self.key(readBack.id) == Self.key(record.id) else {
+            throw StoreError(.invalidArgument, "the archived record reads back with another id", path: path, recordID: "\(record.id)")
+        }
+        return bytes
+    }
+
+    /// The record of a put frame, migrated when the log is at an older record version.
+    /// - Throws: ``StoreError/Code/corrupt`` with the frame's offset.
+    private func decode(_ frame: LogFrame, _ snapshot: StoreSnapshot) throws(StoreError) -> Record {
+        let version = snapshot.state.recordVersion
+        let record: Record?
+        do {
+            if version == Record.archiveFormatVersion {
+                record = try KeyedUnarchiver.unarchivedObject(ofType: Record.self, from: frame.payload,
+                                                              registry: RepositoryFile<Record>.registry, requiresSecureCoding: false)
+            } else {
+                record = try KeyedUnarchiver.withUnarchiver(for: frame.payload, registry: RepositoryFile<Record>.registry) { coder in
+                    guard let root = try coder.objectUID(forKey: "root") else { return nil }
+                    return try coder.visitObject(root, key: "root") { try Record.migrateRecord(fromVersion: version, coder: coder) }
+                }
+            }
+        } catch let error as StoreError {
+            var error = error
+            error.path = path
+            error.offset = frame.offset
+            throw error
+        } catch {
+            throw StoreError(.corrupt, "cannot read a record: \(error)", path: path, offset: frame.offset)
+        }
+        guard let record else { throw StoreError(.corrupt, "a record frame holds nil", path: path, offset: frame.offset) }
+        guard Self.key(record.id) == frame.key else {
+            throw StoreError(.corrupt, "a record frame holds another id than its key", path: path, offset: frame.offset)
+        }
+        return record
+    }
+
+    /// Refuses a log written at a newer record version.
+    private func checkVersion(_ snapshot: StoreSnapshot) throws(StoreError) {
+        let version = snapshot.state.recordVersion
+        if version > Record.archiveFormatVersion {
+            throw StoreError(.unsupportedVersion,
+                             "store format version \(version) is newer than this build's \(Record.archiveFormatVersion); use a newer formcache",
+                             path: path)
+        }
+    }
+
+    /// The expired records with their frames, in log order.
+    private func expiredRecords(in snapshot: StoreSnapshot, at date: Date)
+        throws(StoreError) -> [(record: Record, key: [UInt8], location: FrameLocation)]
+    {
+        let limit = date.timeIntervalSince1970
+        var locations: [FrameLocation] = []
+        try snapshot.forEachLiveLocation { location throws(StoreError) in
+            if let expiry = location.expiry, expiry <= limit { locations.append(location) }
+        }
+        locations.sort { $0.ordinal < $1.ordinal }
+        var result: [(record: Record, key: [UInt8], location: FrameLocation)] = []
+        result.reserveCapacity(locations.count)
+        for var location in locations {
+            if location.length == 0 {
+                // From the index, which does not keep lengths: read the frame's header.
+                let header = try snapshot.frameHeader(at: location.offset)
+                location.length = header.length
+            }
+            let frame = try snapshot.frame(at: location)
+            let record = try decode(frame, snapshot)
+            result.append((record, frame.key, location))
+        }
+        return result
     }
 }

@@ -8,7 +8,9 @@ import FoundationEssentials
 /// let again = try cache.get(record.id)
 /// ```
 ///
-/// The store is `FormCache.cache` in the data directory (see ``DataDirectory``), an ordinary keyed archive.
+/// The store is `FormCache.cache` in the data directory (see ``DataDirectory``), a log of keyed-archive
+/// records with an index beside it (see ``ArchiveRepository``); ``export(to:)`` writes every record as one
+/// ordinary keyed archive and ``importArchive(file:)`` reads one back.
 /// Expiry is checked on every read: an expired record is never returned (except by
 /// `list(includeExpired: true)`), even before ``purge(all:dryRun:)`` removes it. Expiry is judged by the
 /// injected ``StoreClock`` against each record's fixed ``FormRecord/expiresAt``, so a clock that steps back
@@ -75,12 +77,24 @@ public final class FormCache: Sendable {
         return record
     }
 
-    /// The live records (and the expired ones too if `includeExpired`), in insertion order.
+    /// The live records (and the expired ones too if `includeExpired`), in the order of their last write.
     public func list(includeExpired: Bool = false) throws(StoreError) -> [FormRecord] {
-        if includeExpired { return try repository.all() }
-        let now = clock.now()
-        return try repository.filter { !$0.isExpired(at: now) }
+        var records: [FormRecord] = []
+        try forEachRecord(includeExpired: includeExpired) { record throws(StoreError) in records.append(record) }
+        return records
     }
+
+    /// Calls `body` with each live record (and the expired ones too if `includeExpired`), in the order of
+    /// ``list(includeExpired:)``, holding one record in memory at a time.
+    public func forEachRecord(includeExpired: Bool = false, _ body: (FormRecord) throws(StoreError) -> Void) throws(StoreError) {
+        let now = clock.now()
+        try repository.forEach { record throws(StoreError) in
+            if includeExpired || !record.isExpired(at: now) { try body(record) }
+        }
+    }
+
+    /// The number of records, live and expired, from the store's last commit.
+    public func count() throws(StoreError) -> Int { try repository.count() }
 
     /// Removes the record with `id`, live or expired, and returns it. Throws ``StoreError/Code/notFound`` if
     /// there is none.
@@ -92,14 +106,22 @@ public final class FormCache: Sendable {
         return removed
     }
 
-    /// Removes the expired records (every record with `all`) and returns them; with `dryRun` only returns
-    /// what would be removed.
+    /// Removes the expired records (every record with `all`) and returns them, in one commit; with `dryRun`
+    /// only returns what would be removed. Expired records are found from the store's index, so only they are
+    /// decoded.
     @discardableResult
     public func purge(all: Bool = false, dryRun: Bool = false) throws(StoreError) -> [FormRecord] {
+        if all { return dryRun ? try repository.all() : try repository.removeAll { _ in true } }
         let now = clock.now()
-        let isPurged: (FormRecord) -> Bool = { all || $0.isExpired(at: now) }
-        if dryRun { return try repository.filter(isPurged) }
-        return try repository.removeAll(where: isPurged)
+        return dryRun ? try repository.expired(at: now) : try repository.removeExpired(at: now)
+    }
+
+    /// Writes every record, live and expired, to `file` as one ordinary keyed archive (see
+    /// ``ArchiveRepository/exportArchive(to:)``) and returns how many.
+    @discardableResult
+    public func export(to file: String) throws(StoreError) -> Int {
+        try repository.exportArchive(to: file)
+        return try repository.count()
     }
 
     /// Renames an unreadable store to `FormCache.cache.corrupt-<UTC time>` and returns the new path.

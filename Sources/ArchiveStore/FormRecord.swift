@@ -39,6 +39,9 @@ public struct FormRecord: ArchiveRecord, Hashable, Sendable {
     /// Whether the record has expired at `now`: `now` is at or past ``expiresAt``.
     public func isExpired(at now: Date) -> Bool { now >= expiresAt }
 
+    /// ``expiresAt``, kept in the store's index (see ``ArchiveRecord/expiryDate``).
+    public var expiryDate: Date? { expiresAt }
+
     public static var archivedClassName: String { "FormRecord" }
 
     public func encode(with coder: KeyedArchiver) {

@@ -53,24 +53,33 @@ extension FormCache {
 
     /// Imports the legacy archive `bytes`; `source` names it in errors. See ``importLegacy(file:)``.
     public func importLegacy(archive bytes: [UInt8], source: String) throws(StoreError) -> LegacyImportResult {
-        let models = try Self.legacyModels(in: bytes, source: source)
-        var result = LegacyImportResult(imported: [], skippedIDs: [])
-        try repository.modify { records throws(StoreError) in
-            result = LegacyImportResult(imported: [], skippedIDs: [])
-            var taken = Set(records.map(\.id))
-            for model in models {
-                guard taken.insert(model.id).inserted else {
-                    result.skippedIDs.append(model.id)
-                    continue
-                }
-                let record = FormRecord(
-                    id: model.id, name: model.name, registeredAt: model.registerDatetime, timeToLive: .defaultValue)
-                records.append(record)
-                result.imported.append(record)
-            }
-            return !result.imported.isEmpty
+        let records = try Self.legacyModels(in: bytes, source: source).map { model in
+            FormRecord(id: model.id, name: model.name, registeredAt: model.registerDatetime, timeToLive: .defaultValue)
         }
-        return result
+        return try importRecords(records)
+    }
+
+    /// Imports a keyed archive of either kind: one that ``export(to:)`` wrote (root `ArchiveRepositoryFile`,
+    /// records kept as they are, with their own expiry), or a legacy one of `FormModel` objects (see
+    /// ``importLegacy(file:)``). Ids already in the store are skipped. All added records are one commit.
+    public func importArchive(file path: String) throws(StoreError) -> LegacyImportResult {
+        let fd = try SystemCalls.openFile(path, O_RDONLY)
+        defer { SystemCalls.closeFile(fd) }
+        let bytes = try SystemCalls.readAll(fd, path)
+        if let records = try? ArchiveRepository<FormRecord>.records(inArchive: bytes, source: path) {
+            return try importRecords(records)
+        }
+        return try importLegacy(archive: bytes, source: path)
+    }
+
+    /// Adds the records whose ids are free, in one commit.
+    private func importRecords(_ records: [FormRecord]) throws(StoreError) -> LegacyImportResult {
+        let added = try repository.add(contentsOf: records, skippingExisting: true)
+        var addedIDs = Set(added.map(\.id))
+        var skipped: [String] = []
+        for record in records where !addedIDs.contains(record.id) { skipped.append(record.id) }
+        addedIDs.removeAll()
+        return LegacyImportResult(imported: added, skippedIDs: skipped)
     }
 
     static func legacyModels(in bytes: [UInt8], source: String) throws(StoreError) -> [LegacyFormModel] {

@@ -9,8 +9,11 @@ public struct RepositoryOptions: Sendable {
     /// Default: 10 seconds.
     public var lockTimeout: Duration = .seconds(10)
 
-    /// A failure to inject into the next writes, for tests of failed writes.
-    package var writeFault: WriteFault?
+    /// The file system the store goes through; tests inject faults with it.
+    package var fileSystem: FileSystem = .kernel
+
+    /// When the index is merged and the log compacted; tests make them small.
+    package var tuning = StoreTuning()
 
     public init() {}
 }

@@ -56,9 +56,13 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public var recordID: String?
     /// The `errno` of the failed system call, for ``Code/io``.
     public var errno: Int32?
+    /// Where in the file the damage was found (a byte offset), for ``Code/corrupt``.
+    public var offset: Int?
 
-    public init(_ code: Code, _ reason: String, path: String? = nil, recordID: String? = nil, errno: Int32? = nil) {
+    public init(_ code: Code, _ reason: String, path: String? = nil, recordID: String? = nil, errno: Int32? = nil,
+                offset: Int? = nil) {
         self.code = code
+        self.offset = offset
         self.reason = reason
         self.path = path
         self.recordID = recordID
@@ -70,6 +74,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         var text = "store"
         if let path { text += ": " + path }
         if let recordID { text += ": record '" + recordID + "'" }
+        if let offset { text += ": at byte \(offset)" }
         return text + ": " + reason
     }
 }

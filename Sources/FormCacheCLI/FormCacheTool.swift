@@ -29,7 +29,8 @@ public enum FormCacheTool {
             name: "formcache",
             abstract: "Keep form records, with an expiry, in your data directory.",
             discussion: """
-                The store is FormCache.cache, a keyed archive in $FORMCACHE_HOME, else $XDG_DATA_HOME/formcache, \
+                The store is FormCache.cache, a log of keyed-archive records (with FormCache.cache.index \
+                beside it; 'export' writes one ordinary keyed archive) in $FORMCACHE_HOME, else $XDG_DATA_HOME/formcache, \
                 else ~/.local/share/formcache (see 'formcache path'). Exit status: 0 ok, 1 not found or expired, \
                 64 usage error, 65 store unreadable or corrupt, 74 I/O error, 75 store locked past \
                 $FORMCACHE_LOCK_TIMEOUT seconds (default 10).
@@ -37,7 +38,7 @@ public enum FormCacheTool {
             version: version,
             commands: [
                 Verbs.add(session), Verbs.get(session), Verbs.list(session), Verbs.remove(session),
-                Verbs.purge(session), Verbs.importArchive(session), Verbs.path(session), Verbs.moveAside(session),
+                Verbs.purge(session), Verbs.importArchive(session), Verbs.export(session), Verbs.path(session), Verbs.moveAside(session),
             ])
     }
 }

@@ -31,24 +31,4 @@ struct ReadmeExampleTests {
         #expect(best == 35)
         #expect(try log.get("push-ups")?.count == 20)
     }
-
-    @Test func readingIdsAloneIsOneStaticFunction() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("exercises.archive").path
-        let log = ArchiveRepository<Exercise>(path: path)
-        try log.add(Exercise(id: "push-ups", count: 20))
-        let stored = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        let squats = Exercise(id: "squats", count: 35)
-        let appended = try #require(try RepositoryFile<Exercise>.appending(squats, to: stored, path: path))
-        try log.add(squats)
-        #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) == appended)
-        #expect(try log.get("squats")?.count == 35)
-        #expect(try log.all().map(\.id) == ["push-ups", "squats"])
-    }
-}
-
-extension ReadmeExampleTests.Exercise {
-    static func decodeID(from coder: KeyedUnarchiver) throws -> String? { try coder.decode(String.self, forKey: "id") }
 }

@@ -1,5 +1,5 @@
 import TestSupport
-import ArchiveStore
+@testable import ArchiveStore
 import CommandLineSupport
 import Foundation
 import Testing
@@ -134,11 +134,21 @@ struct HostileEnvironmentTests {
         #expect(FileManager.default.fileExists(atPath: other))
     }
 
-    // 6. The directory fsync failing after the rename: the record is stored, its id printed, the outcome said.
-    @Test func directoryFsyncFailureAfterRenameReportsTheStoredRecord() throws {
+    // 6. The fsync after the commit failing: the record is stored, its id printed, the outcome said.
+    @Test func fsyncFailureAfterTheCommitReportsTheStoredRecord() throws {
         let directory = try TemporaryDirectoryPath()
+        try FormCache(directory: directory.path).add(name: "first", id: "first")
+        let store = directory.path + "/" + FormCache.fileName
+        let syncs = Locked(0)
         var options = RepositoryOptions()
-        options.writeFault = .directorySyncFails
+        // A commit syncs the store twice: its frames, then its commit slot. The second one fails.
+        options.fileSystem = FileSystem { call, path in
+            guard call == .sync, path == store else { return nil }
+            return syncs.withLock { count in
+                count += 1
+                return count == 2 ? .error(EIO) : nil
+            }
+        }
         let cache = FormCache(directory: directory.path, options: options)
         let error = #expect(throws: StoreError.self) { try cache.add(name: "x", id: "stored") }
         #expect(error?.code == .durabilityUnknown)

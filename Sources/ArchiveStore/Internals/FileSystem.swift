@@ -111,6 +111,20 @@ package struct FileSystem: Sendable {
         if limit < bytes.count { throw SystemCalls.failure("write", path, ENOSPC) }
     }
 
+    /// Writes all of `bytes` at `offset` (`pwrite(2)`), looping over short writes.
+    package func write(_ fd: Int32, _ bytes: [UInt8], at offset: Int, _ path: String) throws(StoreError) {
+        var limit = bytes.count
+        if case .shortWrite(let n)? = try injected(.write, path) { limit = min(n, bytes.count) }
+        var done = 0
+        while done < limit {
+            let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress.map { $0 + done }, limit - done, off_t(offset + done)) }
+            if n > 0 { done += n } else if n == 0 { throw SystemCalls.failure("pwrite", path, EIO) } else if errno != EINTR {
+                throw SystemCalls.failure("pwrite", path)
+            }
+        }
+        if limit < bytes.count { throw SystemCalls.failure("pwrite", path, ENOSPC) }
+    }
+
     package func sync(_ fd: Int32, _ path: String) throws(StoreError) {
         _ = try injected(.sync, path)
         try SystemCalls.sync(fd, path)

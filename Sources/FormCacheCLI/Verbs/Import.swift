@@ -4,17 +4,18 @@ import CommandLineSupport
 extension Verbs {
     static func importArchive(_ session: Session) -> Command {
         Command(
-            name: "import", abstract: "Import a legacy keyed archive of FormModel objects.",
+            name: "import", abstract: "Import records from a keyed archive ('export' output or legacy FormModels).",
             discussion: """
-                Reads a keyed archive (NSKeyedArchiver, binary or XML) whose root is a FormModel or an array of \
-                them (keys id, registerDatetime, name; class FormModel or Model.FormModel). Each becomes a \
-                record expiring 30 days after its registration date. Ids already stored are skipped. Prints \
-                the imported ids, one a line.
+                Reads a keyed archive (NSKeyedArchiver, binary or XML): one that 'formcache export' wrote, whose \
+                records keep their fields and expiry; or a legacy one whose root is a FormModel or an array of \
+                them (keys id, registerDatetime, name; class FormModel or Model.FormModel), each becoming a \
+                record expiring 30 days after its registration date. Ids already stored are skipped; the \
+                records are added in one commit. Prints the imported ids, one a line.
                 """,
             arguments: [.required("file", help: "The archive to import.")]
         ) { context in
             let file = context.arguments.value("file") ?? ""
-            let result = try session.withCache { cache throws(StoreError) in try cache.importLegacy(file: file) }
+            let result = try session.withCache { cache throws(StoreError) in try cache.importArchive(file: file) }
             context.stdout.write(result.imported.map { $0.id + "\n" }.joined())
             let count = result.imported.count
             var summary = "Imported \(count) record\(count == 1 ? "" : "s")"

@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+@testable import ArchiveStore
+
+/// Every single fault (EIO, ENOSPC, a short write) at every file-system call of each kind of change to a
+/// record-log store: the store reads back with every record acknowledged before, and the change is either
+/// all there (it returned, or said its durability is unknown) or not there at all.
+@Suite("Record log: faults")
+struct RecordLogFaultTests {
+    enum Operation: String, CaseIterable {
+        case addToAbsentStore, add, addMigratingASingleArchive, update, remove, purge, addMergingTheIndex,
+             removeCompactingTheLog, importSkippingExisting
+    }
+
+    static let new = FormRecord(id: "new", name: "new", fields: ["f": "1"], registeredAt: Date(timeIntervalSince1970: 1_000),
+                                expiresAt: Date(timeIntervalSince1970: 9_000))
+
+    static func tuning(_ operation: Operation) -> StoreTuning {
+        var tuning = StoreTuning()
+        if operation == .addMergingTheIndex { tuning.mergeFrames = 3 }
+        if operation == .removeCompactingTheLog { tuning.compactionFloor = 0 }
+        return tuning
+    }
+
+    /// The store before the operation, written without faults into `directory`.
+    static func setUp(_ operation: Operation, in directory: TemporaryDirectory) throws -> [FormRecord] {
+        var options = RepositoryOptions()
+        options.tuning = tuning(operation)
+        let repository = ArchiveRepository<FormRecord>(path: directory.file("Forms.archive"), options: options)
+        switch operation {
+        case .addToAbsentStore:
+            return []
+        case .addMigratingASingleArchive:
+            let records = sampleRecords(0..<5)
+            try directory.write(try RepositoryFile<FormRecord>.encode(records, path: "x"), to: "Forms.archive")
+            return records
+        case .purge:
+            let records = sampleRecords(0..<3, expiringAt: 1_500) + sampleRecords(3..<6, expiringAt: 2_500)
+            for record in records.shuffled() { try repository.add(record) }
+            return try repository.all()
+        case .removeCompactingTheLog:
+            for record in sampleRecords(0..<4) { try repository.add(record) }
+            try repository.remove("id0")
+            return try repository.all()
+        default:
+            for record in sampleRecords(0..<5) { try repository.add(record) }
+            return try repository.all()
+        }
+    }
+
+    /// Runs the operation.
+    static func perform(_ operation: Operation, on repository: ArchiveRepository<FormRecord>) throws(StoreError) {
+        switch operation {
+        case .addToAbsentStore, .add, .addMigratingASingleArchive, .addMergingTheIndex:
+            try repository.add(new)
+        case .update:
+            var record = sampleRecords(2..<3)[0]
+            record.name = "updated"
+            try repository.update(record)
+        case .remove:
+            _ = try repository.remove("id3")
+        case .removeCompactingTheLog:
+            _ = try repository.remove("id2")
+        case .purge:
+            _ = try repository.removeExpired(at: Date(timeIntervalSince1970: 2_000))
+        case .importSkippingExisting:
+            _ = try repository.add(contentsOf: [new, sampleRecords(1..<2)[0]], skippingExisting: true)
+        }
+    }
+
+    /// The records after the operation succeeded, from those before.
+    static func expected(_ operation: Operation, after before: [FormRecord]) -> [FormRecord] {
+        switch operation {
+        case .addToAbsentStore, .add, .addMigratingASingleArchive, .addMergingTheIndex, .importSkippingExisting:
+            return before + [new]
+        case .update:
+            var record = sampleRecords(2..<3)[0]
+            record.name = "updated"
+            return before.filter { $0.id != "id2" } + [record]
+        case .remove:
+            return before.filter { $0.id != "id3" }
+        case .removeCompactingTheLog:
+            return before.filter { $0.id != "id2" }
+        case .purge:
+            return before.filter { $0.expiresAt > Date(timeIntervalSince1970: 2_000) }
+        }
+    }
+
+    @Test(arguments: Operation.allCases)
+    func everySingleFaultLeavesEveryAcknowledgedRecordReadable(operation: Operation) throws {
+        let template = try TemporaryDirectory()
+        let before = try Self.setUp(operation, in: template)
+        let after = Self.expected(operation, after: before)
+        let counter = FaultCounter()
+        var injected = 0
+        var outcomes: Set<String> = []
+        for fault in [FileSystem.Fault.error(EIO), .error(ENOSPC), .shortWrite(7)] {
+            var call = 1
+            while true {
+                let directory = try TemporaryDirectory()
+                for name in try template.entries() {
+                    try FileManager.default.copyItem(atPath: template.file(name), toPath: directory.file(name))
+                }
+                var options = RepositoryOptions()
+                options.tuning = Self.tuning(operation)
+                options.fileSystem = counter.fileSystem
+                let repository = ArchiveRepository<FormRecord>(path: directory.file("Forms.archive"), options: options)
+                counter.arm(failAt: call, with: fault)
+                var succeeded: Bool
+                do {
+                    try Self.perform(operation, on: repository)
+                    succeeded = true
+                } catch where error.code == .durabilityUnknown {
+                    succeeded = true
+                } catch {
+                    #expect(error.code == .io, "\(operation) \(fault) call \(call): \(error)")
+                    succeeded = false
+                }
+                let failed = counter.failed
+                counter.arm(failAt: nil)
+                guard let failed else { break }   // the operation makes fewer calls: every one was tried
+                injected += 1
+                outcomes.insert(succeeded ? "done" : "not done")
+                let context = "\(operation), \(fault) at call \(call) (\(failed.call) of \(failed.path))"
+                let plain = ArchiveRepository<FormRecord>(path: directory.file("Forms.archive"))
+                let records = try plain.all()
+                #expect(records == (succeeded ? after : before), "\(context)")
+                for record in after + before {
+                    #expect(try plain.get(record.id) == records.first { $0.id == record.id }, "\(context)")
+                }
+                #expect(try plain.count() == records.count, "\(context)")
+                // Nothing left behind, and the store takes the next write.
+                try plain.add(FormRecord(id: "next", name: "next", fields: [:], registeredAt: Date(timeIntervalSince1970: 1),
+                                         expiresAt: Date(timeIntervalSince1970: 9_999)))
+                #expect(try directory.entries().filter { $0.contains(".tmp-") } == [], "\(context)")
+                #expect(try plain.all().map(\.id) == records.map(\.id) + ["next"], "\(context)")
+                call += 1
+            }
+        }
+        #expect(injected > 10)
+        #expect(outcomes.contains("not done"))
+    }
+}

@@ -1,0 +1,426 @@
+import BinaryPlist
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import KeyedArchive
+import Testing
+import TestSupport
+@testable import ArchiveStore
+
+/// A store file taken apart as a plist: its top dictionary, `$objects`, and where the records are.
+struct StorePlist {
+    var top: PlistDictionary
+    var objects: [PlistValue]
+    var rootUID: Int
+    var arrayUID: Int
+    var recordUIDs: [Int]
+
+    static func records(_ range: Range<Int>) -> [FormRecord] {
+        range.map {
+            FormRecord(id: "id\($0)", name: "name\($0)", fields: ["k": "v\($0)"],
+                       registeredAt: Date(timeIntervalSince1970: 1_000), expiresAt: Date(timeIntervalSince1970: 2_000))
+        }
+    }
+
+    init(_ bytes: [UInt8]) throws {
+        let plist = try PropertyList.decode(bytes)
+        top = try #require(plist.dictionaryValue)
+        objects = try #require(top["$objects"]?.arrayValue)
+        rootUID = Int(try #require(top["$top"]?["root"]?.uidValue).value)
+        arrayUID = Int(try #require(objects[rootUID]["records"]?.uidValue).value)
+        recordUIDs = try #require(objects[arrayUID]["NS.objects"]?.arrayValue).map { Int($0.uidValue?.value ?? 0) }
+    }
+
+    var bytes: [UInt8] {
+        get throws {
+            var top = top
+            top["$objects"] = .array(objects)
+            return try PropertyList.encode(.dictionary(top))
+        }
+    }
+
+    /// Sets `key` of the dictionary at `uid` to `value`.
+    mutating func set(_ uid: Int, _ key: String, _ value: PlistValue) throws {
+        var d = try #require(objects[uid].dictionaryValue)
+        d[key] = value
+        objects[uid] = .dictionary(d)
+    }
+}
+
+/// Records for the log tests: one per id, an expiry each.
+func sampleRecords(_ range: Range<Int>, expiringAt expiry: TimeInterval = 2_000) -> [FormRecord] {
+    range.map {
+        FormRecord(id: "id\($0)", name: "name\($0)", fields: ["k": "v\($0)"],
+                   registeredAt: Date(timeIntervalSince1970: 1_000), expiresAt: Date(timeIntervalSince1970: expiry))
+    }
+}
+
+/// The record log: its files, reading and writing them, migration from single-archive stores, export,
+/// merging the index and compacting the log, and damage anywhere in either file.
+@Suite("Record log")
+struct RecordLogTests {
+    func forms(_ directory: TemporaryDirectory, tuning: StoreTuning = StoreTuning()) -> ArchiveRepository<FormRecord> {
+        var options = RepositoryOptions()
+        options.tuning = tuning
+        return ArchiveRepository<FormRecord>(path: directory.file("Forms.archive"), options: options)
+    }
+
+    @Test func theStoreIsARecordLogWithAnIndexAndAnExportIsAnOrdinaryKeyedArchive() throws {
+        let directory = try TemporaryDirectory()
+        let repository = forms(directory)
+        let records = sampleRecords(0..<5)
+        for record in records { try repository.add(record) }
+        let bytes = try directory.read("Forms.archive")
+        #expect(Array(bytes.prefix(8)) == Array("ARCHLOG1".utf8))
+        #expect(try directory.entries() == ["Forms.archive", "Forms.archive.index", "Forms.archive.lock"])
+        #expect(try directory.mode("Forms.archive") == 0o600)
+        #expect(try directory.mode("Forms.archive.index") == 0o600)
+        #expect(try repository.count() == 5)
+        try repository.exportArchive(to: directory.file("export.archive"))
+        #expect(try directory.mode("export.archive") == 0o600)
+        let exported = try directory.read("export.archive")
+        #expect(try ArchiveRepository<FormRecord>.records(inArchive: exported, source: "x") == records)
+        // Read back into another store.
+        let other = ArchiveRepository<FormRecord>(path: directory.file("Other.archive"))
+        #expect(try other.add(contentsOf: records, skippingExisting: true) == records)
+        #expect(try other.add(contentsOf: records, skippingExisting: true) == [])
+        #expect(try other.all() == records)
+    }
+
+    @Test func foundationReadsTheExportedArchive() throws {
+        let directory = try TemporaryDirectory()
+        let clock = FixedClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let cache = FormCache(directory: directory.path, clock: clock)
+        var added: [FormRecord] = []
+        for i in 0..<12 {
+            added.append(try cache.add(name: "form \(i)", fields: ["email": "u\(i)@example.com", "n": "\(i)"]))
+        }
+        try cache.repository.exportArchive(to: directory.file("export.archive"))
+        let data = try Data(contentsOf: URL(fileURLWithPath: directory.file("export.archive")))
+        let unarchiver = try NSKeyedUnarchiver(forReadingFrom: data)
+        unarchiver.requiresSecureCoding = false
+        unarchiver.setClass(FoundationStoreFile.self, forClassName: "ArchiveRepositoryFile")
+        unarchiver.setClass(FoundationFormRecord.self, forClassName: "FormRecord")
+        let root = try #require(unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey) as? FoundationStoreFile)
+        #expect(root.version == 1)
+        #expect(root.records.map(\.id) == added.map(\.id))
+        #expect(root.records.map(\.name) == added.map(\.name))
+        #expect(root.records.map(\.fields) == added.map(\.fields))
+        #expect(root.records.map(\.expiresAt) == added.map(\.expiresAt))
+    }
+
+    @Test func aSingleArchiveStoreIsReadAsItIsAndBecomesALogOnTheFirstWrite() throws {
+        let directory = try TemporaryDirectory()
+        let old = sampleRecords(0..<4)
+        let bytes = try RepositoryFile<FormRecord>.encode(old, path: "x")
+        try directory.write(bytes, to: "Forms.archive")
+        let repository = forms(directory)
+        #expect(try repository.all() == old)
+        #expect(try repository.get("id2") == old[2])
+        #expect(try repository.count() == 4)
+        #expect(try directory.read("Forms.archive") == bytes)   // reads leave it as it is
+        try repository.add(sampleRecords(4..<5)[0])
+        #expect(RecordLog.isLog(try directory.read("Forms.archive")))
+        #expect(try repository.all() == sampleRecords(0..<5))
+        #expect(try directory.entries() == ["Forms.archive", "Forms.archive.index", "Forms.archive.lock"])
+    }
+
+    @Test func aDamagedSingleArchiveStoreIsReportedAndNeverMigrated() throws {
+        let directory = try TemporaryDirectory()
+        var bytes = try RepositoryFile<FormRecord>.encode(sampleRecords(0..<4), path: "x")
+        bytes.removeLast(9)
+        try directory.write(bytes, to: "Forms.archive")
+        let repository = forms(directory)
+        let error = #expect(throws: StoreError.self) { try repository.add(sampleRecords(4..<5)[0]) }
+        #expect(error?.code == .corrupt)
+        #expect(try directory.read("Forms.archive") == bytes)
+    }
+
+    /// Defect 7: a byte changed inside a stored string is found by the frame's checksum.
+    @Test func aChangedByteInAStoredStringIsReportedAsCorruptWithItsFrame() throws {
+        let directory = try TemporaryDirectory()
+        let repository = forms(directory)
+        for record in sampleRecords(0..<3) { try repository.add(record) }
+        var bytes = try directory.read("Forms.archive")
+        let name = Array("name1".utf8)
+        let at = try #require((0..<bytes.count - name.count).first { bytes[$0..<$0 + name.count].elementsEqual(name) })
+        bytes[at + 4] = UInt8(ascii: "7")   // "name7": still a valid archive, another string
+        try directory.write(bytes, to: "Forms.archive")
+        let all = #expect(throws: StoreError.self) { try repository.all() }
+        #expect(all?.code == .corrupt)
+        let frameStart = try #require(all?.offset)
+        #expect(frameStart >= RecordLog.firstFrame && frameStart < at)
+        #expect((#expect(throws: StoreError.self) { try repository.get("id1") })?.code == .corrupt)
+        // Writes are refused and leave the file as it is; it can be moved aside.
+        #expect((#expect(throws: StoreError.self) { try repository.add(sampleRecords(3..<4)[0]) })?.code == .corrupt)
+        #expect(try directory.read("Forms.archive") == bytes)
+        let moved = try repository.moveAside(suffix: "corrupt")
+        #expect(moved == directory.file("Forms.archive.corrupt"))
+        #expect(try repository.all() == [])
+    }
+
+    @Test func randomChangesKeepTheSameRecordsThroughMergesAndCompactions() throws {
+        let directory = try TemporaryDirectory()
+        var tuning = StoreTuning()
+        tuning.mergeFrames = 5
+        tuning.compactionFloor = 0
+        let repository = forms(directory, tuning: tuning)
+        var model: [String: FormRecord] = [:]
+        var order: [String] = []
+        var rng = SeededGenerator(seed: 11)
+        var compactions = 0
+        var largest = 0
+        for step in 0..<300 {
+            let id = "id\(Int.random(in: 0..<40, using: &rng))"
+            let record = FormRecord(id: id, name: "n\(step)", fields: ["s": "\(step)"], registeredAt: Date(timeIntervalSince1970: 1),
+                                    expiresAt: Date(timeIntervalSince1970: Double(Int.random(in: 1...10, using: &rng))))
+            switch Int.random(in: 0..<5, using: &rng) {
+            case 0, 1:
+                if model[id] == nil {
+                    try repository.add(record)
+                    model[id] = record
+                    order.append(id)
+                } else {
+                    #expect((#expect(throws: StoreError.self) { try repository.add(record) })?.code == .duplicateID)
+                }
+            case 2:
+                if model[id] != nil {
+                    try repository.update(record)
+                    model[id] = record
+                    order.removeAll { $0 == id }
+                    order.append(id)
+                } else {
+                    #expect((#expect(throws: StoreError.self) { try repository.update(record) })?.code == .notFound)
+                }
+            case 3:
+                #expect(try repository.remove(id) == model[id])
+                model[id] = nil
+                order.removeAll { $0 == id }
+            default:
+                let now = Date(timeIntervalSince1970: Double(Int.random(in: 0...4, using: &rng)))
+                let removed = try repository.removeExpired(at: now)
+                let expected = order.filter { model[$0]!.expiresAt <= now }
+                #expect(removed.map(\.id) == expected)
+                for id in expected { model[id] = nil }
+                order.removeAll { expected.contains($0) }
+            }
+            let size = (try? directory.read("Forms.archive").count) ?? 0
+            if size < largest { compactions += 1 }
+            largest = size
+            #expect(try repository.all() == order.map { model[$0]! })
+            #expect(try repository.count() == model.count)
+            for probe in ["id\(step % 40)", id] { #expect(try repository.get(probe) == model[probe]) }
+        }
+        #expect(compactions > 0)
+        let index = try directory.read("Forms.archive.index")
+        #expect(readLittleEndian(index, 16, width: 8) > UInt64(RecordLog.firstFrame))   // merged past the start
+    }
+
+    @Test func aMissingStaleOrDamagedIndexOnlyCostsAScanAndIsRebuiltByTheNextWrite() throws {
+        let directory = try TemporaryDirectory()
+        var tuning = StoreTuning()
+        tuning.mergeFrames = 2
+        let repository = forms(directory, tuning: tuning)
+        let records = sampleRecords(0..<20)
+        for record in records { try repository.add(record) }
+        let good = try directory.read("Forms.archive.index")
+        var rng = SeededGenerator(seed: 3)
+        for round in 0..<60 {
+            var index = good
+            switch round % 4 {
+            case 0: index = []
+            case 1: index.removeLast(Int.random(in: 1...32, using: &rng))
+            case 2: index[Int.random(in: 64..<index.count, using: &rng)] ^= 0x04
+            default: index[Int.random(in: 0..<64, using: &rng)] &+= 1
+            }
+            if index.isEmpty {
+                try FileManager.default.removeItem(atPath: directory.file("Forms.archive.index"))
+            } else {
+                try directory.write(index, to: "Forms.archive.index")
+            }
+            #expect(try repository.all() == records)
+            for probe in [0, 7, 19] { #expect(try repository.get("id\(probe)") == records[probe]) }
+            #expect(try repository.get("absent") == nil)
+        }
+        try repository.add(sampleRecords(20..<21)[0])
+        #expect(try directory.read("Forms.archive.index") != good)
+        #expect(try repository.get("id20") == sampleRecords(20..<21)[0])
+    }
+
+    @Test func bytesPastTheCommitAreIgnoredAndCutOffByTheNextWrite() throws {
+        let directory = try TemporaryDirectory()
+        let repository = forms(directory)
+        for record in sampleRecords(0..<3) { try repository.add(record) }
+        let committed = try directory.read("Forms.archive")
+        // A frame written but never committed (a crash between the two syncs), then garbage.
+        let frame = FrameHeader.encode(kind: .put, key: Array("id9".utf8), expiry: nil,
+                                       payload: try KeyedArchiver.archivedData(withRootObject: sampleRecords(9..<10)[0]))
+        try directory.write(committed + frame + [1, 2, 3], to: "Forms.archive")
+        #expect(try repository.all() == sampleRecords(0..<3))
+        #expect(try repository.get("id9") == nil)
+        try repository.add(sampleRecords(3..<4)[0])
+        #expect(try repository.all() == sampleRecords(0..<4))
+        let after = try directory.read("Forms.archive")
+        #expect(Array(after.prefix(committed.count - 0)).elementsEqual(after.prefix(committed.count)))
+        #expect(after.count < committed.count + frame.count + 3 + 600)
+    }
+
+    @Test(arguments: [64, 128, 70, 130, 0, 20])
+    func damageToTheHeaderOrBothSlotsIsCorruptAndNeverOverwritten(at offset: Int) throws {
+        let directory = try TemporaryDirectory()
+        let repository = forms(directory)
+        for record in sampleRecords(0..<3) { try repository.add(record) }
+        var bytes = try directory.read("Forms.archive")
+        bytes[offset] ^= 0x40
+        if offset == 64 || offset == 70 { bytes[offset + 64] ^= 0x40 }   // both slots
+        try directory.write(bytes, to: "Forms.archive")
+        if offset == 128 || offset == 130 {
+            // The newest slot damaged: the other one is the state, one commit older.
+            #expect(try repository.all() == sampleRecords(0..<2))
+        } else {
+            let error = #expect(throws: StoreError.self) { try repository.all() }
+            #expect(error?.code == .corrupt)
+            #expect((#expect(throws: StoreError.self) { try repository.add(sampleRecords(5..<6)[0]) })?.code == .corrupt)
+            #expect(try directory.read("Forms.archive") == bytes)
+        }
+    }
+
+    @Test func idsAreComparedByTheirBytesAsNSStringComparesThem() throws {
+        let directory = try TemporaryDirectory()
+        let repository = forms(directory)
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        var first = sampleRecords(0..<1)[0]
+        first.id = composed
+        first.name = composed
+        var second = sampleRecords(1..<2)[0]
+        second.id = decomposed
+        second.name = decomposed
+        try repository.add(first)
+        try repository.add(second)
+        #expect(try repository.all().map { Array($0.name.unicodeScalars) } == [Array(composed.unicodeScalars), Array(decomposed.unicodeScalars)])
+        #expect(try repository.get(decomposed).map { Array($0.name.unicodeScalars) } == Array(decomposed.unicodeScalars))
+    }
+
+    @Test func aRecordThatWouldNotReadBackIsRefusedAndNothingIsWritten() throws {
+        let directory = try TemporaryDirectory()
+        let repository = forms(directory)
+        let stored = sampleRecords(0..<3)
+        for record in stored { try repository.add(record) }
+        let before = try directory.read("Forms.archive")
+        for bad in [Date(timeIntervalSinceReferenceDate: .infinity), Date(timeIntervalSinceReferenceDate: .nan)] {
+            var record = sampleRecords(3..<4)[0]
+            record.expiresAt = bad
+            let error = #expect(throws: StoreError.self) { try repository.add(record) }
+            #expect(error?.code == .invalidArgument)
+            #expect(try directory.read("Forms.archive") == before)
+        }
+        #expect(try repository.all() == stored)
+    }
+
+    @Test func concurrentAddsThroughTwoRepositoriesLoseNothing() async throws {
+        let directory = try TemporaryDirectory()
+        var tuning = StoreTuning()
+        tuning.mergeFrames = 7
+        tuning.compactionFloor = 0
+        let first = forms(directory, tuning: tuning)
+        let second = forms(directory, tuning: tuning)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    let repository = worker.isMultiple(of: 2) ? first : second
+                    for index in 0..<25 {
+                        let id = "\(worker)-\(index)"
+                        try repository.add(FormRecord(id: id, name: id, fields: [:], registeredAt: Date(timeIntervalSince1970: 1),
+                                                      expiresAt: Date(timeIntervalSince1970: 2)))
+                        if index.isMultiple(of: 5) { _ = try repository.remove(id) }
+                        #expect(try repository.get("\(worker)-0") == nil)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let all = try first.all()
+        #expect(all.count == 160)
+        #expect(Set(all.map(\.id)).count == 160)
+    }
+
+    @Test func writingAStoreNeverOverwritesAnotherStoreNamedLikeItsLockOrIndexFile() throws {
+        let directory = try TemporaryDirectory()
+        let repository = forms(directory)
+        let lockNamed = ArchiveRepository<FormRecord>(path: directory.file("Forms.archive.lock"))
+        let indexNamed = ArchiveRepository<FormRecord>(path: directory.file("Forms.archive.index"))
+        try lockNamed.add(sampleRecords(0..<2)[0])
+        try indexNamed.add(sampleRecords(1..<2)[0])
+        let kept = try directory.read("Forms.archive.index")
+        for record in sampleRecords(5..<8) { try repository.add(record) }
+        _ = try repository.remove("id6")
+        #expect(try repository.all() == [sampleRecords(5..<6)[0], sampleRecords(7..<8)[0]])
+        #expect(try repository.get("id7") == sampleRecords(7..<8)[0])
+        #expect(try lockNamed.all() == sampleRecords(0..<1))
+        #expect(try indexNamed.all() == sampleRecords(1..<2))
+        #expect(try directory.read("Forms.archive.index") == kept)
+    }
+
+    @Test func getDoesNotWaitOnALockPathThatIsAFIFO() throws {
+        let directory = try TemporaryDirectory()
+        let repository = forms(directory)
+        for record in sampleRecords(0..<2) { try repository.add(record) }
+        try FileManager.default.removeItem(atPath: repository.lockPath)
+        #expect(mkfifo(repository.lockPath, 0o600) == 0)
+        let result = Locked<FormRecord??>(nil)
+        let thread = Thread { result.withLock { $0 = .some(try? repository.get("id1")) } }
+        thread.start()
+        // A liveness bound, not a timing target: a `get` that waits for a writer on the FIFO never finishes.
+        for _ in 0..<20_000 where result.withLock({ $0 }) == nil { usleep(1_000) }
+        if result.withLock({ $0 }) == nil {
+            Issue.record("get waited on the FIFO at the lock path")
+            let fd = open(repository.lockPath, O_WRONLY | O_NONBLOCK)  // lets it go on
+            if fd >= 0 { close(fd) }
+            while result.withLock({ $0 }) == nil { usleep(1_000) }
+        }
+        #expect(result.withLock { $0 } == .some(sampleRecords(1..<2)[0]))
+    }
+
+    @Test func theChecksumIsZlibsCRC32() {
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+        #expect(CRC32.checksum([]) == 0)
+        let long = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        // Slicing-by-8 and the byte loop agree at every split.
+        for split in [0, 1, 7, 8, 9, 500, 999] {
+            #expect(CRC32.update(CRC32.update(0, long, 0..<split), long, split..<1000) == CRC32.checksum(long))
+        }
+    }
+}
+
+struct FixedClock: StoreClock {
+    let date: Date
+    init(_ date: Date) { self.date = date }
+    func now() -> Date { date }
+}
+
+/// Foundation's view of the store file, for the compatibility test.
+final class FoundationStoreFile: NSObject, NSCoding {
+    let version: Int
+    let records: [FoundationFormRecord]
+    func encode(with coder: NSCoder) {}
+    init?(coder: NSCoder) {
+        version = coder.decodeInteger(forKey: "version")
+        records = coder.decodeObject(forKey: "records") as? [FoundationFormRecord] ?? []
+    }
+}
+
+final class FoundationFormRecord: NSObject, NSCoding {
+    let id: String
+    let name: String
+    let fields: [String: String]
+    let expiresAt: Date
+    func encode(with coder: NSCoder) {}
+    init?(coder: NSCoder) {
+        guard let id = coder.decodeObject(forKey: "id") as? String, let name = coder.decodeObject(forKey: "name") as? String,
+              let fields = coder.decodeObject(forKey: "fields") as? [String: String],
+              let expiresAt = coder.decodeObject(forKey: "expiresAt") as? Date
+        else { return nil }
+        (self.id, self.name, self.fields, self.expiresAt) = (id, name, fields, expiresAt)
+    }
+}
