@@ -70,43 +70,15 @@ private func checkParsers(index: [UInt8], journal: [UInt8], entry: [UInt8]) {
     _ = CacheEntryCoding.header(entry)
 }
 
-private let fuzzDirectory: String = {
-    var template = Array("/tmp/cache-fuzz-XXXXXX".utf8CString)
-    guard let made = mkdtemp(&template) else { cacheFinding("mkdtemp failed") }
-    return String(cString: made)
-}()
-
-private func write(_ bytes: [UInt8], to path: String) {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    guard fd >= 0 else { cacheFinding("cannot write \(path)") }
-    _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-    close(fd)
-}
-
-private func removeTree(_ path: String) {
-    guard let directory = opendir(path) else {
-        unlink(path)
-        return
-    }
-    var names: [String] = []
-    while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
-        if name != "." && name != ".." { names.append(name) }
-    }
-    closedir(directory)
-    for name in names { removeTree(path + "/" + name) }
-    rmdir(path)
-}
-
 private func checkDirectory(index: [UInt8], journal: [UInt8], entry: [UInt8]) {
     let path = fuzzDirectory + "/c"
     removeTree(path)
     mkdir(path, 0o700)
     let hex = StableHash("k".utf8).hex
     mkdir(path + "/" + hex.prefix(2), 0o700)
-    if !index.isEmpty { write(index, to: path + "/cache.index") }
-    if !journal.isEmpty { write(journal, to: path + "/cache.journal") }
-    write(entry, to: path + "/" + hex.prefix(2) + "/" + hex + ".archive")
+    if !index.isEmpty { writeFile(index, to: path + "/cache.index") }
+    if !journal.isEmpty { writeFile(journal, to: path + "/cache.journal") }
+    writeFile(entry, to: path + "/" + hex.prefix(2) + "/" + hex + ".archive")
     var options = CacheOptions()
     options.byteLimit = 4_096
     options.countLimit = 8

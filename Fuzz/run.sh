@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target over the BinaryPlist readers. Downloads nothing.
 #
-#   Fuzz/run.sh [binary|append|xml|json|cache|all] [seconds]  default: all, 600 seconds per target
+#   Fuzz/run.sh [binary|append|xml|json|cache|store|all] [seconds]  default: all, 600 seconds per target
 #
 # Environment: MAX_LEN (default 8192), FUZZ_ARGS (extra libFuzzer flags, e.g. "-seed=1 -runs=1000").
 # Output: Fuzz/build/<target> (the fuzzer), Fuzz/build/corpus-<target>/ (seeds from Fixtures/ plus what the
@@ -24,7 +24,8 @@ entry_file() {
         xml) echo "$root/Fuzz/XMLPlistFuzz.swift" ;;
         json) echo "$root/Fuzz/PlistJSONFuzz.swift" ;;
         cache) echo "$root/Fuzz/CacheFuzz.swift" ;;
-        *) echo "Error: unknown target '$1' (binary, append, xml, json, cache or all)" >&2; exit 2 ;;
+        store) echo "$root/Fuzz/StoreFuzz.swift" ;;
+        *) echo "Error: unknown target '$1' (binary, append, xml, json, cache, store or all)" >&2; exit 2 ;;
     esac
 }
 
@@ -34,6 +35,7 @@ dictionary() {
         xml) echo "$root/Fuzz/xml.dict" ;;
         json) echo "$root/Fuzz/json.dict" ;;
         cache) echo "$root/Fuzz/cache.dict" ;;
+        store) echo "$root/Fuzz/store.dict" ;;
     esac
 }
 
@@ -44,7 +46,7 @@ is_seed() {
         binary | append) [ "$(head -c 7 "$file")" = "bplist0" ] ;;
         xml) head -c 64 "$file" | LC_ALL=C grep -q '^\(\xEF\xBB\xBF\)\?[[:space:]]*<' ;;
         json) case "$file" in *.plist.json) true ;; *) false ;; esac ;;
-        cache) false ;;  # seeded by seed_cache_corpus
+        cache | store) false ;;  # seeded by seed_cache_corpus / seed_store_corpus
     esac
 }
 
@@ -69,13 +71,13 @@ build_target() {
         return
     fi
     echo "building $binary" >&2
-    if [ "$target" = cache ]; then
-        # The cache's readers live in ArchiveStore, which imports KeyedArchive and BinaryPlist: build those as
+    if [ "$target" = cache ] || [ "$target" = store ]; then
+        # The cache's and the store's readers live in ArchiveStore, which imports KeyedArchive and BinaryPlist: build those as
         # libraries, then ArchiveStore's sources and the entry file as one module, so internals are reachable.
         build_module BinaryPlist "$root"/Sources/BinaryPlist/*.swift
         build_module KeyedArchive $(find "$root/Sources/KeyedArchive" -name '*.swift')
         swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name ArchiveStore -package-name KeyedArchiveStore \
-            -I "$build/modules" $(find "$root/Sources/ArchiveStore" -name '*.swift') "$entry" \
+            -I "$build/modules" $(find "$root/Sources/ArchiveStore" -name '*.swift') "$root/Fuzz/FuzzFiles.swift" "$entry" \
             -L "$build" -lKeyedArchive -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
             || { cat "$build/$target.build.log" >&2; echo "Error: building $binary failed" >&2; exit 2; }
         return
@@ -108,11 +110,22 @@ seed_cache_corpus() {
     printf '\xf8|||H|||bplist00' >"$corpus/seed-directory"
 }
 
+# Seeds for the store target: Fuzz/seeds-store holds record logs and indexes that the repository wrote
+# itself (log, "|||", index).
+seed_store_corpus() {
+    local corpus="$build/corpus-store" file
+    mkdir -p "$corpus"
+    for file in "$root"/Fuzz/seeds-store/*; do
+        [ -f "$file" ] && cp -n "$file" "$corpus/"
+    done
+}
+
 run_target() {
     local target="$1" artifacts="$build/artifacts-$1" log="$build/$1.log" before after executions status
     build_target "$target"
     seed_corpus "$target"
     [ "$target" != cache ] || seed_cache_corpus
+    [ "$target" != store ] || seed_store_corpus
     mkdir -p "$artifacts"
     before=$(find "$artifacts" -type f | wc -l)
     set +e
@@ -136,7 +149,7 @@ run_target() {
 command -v swiftc >/dev/null || { echo "Error: swiftc not found" >&2; exit 2; }
 if [ "$target" = all ]; then
     failed=0
-    for t in binary append xml json cache; do run_target "$t" || failed=1; done  # one after another: shared cores
+    for t in binary append xml json cache store; do run_target "$t" || failed=1; done  # one after another: shared cores
     exit "$failed"
 fi
 entry_file "$target" >/dev/null

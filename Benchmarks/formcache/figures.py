@@ -1,59 +1,100 @@
 #!/usr/bin/env python3
-"""Issue 5 figures: whole-process timings of the release `formcache` binary.
+"""Whole-process timings of the release `formcache` binary on stores of 10,000 to 1,000,000 records.
 
-  formcache add / get on a store of 10,000 records   (median; target < 25 ms each)
-  formcache get on a store formcache did not write    (decoded in full; same target)
-  formcache purge of 10,000 expired records           (median; target < 100 ms)
+For each count N (default 10,000, 100,000 and 1,000,000), on one store of N records of which one in ten has
+expired:
+
+  get / add / update / remove     median of --runs whole processes (target: < 25 ms, and at 1,000,000
+                                  within 1.5x of the same operation at 10,000)
+  list --json > /dev/null         peak RSS of the process (target: at 1,000,000 at most 2x that at 10,000)
+  purge                           the N/10 expired records (target: 100,000 among 1,000,000 in < 2 s)
+  first write after an outside    the store written by this script has no index; the first write builds it
+  writer, first get before it     (once), and a get before that scans the log
 
 Usage:
   swift build -c release --product formcache
-  python3 Benchmarks/formcache/figures.py [--runs 21] [--bin .build/release/formcache]
+  python3 Benchmarks/formcache/figures.py [--counts 10000,100000,1000000] [--runs 21] [--bin .build/release/formcache]
 
-The 10,000-record stores are written directly as keyed archives (plistlib, UIDs) in the same layout that
-ArchiveRepository writes (ArchiveRepositoryFile {version, records: [FormRecord]}), so that setting up does
-not take 10,000 process launches. Each timing is one whole process: spawn, read, decode, write, fsync, exit.
-
-`get` and `add` are timed on the store as formcache leaves it after a write (one add and one remove first):
-then `get` decodes only the record it returns and `add` appends in place. `get-foreign-store` is `get` on
-the plistlib-written file, which formcache did not write last, so it is decoded in full (as any store
-damaged or changed by another program is). `purge` always decodes and writes in full.
+The stores are written by this script directly in the record-log format (documented in
+Sources/ArchiveStore/Internals/RecordLog.swift), each record an ordinary keyed archive made with plistlib,
+so that setting up does not take N process launches; this also checks that the format can be written
+without the library. Each timing is one whole process: spawn, open, read, write, fsync, exit.
 """
-import argparse, os, plistlib, shutil, statistics, subprocess, tempfile, time
+import argparse, os, plistlib, shutil, statistics, struct, subprocess, tempfile, time, zlib
 
 REFERENCE = 978307200.0  # NSDate reference date in Unix seconds
+SLOT = struct.Struct("<7QII")
 
 
-def keyed_store(count, registered, expires):
+def record_template(registered, expires):
+    """A FormRecord keyed archive whose id, name and email are placeholders of fixed width."""
     objects = ["$null"]
 
     def add(value):
         objects.append(value)
         return plistlib.UID(len(objects) - 1)
 
-    root = {"$class": None}
-    root_uid = add(root)
-    file_class = add({"$classname": "ArchiveRepositoryFile", "$classes": ["ArchiveRepositoryFile", "NSObject"]})
-    array_class = add({"$classname": "NSArray", "$classes": ["NSArray", "NSObject"]})
+    record = {}
+    root = add(record)
+    record_class = add({"$classname": "FormRecord", "$classes": ["FormRecord", "NSObject"]})
     dict_class = add({"$classname": "NSDictionary", "$classes": ["NSDictionary", "NSObject"]})
     date_class = add({"$classname": "NSDate", "$classes": ["NSDate", "NSObject"]})
-    record_class = add({"$classname": "FormRecord", "$classes": ["FormRecord", "NSObject"]})
-    key_email = add("email")
-    uids = []
-    for i in range(count):
-        record = {"$class": record_class}
-        uid = add(record)
-        record["id"] = add(f"00000000-0000-4000-8000-{i:012d}")
-        record["name"] = add(f"form-{i}")
-        record["fields"] = add({"$class": dict_class, "NS.keys": [key_email], "NS.objects": [add(f"user{i}@example.com")]})
-        record["registeredAt"] = add({"$class": date_class, "NS.time": registered - REFERENCE})
-        record["expiresAt"] = add({"$class": date_class, "NS.time": expires - REFERENCE})
-        uids.append(uid)
-    root.update({"$class": file_class, "version": 1, "records": add({"$class": array_class, "NS.objects": uids})})
-    archive = {"$archiver": "NSKeyedArchiver", "$version": 100000, "$top": {"root": root_uid}, "$objects": objects}
+    record.update({
+        "$class": record_class,
+        "id": add("00000000-0000-4000-8000-ZZZZZZZZZZZZ"),
+        "name": add("form-YYYYYYY"),
+        "fields": add({"$class": dict_class, "NS.keys": [add("email")], "NS.objects": [add("userXXXXXXX@example.com")]}),
+        "registeredAt": add({"$class": date_class, "NS.time": registered - REFERENCE}),
+        "expiresAt": add({"$class": date_class, "NS.time": expires - REFERENCE}),
+    })
+    archive = {"$archiver": "NSKeyedArchiver", "$version": 100000, "$top": {"root": root}, "$objects": objects}
     return plistlib.dumps(archive, fmt=plistlib.FMT_BINARY, sort_keys=False)
 
 
-def timed(binary, env, *args):
+def record_id(i):
+    return f"00000000-0000-4000-8000-{i:012d}"
+
+
+def frame(i, template, expires):
+    key = record_id(i).encode()
+    payload = (template.replace(b"ZZZZZZZZZZZZ", b"%012d" % i).replace(b"YYYYYYY", b"%07d" % i)
+               .replace(b"XXXXXXX", b"%07d" % i))
+    head = struct.pack("<IBBHd", 24 + len(key) + len(payload), 1, 0, len(key), expires)
+    crc = zlib.crc32(payload, zlib.crc32(key, zlib.crc32(b"\0\0\0\0", zlib.crc32(head))))
+    return head + struct.pack("<II", crc, 0) + key + payload
+
+
+def write_store(path, count, now):
+    """A record log of `count` records; records 0, 10, 20 ... expired a day ago, the others live."""
+    live_expiry, dead_expiry = now + 30 * 86400, now - 86400
+    live, dead = record_template(now, live_expiry), record_template(now - 2 * 86400, dead_expiry)
+    generation = 0x5EED_F16E
+    with open(path, "wb") as f:
+        f.write(b"\0" * 256)
+        committed, live_bytes = 256, 0
+        chunk = []
+        for i in range(count):
+            expired = i % 10 == 0
+            data = frame(i, dead if expired else live, dead_expiry if expired else live_expiry)
+            chunk.append(data)
+            committed += len(data)
+            live_bytes += len(data)
+            if len(chunk) == 4096:
+                f.write(b"".join(chunk))
+                chunk = []
+        f.write(b"".join(chunk))
+        header = b"ARCHLOG1" + struct.pack("<IIQ", 1, 0, generation)
+        header += struct.pack("<I", zlib.crc32(header)) + b"\0" * 36
+        slot = struct.pack("<7Q", 0, committed, count, count, live_bytes, 1, generation)
+        slot += struct.pack("<II", zlib.crc32(slot), 0)
+        f.seek(0)
+        f.write(header + slot)
+    os.chmod(path, 0o600)
+    return committed
+
+
+def run(binary, env, *args):
+    """Runs one formcache process; returns (milliseconds, stdout text)."""
     start = time.perf_counter()
     done = subprocess.run([binary, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     elapsed = (time.perf_counter() - start) * 1000
@@ -62,49 +103,82 @@ def timed(binary, env, *args):
     return elapsed, done.stdout.decode()
 
 
+def peak_rss(binary, env, *args):
+    """Peak RSS (KiB) of one process whose stdout goes to /dev/null, by GNU time: the rusage that this script
+    could read itself starts from the memory of the forked Python process."""
+    with tempfile.NamedTemporaryFile("r") as report, open(os.devnull, "wb") as null:
+        done = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", report.name, binary, *args], env=env, stdout=null,
+                              stderr=subprocess.PIPE)
+        if done.returncode != 0:
+            raise SystemExit(f"formcache {' '.join(args)} failed: {done.stderr.decode()}")
+        return int(report.read().split()[-1])
+
+
+def result(op, count, samples, unit="ms"):
+    if unit == "ms":
+        print(f"RESULT op={op} n={count} runs={len(samples)} median_ms={statistics.median(samples):.1f} "
+              f"min_ms={min(samples):.1f} max_ms={max(samples):.1f}", flush=True)
+    else:
+        print(f"RESULT op={op} n={count} runs={len(samples)} median_kib={statistics.median(samples):.0f} "
+              f"max_kib={max(samples):.0f}", flush=True)
+
+
+def measure(binary, count, runs, work):
+    home = os.path.join(work, f"home-{count}")
+    os.makedirs(home, mode=0o700)
+    env = dict(os.environ, FORMCACHE_HOME=home)
+    store = os.path.join(home, "FormCache.cache")
+    now = time.time()
+    started = time.perf_counter()
+    size = write_store(store, count, now)
+    print(f"store: {count} records, {size} bytes, written in {time.perf_counter() - started:.1f} s", flush=True)
+    live_ids = [record_id(i) for i in range(count) if i % 10 != 0]
+    # A store with no index: the first get scans the log; the first write builds the index.
+    first_get, _ = run(binary, env, "get", live_ids[len(live_ids) // 2])
+    first_write, out = run(binary, env, "add", "--name", "warm-up")
+    run(binary, env, "remove", out.strip())
+    result("first-get-without-index", count, [first_get])
+    result("first-write-building-index", count, [first_write])
+    step = max(1, len(live_ids) // (4 * runs))
+    gets = [run(binary, env, "get", live_ids[(i * 7919) % len(live_ids)])[0] for i in range(runs)]
+    adds, removes, updates = [], [], []
+    for i in range(runs):
+        elapsed, out = run(binary, env, "add", "--name", f"bench-{i}", "--field", "k=v")
+        adds.append(elapsed)
+        updates.append(run(binary, env, "update", out.strip(), "--name", f"bench-{i}-b", "--field", "k=w")[0])
+        removes.append(run(binary, env, "remove", live_ids[1 + i * step])[0])
+    result("get", count, gets)
+    result("add", count, adds)
+    result("update", count, updates)
+    result("remove", count, removes)
+    result("list-json-peak-rss", count, [peak_rss(binary, env, "list", "--json") for _ in range(3)], unit="kib")
+    # purge: the N/10 expired records, on copies of the store as it is now (its index built).
+    template = os.path.join(work, "purge-template")
+    os.makedirs(template, exist_ok=True)
+    for name in ("FormCache.cache", "FormCache.cache.index"):
+        shutil.copy(os.path.join(home, name), os.path.join(template, name))
+    purges = []
+    for _ in range(3 if count >= 1_000_000 else 5):
+        for name in ("FormCache.cache", "FormCache.cache.index"):
+            shutil.copy(os.path.join(template, name), os.path.join(home, name))
+        elapsed, out = run(binary, env, "purge")
+        assert len(out.splitlines()) == count // 10 + (1 if count % 10 else 0), "purge removed another number"
+        purges.append(elapsed)
+    result("purge-expired-tenth", count, purges)
+    shutil.rmtree(template, ignore_errors=True)
+    shutil.rmtree(home, ignore_errors=True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--bin", default=".build/release/formcache")
-    parser.add_argument("--count", type=int, default=10_000)
+    parser.add_argument("--counts", default="10000,100000,1000000")
     options = parser.parse_args()
     work = tempfile.mkdtemp(prefix="formcache-figures-")
-    home = os.path.join(work, "home")
-    env = dict(os.environ, FORMCACHE_HOME=home)
-    os.makedirs(home, mode=0o700)
-    store = os.path.join(home, "FormCache.cache")
-    now = time.time()
     try:
-        live = keyed_store(options.count, now, now + 30 * 86400)
-        with open(store, "wb") as f:
-            f.write(live)
-        os.chmod(store, 0o600)
-        print(f"store: {options.count} records, {len(live)} bytes")
-        def get_runs():
-            return [timed(options.bin, env, "get", f"00000000-0000-4000-8000-{i * 37 % options.count:012d}")[0]
-                    for i in range(options.runs)]
-        # A store formcache did not write last (no digest in the lock file): read and decoded in full.
-        foreign_gets = get_runs()
-        # One add and one remove: formcache writes the store (and records its digest), as after any use.
-        _, out = timed(options.bin, env, "add", "--name", "warm-up")
-        timed(options.bin, env, "remove", out.strip())
-        gets = get_runs()
-        adds = []
-        for i in range(options.runs):
-            elapsed, out = timed(options.bin, env, "add", "--name", f"bench-{i}", "--field", "k=v")
-            adds.append(elapsed)
-            timed(options.bin, env, "remove", out.strip())
-        expired = keyed_store(options.count, now - 2 * 86400, now - 86400)
-        purges = []
-        for _ in range(options.runs):
-            with open(store, "wb") as f:
-                f.write(expired)
-            elapsed, out = timed(options.bin, env, "purge")
-            assert len(out.splitlines()) == options.count, "purge did not remove every record"
-            purges.append(elapsed)
-        for op, samples in (("get", gets), ("add", adds), ("purge", purges), ("get-foreign-store", foreign_gets)):
-            print(f"RESULT op={op} n={options.count} runs={options.runs} median_ms={statistics.median(samples):.1f} "
-                  f"min_ms={min(samples):.1f} max_ms={max(samples):.1f}")
+        for count in [int(c) for c in options.counts.split(",")]:
+            measure(options.bin, count, options.runs, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

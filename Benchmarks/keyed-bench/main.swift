@@ -11,7 +11,7 @@ let usage = """
       w1 [n]      a Contents of n (100000) shapes: encode, decode (ours, Foundation, Codable)
       w2 [n]      n (10000) form records: encode, decode
       w1-memory [n], w2-memory [n]   peak memory of one decode, each implementation
-      store [n]   a FormCache store of n (10000) records: the phases of add and get, in-process
+      store [n]   a FormCache store of n (10000) records: get, add, update, remove, in-process
       w1-codable [n]  W1 through ArchiveEncoder/Decoder vs PropertyListEncoder/Decoder and JSONEncoder/Decoder
       cache [n]   ArchiveCache on n (100000) keys of ~1 KiB, Zipf reads, 10% writes, byte limit at half the
                   working set; against python-diskcache and one NSKeyedArchiver file per key
@@ -63,7 +63,6 @@ do {
                                       byteLimit: args.count == 4 ? Int(args[3]) ?? 0 : 0)
     case "cache": try CacheWorkload.run(arguments: Array(args.dropFirst()), only: only)
     case "store": try StoreWorkload.run(count: n ?? 10_000, rounds: rounds)
-    case "store-profile": try StoreWorkload.profile(args.count > 2 ? args[2] : "ids", count: n ?? 10_000, repeats: rounds)
     case "raw-profile": try RawWorkload.profile(args.count > 2 ? args[2] : "read", count: n ?? 100_000, repeats: rounds)
     default:
         FileHandle.standardError.write(Data("Error: unknown workload '\(workload)'\n\(usage)\n".utf8))

@@ -200,6 +200,24 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         }
     }
 
+    /// Changes the record with `id` in place, under the store's lock (no other change can come between the
+    /// read and the write), and returns it as stored; `nil` (nothing written) when there is none or `change`
+    /// returns `false`. The id may not change.
+    @discardableResult
+    public func update(_ id: Record.ID, _ change: (inout Record) throws(StoreError) -> Bool) throws(StoreError) -> Record? {
+        try withWriter(createsStore: false) { snapshot throws(StoreError) -> Record? in
+            let key = Self.key(id)
+            guard let old = try snapshot.locate(key) else { return nil }
+            var record = try decode(try snapshot.frame(at: old), snapshot)
+            guard try change(&record) else { return nil }
+            guard Self.key(record.id) == key else {
+                throw StoreError(.invalidArgument, "an update may not change the record's id", path: path, recordID: "\(id)")
+            }
+            try snapshot.commit([.put(key: key, expiry: Self.expiry(record), payload: try archived(record), replacing: old)])
+            return record
+        } ?? nil
+    }
+
     /// Replaces the record with `record`'s id, or adds `record` if there is none.
     public func upsert(_ record: Record) throws(StoreError) {
         let payload = try archived(record)

@@ -96,6 +96,31 @@ public final class FormCache: Sendable {
     /// The number of records, live and expired, from the store's last commit.
     public func count() throws(StoreError) -> Int { try repository.count() }
 
+    /// Changes the live record with `id`: a new `name`, `fields` set (added or replaced), and with
+    /// `timeToLive` a new expiry counted from now. Returns the record as stored. Throws
+    /// ``StoreError/Code/notFound`` if there is no live record with `id`.
+    @discardableResult
+    public func update(
+        _ id: String, name: String? = nil, fields: [String: String] = [:], timeToLive: TimeToLive? = nil
+    ) throws(StoreError) -> FormRecord {
+        let now = clock.now()
+        var expired = false
+        let updated = try repository.update(id) { record throws(StoreError) -> Bool in
+            guard !record.isExpired(at: now) else {
+                expired = true
+                return false
+            }
+            if let name { record.name = name }
+            record.fields.merge(fields) { _, new in new }
+            if let timeToLive { record.expiresAt = now.addingTimeInterval(Double(timeToLive.seconds)) }
+            return true
+        }
+        guard let updated else {
+            throw StoreError(.notFound, expired ? "the record has expired" : "no record has this id", path: path, recordID: id)
+        }
+        return updated
+    }
+
     /// Removes the record with `id`, live or expired, and returns it. Throws ``StoreError/Code/notFound`` if
     /// there is none.
     @discardableResult

@@ -37,7 +37,7 @@ public enum FormCacheTool {
                 """,
             version: version,
             commands: [
-                Verbs.add(session), Verbs.get(session), Verbs.list(session), Verbs.remove(session),
+                Verbs.add(session), Verbs.get(session), Verbs.update(session), Verbs.list(session), Verbs.remove(session),
                 Verbs.purge(session), Verbs.importArchive(session), Verbs.export(session), Verbs.path(session), Verbs.moveAside(session),
             ])
     }

@@ -1,6 +1,8 @@
 import KeyedArchive
 
-/// The root object of a repository's archive: `ArchiveRepositoryFile {version, records}`.
+/// The root object of one keyed archive holding every record of a repository: `ArchiveRepositoryFile
+/// {version, records}`. Stores were kept this way before the record log (they are still read, and migrated on
+/// the first change); ``ArchiveRepository/exportArchive(to:)`` writes it, for Apple's `NSKeyedUnarchiver`.
 package struct RepositoryFile<Record: ArchiveRecord>: KeyedArchivable {
     package static var archivedClassName: String { "ArchiveRepositoryFile" }
 
@@ -78,86 +80,5 @@ package struct RepositoryFile<Record: ArchiveRecord>: KeyedArchivable {
     /// The error of an `add` whose id is taken.
     static func duplicateID(_ id: Record.ID, path: String) -> StoreError {
         StoreError(.duplicateID, "a record with this id already exists", path: path, recordID: "\(id)")
-    }
-
-    // MARK: Reading and adding without decoding every record
-
-    /// Runs `body` with an unarchiver positioned on the root object and the records' UIDs, when `bytes` is a
-    /// store at the current format version; `nil` otherwise (another version, or not a store file).
-    static func withRecords<R>(_ bytes: [UInt8], _ body: (KeyedUnarchiver, [Int]) throws -> R) throws -> R? {
-        try KeyedUnarchiver.withUnarchiver(for: bytes, registry: registry) { coder in
-            guard let root = try coder.objectUID(forKey: "root") else { return nil }
-            return try coder.visitObject(root, key: "root") { () throws -> R? in
-                guard coder.currentClassChain.first == archivedClassName,
-                      try coder.decode(Int.self, forKey: "version") == Record.archiveFormatVersion
-                else { return nil }
-                return try body(coder, try coder.elementUIDs(forKey: "records"))
-            }
-        }
-    }
-
-    /// Where the record with an id is, found by reading each record's id alone.
-    enum Search {
-        /// The UID of the first record with the id.
-        case found(Int)
-        /// No record has the id.
-        case absent
-        /// The record type does not read ids alone (``ArchiveRecord/decodeID(from:)`` returned `nil`).
-        case unsupported
-    }
-
-    /// Looks for the record with `id` among `uids`, reading ids alone, first to last.
-    static func search(_ id: Record.ID, in uids: [Int], _ coder: KeyedUnarchiver) throws -> Search {
-        for uid in uids {
-            let candidate = try coder.visitObject(uid, key: "records", as: Record.self) { try Record.decodeID(from: coder) }
-            guard let candidate else { return .unsupported }
-            if candidate == id { return .found(uid) }
-        }
-        return .absent
-    }
-
-    /// What a lookup that decodes one record found.
-    enum Lookup {
-        /// The record with the id, or `nil` when no record has it.
-        case found(Record?)
-        /// The quick lookup does not apply (no ``ArchiveRecord/decodeID(from:)``, another format version,
-        /// XML, anything unexpected): decode the whole file instead, which also reports any damage.
-        case needsFullDecode
-    }
-
-    /// Finds the record with `id` by reading ids alone and decoding only that record.
-    static func find(_ id: Record.ID, in bytes: [UInt8]) -> Lookup {
-        let lookup = try? withRecords(bytes) { coder, uids -> Lookup in
-            switch try search(id, in: uids, coder) {
-            case .found(let uid): return .found(try coder.decodeObject(Record.self, uid: uid, key: "records"))
-            case .absent: return .found(nil)
-            case .unsupported: return .needsFullDecode
-            }
-        }
-        return (lookup ?? nil) ?? .needsFullDecode
-    }
-
-    /// `bytes` with `record` appended at the end of the records, every stored object kept byte for byte
-    /// (``KeyedArchiveAppender``), or `nil` when the quick path does not apply and the file must be written in
-    /// full. The result is read back before it is returned: its records must be the old ones, in order, then
-    /// one that decodes to a record with `record`'s id.
-    /// - Throws: ``StoreError/Code/duplicateID`` when a record has `record`'s id.
-    package static func appending(_ record: Record, to bytes: [UInt8], path: String) throws(StoreError) -> [UInt8]? {
-        let scan = try? withRecords(bytes) { coder, uids in (uids, try search(record.id, in: uids, coder)) }
-        guard let (uids, search) = scan ?? nil else { return nil }
-        switch search {
-        case .unsupported: return nil
-        case .found: throw duplicateID(record.id, path: path)
-        case .absent: break
-        }
-        guard let (appended, uid) = (try? KeyedArchiveAppender.appending(record, toArrayAt: ["root", "records"], in: bytes)) ?? nil
-        else { return nil }
-        let readBack = try? withRecords(appended) { coder, newUIDs in
-            guard newUIDs.count == uids.count + 1, newUIDs.last == uid, newUIDs.dropLast().elementsEqual(uids) else {
-                return false
-            }
-            return try coder.decodeObject(Record.self, uid: uid, key: "records").id == record.id
-        }
-        return readBack == true ? appended : nil
     }
 }
