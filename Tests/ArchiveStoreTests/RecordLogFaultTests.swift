@@ -140,4 +140,44 @@ struct RecordLogFaultTests {
         #expect(injected > 10)
         #expect(outcomes.contains("not done"))
     }
+
+    /// A crash, as near as one process can play it: from call N on, every call of the seam fails (the disk is
+    /// gone), so nothing after the Nth call reaches the files. The files left must read as the store before or
+    /// the store after, never anything else, and the next writer must carry on from them.
+    @Test(arguments: Operation.allCases)
+    func aCrashAtAnyCallLeavesTheOldStoreOrTheNewOne(operation: Operation) throws {
+        let template = try TemporaryDirectory()
+        let before = try Self.setUp(operation, in: template)
+        let after = Self.expected(operation, after: before)
+        var call = 1
+        var seen: Set<Bool> = []
+        while true {
+            let directory = try TemporaryDirectory()
+            for name in try template.entries() {
+                try FileManager.default.copyItem(atPath: template.file(name), toPath: directory.file(name))
+            }
+            let calls = Locked(0)
+            let crashAt = call
+            var options = RepositoryOptions()
+            options.tuning = Self.tuning(operation)
+            options.fileSystem = FileSystem { _, _ in calls.withLock { count in
+                count += 1
+                return count >= crashAt ? .error(EIO) : nil
+            } }
+            let repository = ArchiveRepository<FormRecord>(path: directory.file("Forms.archive"), options: options)
+            var completed = true
+            do { try Self.perform(operation, on: repository) } catch { completed = false }
+            if completed && calls.withLock({ $0 }) < call { break }   // no call failed: every crash point was tried
+            let plain = ArchiveRepository<FormRecord>(path: directory.file("Forms.archive"))
+            let records = try plain.all()
+            #expect(records == before || records == after, "\(operation), crash at call \(call)")
+            if completed { #expect(records == after, "\(operation), crash at call \(call) after it returned") }
+            seen.insert(records == after)
+            try plain.add(FormRecord(id: "next", name: "next", fields: [:], registeredAt: Date(timeIntervalSince1970: 1),
+                                     expiresAt: Date(timeIntervalSince1970: 9_999)))
+            #expect(try plain.all().map(\.id) == records.map(\.id) + ["next"], "\(operation), crash at call \(call)")
+            call += 1
+        }
+        #expect(seen == [false, true])
+    }
 }

@@ -102,15 +102,33 @@ struct EndToEndTests {
         let window = max(durations.sorted()[durations.count / 2] * 3 / 2, 1_000_000)
         var generator = SystemRandomNumberGenerator()
         var killed = 0
-        for round in 0..<200 {
-            let child = try Spawn.start(binary, ["add", "--name", "victim-\(round)"], environment: environment)
+        let seeds = confirmed
+        var removed: Set<String> = []
+        for round in 0..<240 {
+            // Adds, removals of a confirmed record, and updates, each killed at a random moment.
+            let victim = confirmed.subtracting(seeds).sorted().last
+            let arguments: [String]
+            switch round % 3 {
+            case 1 where victim != nil: arguments = ["remove", victim ?? ""]
+            case 2: arguments = ["update", seeds.sorted()[round % seeds.count], "--field", "round=\(round)"]
+            default: arguments = ["add", "--name", "victim-\(round)"]
+            }
+            let child = try Spawn.start(binary, arguments, environment: environment)
             usleep(UInt32(UInt64.random(in: 0...window, using: &generator) / 1_000))
             if kill(child.pid, SIGKILL) == 0 { killed += 1 }
             let result = child.finish()
             let printed = result.stdout.split(separator: "\n").map(String.init)
-            if let id = printed.first, printed.count == 1 { confirmed.insert(id) }
+            switch arguments[0] {
+            case "add": if let id = printed.first, printed.count == 1 { confirmed.insert(id) }
+            case "remove":
+                // Killed or not, the record may be gone; once removal is confirmed it must stay gone.
+                confirmed.remove(arguments[1])
+                if result.status == 0 { removed.insert(arguments[1]) }
+            default: break
+            }
             let stored = Set(try storedIDs())
             #expect(confirmed.isSubset(of: stored), "round \(round): lost \(confirmed.subtracting(stored))")
+            #expect(removed.isDisjoint(with: stored), "round \(round): removed records came back")
         }
         // The lock file and at most nothing else besides the store may remain; stray temporaries are allowed
         // (a killed writer cannot clean up) but must never be mistaken for the store.
