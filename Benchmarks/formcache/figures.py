@@ -64,8 +64,10 @@ def frame(i, template, expires):
     return head + struct.pack("<II", crc, 0) + key + payload
 
 
-def write_store(path, count, now):
-    """A record log of `count` records; records 0, 10, 20 ... expired a day ago, the others live."""
+def write_store(path, count, now, superseded=False):
+    """A record log of `count` records; records 0, 10, 20 ... expired a day ago, the others live. With
+    `superseded`, every record is written twice (the first copies dead) and one delete frame follows, so that
+    the dead bytes just outweigh the live ones and the next write compacts the log."""
     live_expiry, dead_expiry = now + 30 * 86400, now - 86400
     live, dead = record_template(now, live_expiry), record_template(now - 2 * 86400, dead_expiry)
     generation = 0x5EED_F16E
@@ -73,19 +75,30 @@ def write_store(path, count, now):
         f.write(b"\0" * 256)
         committed, live_bytes = 256, 0
         chunk = []
-        for i in range(count):
-            expired = i % 10 == 0
-            data = frame(i, dead if expired else live, dead_expiry if expired else live_expiry)
-            chunk.append(data)
-            committed += len(data)
-            live_bytes += len(data)
-            if len(chunk) == 4096:
-                f.write(b"".join(chunk))
-                chunk = []
+        frames = 0
+        for copy in range(2 if superseded else 1):
+            for i in range(count):
+                expired = i % 10 == 0
+                data = frame(i, dead if expired else live, dead_expiry if expired else live_expiry)
+                chunk.append(data)
+                committed += len(data)
+                frames += 1
+                if copy == (1 if superseded else 0):
+                    live_bytes += len(data)
+                if len(chunk) == 4096:
+                    f.write(b"".join(chunk))
+                    chunk = []
+        if superseded:
+            gone = b"gone-" + b"x" * 2_000   # a long key: the dead bytes outweigh the live ones after one more add
+            head = struct.pack("<IBBHd", 24 + len(gone), 2, 0, len(gone), float("nan"))
+            crc = zlib.crc32(gone, zlib.crc32(b"\0\0\0\0", zlib.crc32(head)))
+            chunk.append(head + struct.pack("<II", crc, 0) + gone)
+            committed += 24 + len(gone)
+            frames += 1
         f.write(b"".join(chunk))
         header = b"ARCHLOG1" + struct.pack("<IIQ", 1, 0, generation)
         header += struct.pack("<I", zlib.crc32(header)) + b"\0" * 36
-        slot = struct.pack("<7Q", 0, committed, count, count, live_bytes, 1, generation)
+        slot = struct.pack("<7Q", 0, committed, frames, count, live_bytes, 1, generation)
         slot += struct.pack("<II", zlib.crc32(slot), 0)
         f.seek(0)
         f.write(header + slot)
@@ -152,6 +165,10 @@ def measure(binary, count, runs, work):
     result("update", count, updates)
     result("remove", count, removes)
     result("list-json-peak-rss", count, [peak_rss(binary, env, "list", "--json") for _ in range(3)], unit="kib")
+    # 1,100 adds in a row: one of them merges the index (every 1,024 writes).
+    burst = sorted(run(binary, env, "add", "--name", f"burst-{i}")[0] for i in range(1_100))
+    print(f"RESULT op=add-1100-in-a-row n={count} median_ms={statistics.median(burst):.1f} "
+          f"p99_ms={burst[int(len(burst) * 0.99)]:.1f} max_ms={burst[-1]:.1f}", flush=True)
     # purge: the N/10 expired records, on copies of the store as it is now (its index built).
     template = os.path.join(work, "purge-template")
     os.makedirs(template, exist_ok=True)
@@ -166,6 +183,14 @@ def measure(binary, count, runs, work):
         purges.append(elapsed)
     result("purge-expired-tenth", count, purges)
     shutil.rmtree(template, ignore_errors=True)
+    shutil.rmtree(home, ignore_errors=True)
+    # Compaction: a log whose dead frames just outweigh its live ones; the next write rewrites it.
+    os.makedirs(home, mode=0o700)
+    size = write_store(store, count, now, superseded=True)
+    elapsed, out = run(binary, env, "add", "--name", "compacting")
+    after = os.path.getsize(store)
+    print(f"RESULT op=write-compacting-the-log n={count} median_ms={elapsed:.1f} log_bytes_before={size} "
+          f"log_bytes_after={after}", flush=True)
     shutil.rmtree(home, ignore_errors=True)
 
 

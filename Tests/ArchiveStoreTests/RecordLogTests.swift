@@ -286,6 +286,26 @@ struct RecordLogTests {
         }
     }
 
+    @Test(arguments: [1 << 40, 300, RecordLog.firstFrame + 1])
+    func aCommitThatClaimsWhatTheFileDoesNotHoldIsCorrupt(committed: Int) throws {
+        let directory = try TemporaryDirectory()
+        let repository = forms(directory)
+        for record in sampleRecords(0..<2) { try repository.add(record) }
+        var bytes = try directory.read("Forms.archive")
+        var state = try RecordLog.state(fromPrologue: Array(bytes.prefix(RecordLog.firstFrame)), path: "x")
+        state.sequence += 1
+        state.committed = committed
+        state.liveBytes = 0
+        let slot = state.serialized()
+        bytes.replaceSubrange(RecordLog.slotOffset(of: state)..<RecordLog.slotOffset(of: state) + slot.count, with: slot)
+        try directory.write(bytes, to: "Forms.archive")
+        let error = #expect(throws: StoreError.self) { try repository.all() }
+        #expect(error?.code == .corrupt)
+        #expect(error?.offset != nil)
+        #expect((#expect(throws: StoreError.self) { try repository.add(sampleRecords(3..<4)[0]) })?.code == .corrupt)
+        #expect(try directory.read("Forms.archive") == bytes)
+    }
+
     @Test func idsAreComparedByTheirBytesAsNSStringComparesThem() throws {
         let directory = try TemporaryDirectory()
         let repository = forms(directory)

@@ -41,6 +41,10 @@ enum StoreFile {
             return .singleArchive(bytes)
         }
         let state = try RecordLog.state(fromPrologue: prologue, path: path)
+        guard state.committed <= Int(info.st_size) else {
+            throw StoreError(.corrupt, "the file (\(info.st_size) bytes) is shorter than its committed length \(state.committed)",
+                             path: path, offset: Int(info.st_size))
+        }
         owned = false
         return .log(try StoreSnapshot(fd: fd, state: state, path: path, fileSystem: fileSystem, tuning: tuning))
     }
@@ -103,6 +107,11 @@ final class StoreSnapshot {
             // The index was merged after this state was read: read the newer state once.
             let prologue = try fileSystem.read(fd, count: RecordLog.firstFrame, at: 0, path)
             state = try RecordLog.state(fromPrologue: prologue, path: path)
+            let size = Int(try fileSystem.status(fd, path).st_size)
+            guard state.committed <= size else {
+                throw StoreError(.corrupt, "the file (\(size) bytes) is shorter than its committed length \(state.committed)",
+                                 path: path, offset: size)
+            }
         }
         guard candidate.covered <= state.committed, candidate.coveredFrames <= state.frameCount,
               candidate.covered >= RecordLog.firstFrame
