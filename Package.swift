@@ -1,13 +1,14 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layers run one way: BinaryPlist -> KeyedArchive -> ArchiveStore -> command-line targets.
+// Layers run one way: BinaryPlist -> KeyedArchive -> ArchiveStore -> FormCache -> command-line targets.
 let package = Package(
     name: "KeyedArchiveStore",
     products: [
         .library(name: "BinaryPlist", targets: ["BinaryPlist"]),
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
         .library(name: "ArchiveStore", targets: ["ArchiveStore"]),
+        .library(name: "FormCache", targets: ["FormCache"]),
         .executable(name: "formcache", targets: ["formcache"]),
         .executable(name: "keyedarchive", targets: ["keyedarchive"]),
         .executable(name: "keyed-bench", targets: ["keyed-bench"]),
@@ -18,23 +19,25 @@ let package = Package(
         .target(name: "BinaryPlist", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         // NSKeyedArchiver / NSKeyedUnarchiver and the Codable bridge: at most FoundationEssentials.
         .target(name: "KeyedArchive", dependencies: ["BinaryPlist"]),
-        // Repository over archive files, FormCache.
+        // Storage engines over archive files: the repository (a record log) and the file cache.
         .target(name: "ArchiveStore", dependencies: ["KeyedArchive"]),
+        // An application of the store: form records with an expiry in the user's data directory.
+        .target(name: "FormCache", dependencies: ["ArchiveStore", "KeyedArchive"]),
         // Argument parsing and help layout shared by the command-line tools.
         .target(name: "CommandLineSupport"),
-        .target(name: "FormCacheCLI", dependencies: ["ArchiveStore", "CommandLineSupport"]),
+        .target(name: "FormCacheCLI", dependencies: ["FormCache", "ArchiveStore", "CommandLineSupport"]),
         .executableTarget(name: "formcache", dependencies: ["FormCacheCLI"]),
         .target(name: "InspectorCLI", dependencies: ["BinaryPlist", "KeyedArchive", "ArchiveStore", "CommandLineSupport"]),
         .executableTarget(name: "keyedarchive", dependencies: ["InspectorCLI"]),
-        .executableTarget(name: "keyed-bench", dependencies: ["BinaryPlist", "KeyedArchive", "ArchiveStore"], path: "Benchmarks/keyed-bench"),
+        .executableTarget(name: "keyed-bench", dependencies: ["BinaryPlist", "KeyedArchive", "ArchiveStore", "FormCache"], path: "Benchmarks/keyed-bench"),
         .executableTarget(name: "shapes-example", dependencies: ["KeyedArchive"], path: "Examples/shapes-example"),
 
         // Helpers shared by the test targets (seeded generator, fixture locator); may import Foundation.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BinaryPlistTests", dependencies: ["TestSupport", "BinaryPlist"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["TestSupport", "KeyedArchive"]),
-        .testTarget(name: "ArchiveStoreTests", dependencies: ["TestSupport", "ArchiveStore"]),
-        .testTarget(name: "FormCacheCLITests", dependencies: ["TestSupport", "FormCacheCLI", "ArchiveStore", "CommandLineSupport"]),
+        .testTarget(name: "ArchiveStoreTests", dependencies: ["TestSupport", "ArchiveStore", "FormCache"]),
+        .testTarget(name: "FormCacheCLITests", dependencies: ["TestSupport", "FormCacheCLI", "FormCache", "ArchiveStore", "CommandLineSupport"]),
         .testTarget(name: "InspectorCLITests", dependencies: ["TestSupport", "InspectorCLI", "BinaryPlist", "KeyedArchive", "ArchiveStore", "CommandLineSupport"]),
     ],
     swiftLanguageModes: [.v6]

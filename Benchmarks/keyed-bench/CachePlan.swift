@@ -1,6 +1,7 @@
 import ArchiveStore
 import Foundation
 import KeyedArchive
+import FormCache
 
 /// A small seeded generator (SplitMix64), so that every implementation sees the same sequence.
 struct SplitMix64 {

@@ -1,4 +1,5 @@
 import Foundation
+import FormCache
 
 // MARK: - W1 model for Foundation's NSKeyedArchiver (NSObject + NSCoding), the same keys and class names
 

@@ -1,6 +1,7 @@
 import BinaryPlist
 import Foundation
 import KeyedArchive
+import FormCache
 
 /// `keyed-bench w1 N` and `keyed-bench w2 N`: ours, Foundation's NSKeyedArchiver, PropertyListEncoder and
 /// JSONEncoder on the same model, alternating within one run.

@@ -1,6 +1,7 @@
 import ArchiveStore
 import Foundation
 import KeyedArchive
+import FormCache
 
 /// In-process: what one operation of `ArchiveRepository` costs on a store of n form records, without the
 /// process start that `Benchmarks/formcache/figures.py` includes. Each figure is the median of `rounds`.

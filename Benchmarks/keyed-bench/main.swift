@@ -1,4 +1,5 @@
 import Foundation
+import FormCache
 
 /// keyed-bench: speed and memory figures, ours against the toolchain's Foundation, in one run.
 let usage = """

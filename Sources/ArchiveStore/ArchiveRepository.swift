@@ -498,7 +498,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         let version = snapshot.state.recordVersion
         if version > Record.archiveFormatVersion {
             throw StoreError(.unsupportedVersion,
-                             "store format version \(version) is newer than this build's \(Record.archiveFormatVersion); use a newer formcache",
+                             "store format version \(version) is newer than this build's \(Record.archiveFormatVersion); open it with a newer version of the program that wrote it",
                              path: path)
         }
     }

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// ISO 8601 timestamps in UTC to the second (`2024-05-01T12:00:00Z`), as `formcache` prints them.
+/// ISO 8601 timestamps in UTC to the second (`2024-05-01T12:00:00Z`).
 ///
 /// Plays the part of `Date.ISO8601FormatStyle()` with its default (UTC, whole seconds) fields.
 public enum ISO8601Text {

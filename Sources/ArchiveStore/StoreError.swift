@@ -69,7 +69,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         self.errno = errno
     }
 
-    /// `store: /home/u/.local/share/formcache/FormCache.cache: cannot decode: truncated archive`
+    /// `store: /data/Notes.archive: at byte 4120: a frame fails its checksum`
     public var description: String {
         var text = "store"
         if let path { text += ": " + path }

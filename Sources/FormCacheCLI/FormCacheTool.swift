@@ -1,5 +1,6 @@
 import ArchiveStore
 import CommandLineSupport
+import FormCache
 
 /// The `formcache` command as a function: arguments, environment and output streams in, exit status out.
 ///

@@ -1,5 +1,6 @@
 import ArchiveStore
 import FoundationEssentials
+import FormCache
 
 /// JSON and human-readable renderings of form records.
 enum RecordRendering {

@@ -1,5 +1,6 @@
 import ArchiveStore
 import CommandLineSupport
+import FormCache
 
 extension CommandFailure {
     /// The exit status and message (`<reason>` and a `Hint:` line) for a store error.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ArchiveStore
+import FormCache
 
 @Suite("Atomic file replacement and locking")
 struct AtomicFileTests {

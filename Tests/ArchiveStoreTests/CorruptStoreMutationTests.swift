@@ -2,6 +2,7 @@ import ArchiveStore
 import Foundation
 import Testing
 import TestSupport
+import FormCache
 
 /// Seeded random damage to a real store file: reading it must give the records or a typed ``StoreError``
 /// (`corrupt` and friends), never a trap, and a failed read must leave the file as it was.

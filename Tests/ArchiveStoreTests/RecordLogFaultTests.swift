@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ArchiveStore
+import FormCache
 
 /// Every single fault (EIO, ENOSPC, a short write) at every file-system call of each kind of change to a
 /// record-log store: the store reads back with every record acknowledged before, and the change is either

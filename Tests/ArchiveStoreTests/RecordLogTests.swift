@@ -7,6 +7,7 @@ import KeyedArchive
 import Testing
 import TestSupport
 @testable import ArchiveStore
+import FormCache
 
 /// A store file taken apart as a plist: its top dictionary, `$objects`, and where the records are.
 struct StorePlist {

@@ -2,6 +2,7 @@ import TestSupport
 import ArchiveStore
 import Foundation
 import Testing
+import FormCache
 
 /// Tests that launch the built `formcache` binary with a temporary FORMCACHE_HOME.
 @Suite("formcache binary, end to end")

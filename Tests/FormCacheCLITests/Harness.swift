@@ -1,3 +1,4 @@
+import FormCache
 import ArchiveStore
 import CommandLineSupport
 import Foundation

@@ -1,3 +1,4 @@
+import FormCache
 import TestSupport
 @testable import ArchiveStore
 import CommandLineSupport

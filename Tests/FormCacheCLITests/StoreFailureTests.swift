@@ -1,6 +1,7 @@
 import ArchiveStore
 import Foundation
 import Testing
+import FormCache
 
 @Suite("formcache with a damaged, locked or hostile store")
 struct StoreFailureTests {

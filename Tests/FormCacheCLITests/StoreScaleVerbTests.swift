@@ -1,6 +1,7 @@
 @testable import ArchiveStore
 import Foundation
 import Testing
+import FormCache
 
 /// The verbs and guarantees that came with the record-log store: export and import of one ordinary keyed
 /// archive, update, streaming `list --json`, checksums over stored records, migration of old stores.

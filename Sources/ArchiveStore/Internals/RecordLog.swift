@@ -66,7 +66,7 @@ enum RecordLog {
         }
         let version = readLittleEndian(bytes, 8, width: 4)
         guard version == formatVersion else {
-            throw StoreError(.unsupportedVersion, "store file format \(version) is not \(formatVersion); use a newer formcache",
+            throw StoreError(.unsupportedVersion, "store file format \(version) is not \(formatVersion); open it with a newer version of the program that wrote it",
                              path: path, offset: 8)
         }
         let generation = readLittleEndian(bytes, 16, width: 8)

@@ -25,7 +25,7 @@ package struct RepositoryFile<Record: ArchiveRecord>: KeyedArchivable {
         if version > current {
             throw StoreError(
                 .unsupportedVersion,
-                "store format version \(version) is newer than this build's \(current); use a newer formcache")
+                "store format version \(version) is newer than this build's \(current); open it with a newer version of the program that wrote it")
         }
         records = version == current
             ? try coder.decode([Record].self, forKey: "records")

@@ -8,7 +8,7 @@ import Darwin
 
 /// Thin, throwing wrappers over the POSIX calls the store needs. Every call retries on `EINTR` and reports
 /// failure as a ``StoreError`` naming the call, the path and `strerror`.
-enum SystemCalls {
+package enum SystemCalls {
     static let fileMode: mode_t = 0o600
     static let directoryMode: mode_t = 0o700
 
@@ -25,7 +25,7 @@ enum SystemCalls {
     }
 
     /// `open(2)` with `O_CLOEXEC` always added.
-    static func openFile(_ path: String, _ flags: Int32, mode: mode_t = 0) throws(StoreError) -> Int32 {
+    package static func openFile(_ path: String, _ flags: Int32, mode: mode_t = 0) throws(StoreError) -> Int32 {
         while true {
             let fd = open(path, flags | O_CLOEXEC, mode)
             if fd >= 0 { return fd }
@@ -52,7 +52,7 @@ enum SystemCalls {
         }
     }
 
-    static func closeFile(_ fd: Int32) {
+    package static func closeFile(_ fd: Int32) {
         _ = close(fd)
     }
 
@@ -76,7 +76,7 @@ enum SystemCalls {
     static func isDirectory(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFDIR }
 
     /// Reads the whole regular file open at `fd`.
-    static func readAll(_ fd: Int32, _ path: String) throws(StoreError) -> [UInt8] {
+    package static func readAll(_ fd: Int32, _ path: String) throws(StoreError) -> [UInt8] {
         let info = try fileStatus(fd, path)
         try requireOwnRegularFile(info, path)
         // Read straight into the result (one buffer touched, not a chunk and a copy), one byte more than the
@@ -176,7 +176,7 @@ enum SystemCalls {
 }
 
 /// String path helpers (no Foundation).
-enum PathName {
+package enum PathName {
     /// The directory part of `path` (`"."` for a bare name, `"/"` for a top-level entry).
     static func directory(of path: String) -> String {
         var trimmed = Substring(path)
@@ -194,7 +194,7 @@ enum PathName {
         return String(trimmed[trimmed.index(after: slash)...])
     }
 
-    static func join(_ directory: String, _ name: String) -> String {
+    package static func join(_ directory: String, _ name: String) -> String {
         directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 }

@@ -1,5 +1,6 @@
 import ArchiveStore
 import CommandLineSupport
+import FormCache
 
 extension Verbs {
     static func export(_ session: Session) -> Command {

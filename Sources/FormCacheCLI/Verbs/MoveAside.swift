@@ -1,5 +1,6 @@
 import ArchiveStore
 import CommandLineSupport
+import FormCache
 
 extension Verbs {
     static func moveAside(_ session: Session) -> Command {

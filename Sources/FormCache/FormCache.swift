@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ArchiveStore
 
 /// Form records kept in the user's data directory with an expiry: the library behind the `formcache` command.
 ///
@@ -26,7 +27,7 @@ public final class FormCache: Sendable {
     /// The clock that decides expiry and registration times.
     public let clock: any StoreClock
     /// The underlying repository.
-    public let repository: ArchiveRepository<FormRecord>
+    package let repository: ArchiveRepository<FormRecord>
 
     /// A cache in `directory` (created with mode 0700 on the first write).
     public init(directory: String, clock: any StoreClock = SystemClock(), options: RepositoryOptions = RepositoryOptions()) {

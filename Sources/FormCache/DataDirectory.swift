@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ArchiveStore
 
 /// Where a tool keeps its data: the first that applies of
 ///

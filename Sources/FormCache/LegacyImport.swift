@@ -7,6 +7,7 @@ import Darwin
 #endif
 import FoundationEssentials
 import KeyedArchive
+import ArchiveStore
 
 /// The iOS cache manager's model: `FormModel` (or `Model.FormModel`) with keys `id` (NSString),
 /// `registerDatetime` (NSDate) and `name` (NSString).

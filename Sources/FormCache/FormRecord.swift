@@ -1,5 +1,6 @@
 import FoundationEssentials
 import KeyedArchive
+import ArchiveStore
 
 /// One cached form: a name, its fields, when it was registered and when it expires.
 ///
