@@ -20,12 +20,12 @@ let package = Package(
         // NSKeyedArchiver / NSKeyedUnarchiver and the Codable bridge: at most FoundationEssentials.
         .target(name: "KeyedArchive", dependencies: ["BinaryPlist"]),
         // Storage engines over archive files: the repository (a record log) and the file cache.
-        .target(name: "ArchiveStore", dependencies: ["KeyedArchive"]),
+        .target(name: "ArchiveStore", dependencies: ["BinaryPlist", "KeyedArchive"]),
         // An application of the store: form records with an expiry in the user's data directory.
         .target(name: "FormCache", dependencies: ["ArchiveStore", "KeyedArchive"]),
         // Argument parsing and help layout shared by the command-line tools.
         .target(name: "CommandLineSupport"),
-        .target(name: "FormCacheCLI", dependencies: ["FormCache", "ArchiveStore", "CommandLineSupport"]),
+        .target(name: "FormCacheCLI", dependencies: ["BinaryPlist", "FormCache", "ArchiveStore", "CommandLineSupport"]),
         .executableTarget(name: "formcache", dependencies: ["FormCacheCLI"]),
         .target(name: "InspectorCLI", dependencies: ["BinaryPlist", "KeyedArchive", "ArchiveStore", "CommandLineSupport"]),
         .executableTarget(name: "keyedarchive", dependencies: ["InspectorCLI"]),

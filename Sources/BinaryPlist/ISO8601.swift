@@ -7,7 +7,7 @@
 /// from 2001 and NaN or infinite dates have no text.
 ///
 /// Mirrors the date handling of `CFPropertyListCreateXMLData` / `CFPropertyListCreateWithData`.
-enum ISO8601 {
+package enum ISO8601 {
     /// Farthest date, in seconds from the reference date, that formats: keeps all arithmetic in `Int64`.
     static let maxMagnitude: Double = 4_611_686_018_427_387_904  // 2^62
 
@@ -15,7 +15,7 @@ enum ISO8601 {
     private static let referenceDay: Int64 = 11_323
 
     /// `YYYY-MM-DDTHH:MM:SSZ`, or `nil` for a NaN, infinite or out-of-range date.
-    static func format(_ date: PlistDate) -> String? {
+    package static func format(_ date: PlistDate) -> String? {
         let t = date.secondsSinceReferenceDate
         guard t.isFinite, t.magnitude <= maxMagnitude else { return nil }
         var whole = Int64(t)  // toward zero; then down (no libm: this target links nothing)

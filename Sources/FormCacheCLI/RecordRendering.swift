@@ -1,42 +1,38 @@
 import ArchiveStore
+import BinaryPlist
 import FoundationEssentials
 import FormCache
 
 /// JSON and human-readable renderings of form records.
 enum RecordRendering {
     /// `{"id": ..., "name": ..., "fields": {...}, "registeredAt": ..., "expiresAt": ...}` on one line, field
-    /// keys sorted, timestamps ISO 8601 UTC.
+    /// keys sorted, timestamps ISO 8601 UTC; written by the package's one JSON writer.
     static func json(_ record: FormRecord) -> String {
-        let fields = record.fields.sorted { $0.key < $1.key }
-            .map { quote($0.key) + ": " + quote($0.value) }.joined(separator: ", ")
-        return "{\"id\": \(quote(record.id)), \"name\": \(quote(record.name)), \"fields\": {\(fields)}, "
-            + "\"registeredAt\": \(quote(ISO8601Text.format(record.registeredAt))), "
-            + "\"expiresAt\": \(quote(ISO8601Text.format(record.expiresAt)))}"
-    }
-
-    /// A JSON array, one record per line.
-    static func json(_ records: [FormRecord]) -> String {
-        if records.isEmpty { return "[]" }
-        return "[\n" + records.map { "  " + json($0) }.joined(separator: ",\n") + "\n]"
-    }
-
-    /// A JSON string literal.
-    static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
+        var w = JSONWriter(pretty: false)
+        w.open(.object)
+        w.item(first: true)
+        w.key("id")
+        w.string(record.id)
+        w.item(first: false)
+        w.key("name")
+        w.string(record.name)
+        w.item(first: false)
+        w.key("fields")
+        w.open(.object)
+        for (index, field) in record.fields.sorted(by: { $0.key < $1.key }).enumerated() {
+            w.item(first: index == 0)
+            w.key(field.key)
+            w.string(field.value)
         }
-        return out + "\""
+        w.close(.object, empty: record.fields.isEmpty)
+        w.item(first: false)
+        w.key("registeredAt")
+        w.string(ISO8601Text.format(record.registeredAt))
+        w.item(first: false)
+        w.key("expiresAt")
+        w.string(ISO8601Text.format(record.expiresAt))
+        w.close(.object, empty: false)
+        return w.text
     }
 
     /// One record as `label: value` lines.

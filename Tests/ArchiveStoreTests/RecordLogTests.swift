@@ -445,3 +445,20 @@ final class FoundationFormRecord: NSObject, NSCoding {
         (self.id, self.name, self.fields, self.expiresAt) = (id, name, fields, expiresAt)
     }
 }
+
+@Suite("ISO 8601 text of dates")
+struct ISO8601TextTests {
+    @Test(arguments: [
+        (0.0, "1970-01-01T00:00:00Z"), (1_714_564_800.9, "2024-05-01T12:00:00Z"), (-1.5, "1969-12-31T23:59:58Z"),
+        (-62_198_755_200, "-0001-01-01T00:00:00Z"), (253_402_300_800, "10000-01-01T00:00:00Z"),
+        (.infinity, "1970-01-01T00:00:00Z"), (.nan, "1970-01-01T00:00:00Z"),
+    ] as [(Double, String)])
+    func formatsAsThePlistDateTextInUTC(seconds: Double, text: String) {
+        #expect(ISO8601Text.format(Date(timeIntervalSince1970: seconds)) == text)
+    }
+
+    @Test func farInstantsAreClampedNotTrappedOn() {
+        #expect(ISO8601Text.format(Date(timeIntervalSince1970: 1e300)) == ISO8601Text.format(Date(timeIntervalSince1970: 1e15)))
+        #expect(ISO8601Text.format(Date(timeIntervalSince1970: -1e300)).hasPrefix("-"))
+    }
+}
