@@ -473,9 +473,10 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
                 record = try KeyedUnarchiver.unarchivedObject(ofType: Record.self, from: frame.payload,
                                                               registry: RepositoryFile<Record>.registry, requiresSecureCoding: false)
             } else {
-                record = try KeyedUnarchiver.withUnarchiver(for: frame.payload, registry: RepositoryFile<Record>.registry) { coder in
-                    guard let root = try coder.objectUID(forKey: "root") else { return nil }
-                    return try coder.visitObject(root, key: "root") { try Record.migrateRecord(fromVersion: version, coder: coder) }
+                record = try RecordMigration.$version.withValue(version) {
+                    try KeyedUnarchiver.unarchivedObject(ofType: MigratedRecord<Record>.self, from: frame.payload,
+                                                         registry: MigratedRecord<Record>.registry,
+                                                         requiresSecureCoding: false)?.record
                 }
             }
         } catch let error as StoreError {
@@ -527,4 +528,26 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         }
         return result
     }
+}
+
+/// A record archived at an older record version, read through ``ArchiveRecord/migrateRecord(fromVersion:coder:)``
+/// under the record's own class name: the public unarchiver API, with the version passed as a task-local.
+struct MigratedRecord<Record: ArchiveRecord>: KeyedArchivable {
+    static var archivedClassName: String { Record.archivedClassName }
+    static var archivedSuperclassNames: [String] { Record.archivedSuperclassNames }
+
+    var record: Record
+
+    init(coder: KeyedUnarchiver) throws {
+        record = try Record.migrateRecord(fromVersion: RecordMigration.version, coder: coder)
+    }
+
+    func encode(with coder: KeyedArchiver) { record.encode(with: coder) }
+
+    static var registry: ClassRegistry { ClassRegistry([MigratedRecord<Record>.self] + Record.nestedArchivableTypes) }
+}
+
+/// The record version being migrated, for ``MigratedRecord`` (a generic type cannot hold it).
+enum RecordMigration {
+    @TaskLocal static var version = 0
 }
