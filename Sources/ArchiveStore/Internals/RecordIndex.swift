@@ -82,21 +82,16 @@ struct IndexEntry: Hashable, Sendable, Comparable {
         appendLittleEndian(expiryBits, width: 8, to: &bytes)
     }
 
-    init(hash: UInt64, offset: Int, ordinal: Int, expiryBits: UInt64) {
-        self.hash = hash
-        self.offset = offset
-        self.ordinal = ordinal
-        self.expiryBits = expiryBits
-    }
+    var expiry: Double? { RecordLog.expiry(fromBits: expiryBits) }
+}
 
+extension IndexEntry {
     init(_ bytes: [UInt8], at start: Int) {
         hash = readLittleEndian(bytes, start, width: 8)
         offset = Int(truncatingIfNeeded: readLittleEndian(bytes, start + 8, width: 8))
         ordinal = Int(truncatingIfNeeded: readLittleEndian(bytes, start + 16, width: 8))
         expiryBits = readLittleEndian(bytes, start + 24, width: 8)
     }
-
-    var expiry: Double? { RecordLog.expiry(fromBits: expiryBits) }
 }
 
 /// The index is damaged or does not belong to the log: the caller scans the log instead.
@@ -166,11 +161,8 @@ final class IndexReader {
         self.fd = fd
         self.path = path
         self.fileSystem = fileSystem
-        generation = header.generation
-        covered = header.covered
-        coveredFrames = header.coveredFrames
-        count = header.count
-        bits = header.bits
+        (generation, covered, coveredFrames, count, bits) =
+            (header.generation, header.covered, header.coveredFrames, header.count, header.bits)
     }
 
     deinit { fileSystem.close(fd) }

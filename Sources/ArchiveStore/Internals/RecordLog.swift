@@ -106,17 +106,23 @@ struct LogState: Hashable, Sendable {
                  recordVersion: recordVersion, generation: UInt64.random(in: 1 ... .max))
     }
 
-    init(sequence: UInt64, committed: Int, frameCount: Int, liveCount: Int, liveBytes: Int, recordVersion: Int,
-         generation: UInt64) {
-        self.sequence = sequence
-        self.committed = committed
-        self.frameCount = frameCount
-        self.liveCount = liveCount
-        self.liveBytes = liveBytes
-        self.recordVersion = recordVersion
-        self.generation = generation
+    func serialized() -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(RecordLog.slotSize)
+        for word in [sequence, UInt64(committed), UInt64(frameCount), UInt64(liveCount), UInt64(liveBytes),
+                     UInt64(recordVersion), generation] {
+            appendLittleEndian(word, width: 8, to: &bytes)
+        }
+        appendLittleEndian(UInt64(CRC32.checksum(bytes)), width: 4, to: &bytes)
+        appendLittleEndian(0, width: 4, to: &bytes)
+        return bytes
     }
 
+    /// Bytes of frames that no live record needs (replaced, removed, delete frames).
+    var deadBytes: Int { committed - RecordLog.firstFrame - liveBytes }
+}
+
+extension LogState {
     /// The slot at `offset`, or `nil` when its checksum, generation or numbers are not those of a commit.
     init?(parsing bytes: [UInt8], at offset: Int, generation: UInt64) {
         guard UInt64(CRC32.update(0, bytes, offset..<offset + 56)) == readLittleEndian(bytes, offset + 56, width: 4),
@@ -135,21 +141,6 @@ struct LogState: Hashable, Sendable {
         recordVersion = Int(words[5])
         self.generation = generation
     }
-
-    func serialized() -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(RecordLog.slotSize)
-        for word in [sequence, UInt64(committed), UInt64(frameCount), UInt64(liveCount), UInt64(liveBytes),
-                     UInt64(recordVersion), generation] {
-            appendLittleEndian(word, width: 8, to: &bytes)
-        }
-        appendLittleEndian(UInt64(CRC32.checksum(bytes)), width: 4, to: &bytes)
-        appendLittleEndian(0, width: 4, to: &bytes)
-        return bytes
-    }
-
-    /// Bytes of frames that no live record needs (replaced, removed, delete frames).
-    var deadBytes: Int { committed - RecordLog.firstFrame - liveBytes }
 }
 
 /// What a frame records.
