@@ -86,7 +86,8 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         case .absent:
             return nil
         case .singleArchive(let bytes):
-            return try RepositoryFile<Record>.decode(bytes, path: path).records.first { $0.id == id }
+            let key = Self.key(id)
+            return try RepositoryFile<Record>.decode(bytes, path: path).records.first { Self.key($0.id) == key }
         case .log(let snapshot):
             try checkVersion(snapshot)
             guard let location = try snapshot.locate(Self.key(id)) else { return nil }
@@ -99,7 +100,9 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         switch try StoreFile.open(path, fileSystem: fileSystem, writable: false, tuning: options.tuning) {
         case .absent: return 0
         case .singleArchive(let bytes): return try RepositoryFile<Record>.decode(bytes, path: path).records.count
-        case .log(let snapshot): return snapshot.state.liveCount
+        case .log(let snapshot):
+            try checkVersion(snapshot)
+            return snapshot.state.liveCount
         }
     }
 
@@ -202,7 +205,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
 
     /// Changes the record with `id` in place, under the store's lock (no other change can come between the
     /// read and the write), and returns it as stored; `nil` (nothing written) when there is none or `change`
-    /// returns `false`. The id may not change.
+    /// returns `false`. The id may not change. `change` must not call this repository (it holds its lock).
     @discardableResult
     public func update(_ id: Record.ID, _ change: (inout Record) throws(StoreError) -> Bool) throws(StoreError) -> Record? {
         try withWriter(createsStore: false) { snapshot throws(StoreError) -> Record? in
@@ -273,14 +276,18 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
 
     /// A read-modify-write of the whole store: `body` gets every record under both locks and returns whether
     /// it changed them; the store is rewritten (to a temporary file renamed into place) only if it did.
-    /// Throwing from `body` writes nothing. Costs time in proportion to the store; prefer the calls above.
+    /// Throwing from `body` writes nothing. When the store's directory does not exist, `body` first runs on no
+    /// records to see whether it writes at all (so that a change that writes nothing creates nothing), then
+    /// again under the locks: derive everything from the records it is given. Costs time in proportion to the
+    /// store; prefer the calls above.
     public func modify(_ body: (inout [Record]) throws(StoreError) -> Bool) throws(StoreError) {
         let directory = PathName.directory(of: path)
         if try SystemCalls.linkStatus(directory) == nil {
+            // Nothing is stored yet: see whether `body` writes at all before creating anything. It runs again
+            // under the locks below, on what is stored by then.
             var records: [Record] = []
             guard try body(&records) else { return }
-            try rewrite(records, createDirectory: true)
-            return
+            try SystemCalls.makeDirectories(directory)
         }
         try writers.withLock { _ throws(StoreError) in
             try FileLock.holding(lockPath, timeout: options.lockTimeout) { () throws(StoreError) in
@@ -293,14 +300,6 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
                 if try body(&records) { try install(records) }
                 if let durabilityDoubt { throw durabilityDoubt }
             }
-        }
-    }
-
-    /// Writes the store anew holding `records`, under the locks (for ``modify(_:)`` on an absent store).
-    private func rewrite(_ records: [Record], createDirectory: Bool) throws(StoreError) {
-        try writers.withLock { _ throws(StoreError) in
-            if createDirectory { try SystemCalls.makeDirectories(PathName.directory(of: path)) }
-            try FileLock.holding(lockPath, timeout: options.lockTimeout) { () throws(StoreError) in try install(records) }
         }
     }
 
@@ -341,8 +340,8 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
 
     // MARK: Corrupt stores
 
-    /// Renames an unreadable store to `<path>.<suffix>` (and removes its index) so that a fresh one can be
-    /// started, and returns the new path. Throws ``StoreError/Code/invalidArgument`` if the store can be read
+    /// Renames an unreadable store (damaged, or written at a newer format version) to `<path>.<suffix>` (and
+    /// removes its index) so that a fresh one can be started, and returns the new path. Throws ``StoreError/Code/invalidArgument`` if the store can be read
     /// in full (nothing is moved), and ``StoreError/Code/notFound`` if there is no store.
     public func moveAside(suffix: String) throws(StoreError) -> String {
         try writers.withLock { _ throws(StoreError) in
@@ -410,6 +409,11 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
                 records = []
             case .singleArchive(let bytes):
                 records = try RepositoryFile<Record>.decode(bytes, path: path).records
+                if Set(records.map { Self.key($0.id) }).count != records.count {
+                    // A record log holds one record an id; the store holds some id twice (get returned the first).
+                    // The file is kept as it is beside the store, so that no record it held is lost.
+                    try AtomicFile.replace(path + ".before-migration", with: bytes)
+                }
             case .log(let snapshot):
                 try checkVersion(snapshot)
                 guard snapshot.state.recordVersion != Record.archiveFormatVersion else { return snapshot }
@@ -428,7 +432,8 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
 
     // MARK: Records and frames
 
-    /// The key a record is filed under: its id's description, UTF-8.
+    /// The key a record is filed under: its id's description, UTF-8 (so ids whose descriptions are equal are
+    /// one record, and strings are compared by their bytes, as `NSString` compares them).
     static func key(_ id: Record.ID) -> [UInt8] { Array(String(describing: id).utf8) }
 
     static func expiry(_ record: Record) -> Double? { record.expiryDate?.timeIntervalSince1970 }

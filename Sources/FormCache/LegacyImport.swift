@@ -76,10 +76,10 @@ extension FormCache {
     /// Adds the records whose ids are free, in one commit.
     private func importRecords(_ records: [FormRecord]) throws(StoreError) -> LegacyImportResult {
         let added = try repository.add(contentsOf: records, skippingExisting: true)
-        var addedIDs = Set(added.map(\.id))
+        // Each added id was added for its first record in `records`; every other record was skipped.
+        var unclaimed = Set(added.map(\.id))
         var skipped: [String] = []
-        for record in records where !addedIDs.contains(record.id) { skipped.append(record.id) }
-        addedIDs.removeAll()
+        for record in records where unclaimed.remove(record.id) == nil { skipped.append(record.id) }
         return LegacyImportResult(imported: added, skippedIDs: skipped)
     }
 

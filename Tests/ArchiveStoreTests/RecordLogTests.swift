@@ -296,6 +296,8 @@ struct RecordLogTests {
         var state = try RecordLog.state(fromPrologue: Array(bytes.prefix(RecordLog.firstFrame)), path: "x")
         state.sequence += 1
         state.committed = committed
+        state.frameCount = min(state.frameCount, (committed - RecordLog.firstFrame) / RecordLog.frameHeaderSize)
+        state.liveCount = min(state.liveCount, state.frameCount)
         state.liveBytes = 0
         let slot = state.serialized()
         bytes.replaceSubrange(RecordLog.slotOffset(of: state)..<RecordLog.slotOffset(of: state) + slot.count, with: slot)

@@ -143,7 +143,7 @@ final class IndexReader {
             generation = readLittleEndian(header, 8, width: 8)
             let words = (2...4).map { readLittleEndian(header, 8 * $0, width: 8) }
             let bits = Int(readLittleEndian(header, 40, width: 4))
-            guard (1...24).contains(bits), words.allSatisfy({ $0 < UInt64(Int32.max) * 64 }) else {
+            guard words.allSatisfy({ $0 < UInt64(Int32.max) * 64 }), bits == RecordIndex.bucketBits(for: Int(words[2])) else {
                 throw IndexUnusable(reason: "impossible header")
             }
             covered = Int(words[0])
@@ -192,6 +192,17 @@ final class IndexReader {
         let first = Int(readLittleEndian(fan, 0, width: 4))
         let last = Int(readLittleEndian(fan, buckets.count * 8, width: 4))
         guard first <= last, last <= count else { throw IndexUnusable(reason: "fan-out out of order") }
+        // About eight entries a bucket by construction (the bucket bits follow from the count): a bucket far
+        // fuller than that is damage, refused before anything is allocated for it.
+        let largestBucket = max(4_096, 64 * (count >> bits))
+        var previous = first
+        for i in 1...buckets.count {
+            let next = Int(readLittleEndian(fan, 8 * i, width: 4))
+            guard previous <= next, next - previous <= largestBucket else {
+                throw IndexUnusable(reason: "a bucket claims \(next - previous) entries")
+            }
+            previous = next
+        }
         let bytes = try fileSystem.read(fd, count: (last - first) * RecordIndex.entrySize,
                                         at: entriesStart + first * RecordIndex.entrySize, path)
         guard bytes.count == (last - first) * RecordIndex.entrySize else { throw IndexUnusable(reason: "entries cut off") }
@@ -208,6 +219,8 @@ final class IndexReader {
             for j in start..<end {
                 let entry = IndexEntry(bytes, at: (j - first) * RecordIndex.entrySize)
                 guard Int(entry.hash >> UInt64(64 - bits)) == bucket else { throw IndexUnusable(reason: "entry in the wrong bucket") }
+                guard entry.offset >= RecordLog.firstFrame, entry.offset < covered, entry.ordinal >= 0, entry.ordinal < coveredFrames
+                else { throw IndexUnusable(reason: "entry outside the covered log") }
                 result.append(entry)
             }
         }

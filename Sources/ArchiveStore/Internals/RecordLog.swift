@@ -130,8 +130,9 @@ extension LogState {
         else { return nil }
         let words = (0..<6).map { readLittleEndian(bytes, offset + 8 * $0, width: 8) }
         let limit = UInt64(Int64.max / 2)
-        guard words[1...].allSatisfy({ $0 < limit }), words[1] >= UInt64(RecordLog.firstFrame),
-              words[4] <= words[1] - UInt64(RecordLog.firstFrame), words[3] <= words[2]
+        guard words.allSatisfy({ $0 < limit }), words[1] >= UInt64(RecordLog.firstFrame),
+              words[4] <= words[1] - UInt64(RecordLog.firstFrame), words[3] <= words[2],
+              words[2] <= (words[1] - UInt64(RecordLog.firstFrame)) / UInt64(RecordLog.frameHeaderSize)
         else { return nil }
         sequence = words[0]
         committed = Int(words[1])

@@ -19,6 +19,9 @@ struct FrameLocation: Hashable, Sendable {
 
 /// What a store file is.
 enum StoreFile {
+    /// The largest store of one keyed archive (from before the record log) that is read: 1 GiB.
+    static let largestSingleArchive = 1 << 30
+
     /// No file at the path.
     case absent
     /// A store written before the record log: one keyed archive holding every record.
@@ -37,7 +40,10 @@ enum StoreFile {
         try SystemCalls.requireOwnRegularFile(info, path)
         let prologue = try fileSystem.read(fd, count: RecordLog.firstFrame, at: 0, path)
         guard RecordLog.isLog(prologue) else {
-            guard let bytes = try fileSystem.readFile(fd, path) else { return .absent }
+            guard let bytes = try fileSystem.readFile(fd, path, limit: StoreFile.largestSingleArchive) else {
+                throw StoreError(.corrupt, "not a record log, and too large (\(info.st_size) bytes) for a store of one archive",
+                                 path: path, offset: 0)
+            }
             return .singleArchive(bytes)
         }
         let state = try RecordLog.state(fromPrologue: prologue, path: path)
@@ -257,23 +263,36 @@ final class StoreSnapshot {
     /// Calls `body` with every live record's frame location, without reading frames (index entries, then the
     /// tail). Order: by key hash, then the tail's; callers sort by ordinal when order matters.
     func forEachLiveLocation(_ body: (FrameLocation) throws(StoreError) -> Void) throws(StoreError) {
-        let superseded = try supersededOrdinals()
-        if let index {
-            do {
-                try index.forEachChunk { entries in
-                    for entry in entries where !superseded.contains(entry.ordinal) {
-                        try body(FrameLocation(kind: .put, offset: entry.offset, ordinal: entry.ordinal, length: 0,
-                                               expiryBits: entry.expiryBits))
-                    }
-                }
-            } catch let error as StoreError {
-                throw error
-            } catch {
-                try dropIndex()
-                return try forEachLiveLocation(body)
-            }
+        try forEachLiveIndexEntry { entry throws(StoreError) in
+            try body(FrameLocation(kind: .put, offset: entry.offset, ordinal: entry.ordinal, length: 0, expiryBits: entry.expiryBits))
         }
         for location in tail.values where location.kind == .put { try body(location) }
+    }
+
+    /// Calls `body` with each index entry that the tail has not replaced. The whole index is checked first
+    /// (every bucket's checksum and every entry's bounds), so that damage found part way never hands `body`
+    /// some entries twice: a damaged index is dropped before anything is delivered, and the log is scanned.
+    private func forEachLiveIndexEntry(_ body: (IndexEntry) throws(StoreError) -> Void) throws(StoreError) {
+        guard let index else { return }
+        do {
+            try index.forEachChunk { _ in }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            try dropIndex()
+            return
+        }
+        let superseded = try supersededOrdinals()
+        do {
+            try index.forEachChunk { entries in
+                for entry in entries where !superseded.contains(entry.ordinal) { try body(entry) }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            // The file is immutable once in place and was just checked: this is a read that changed under us.
+            throw StoreError(.corrupt, "the index changed while it was read: \(error)", path: indexPath)
+        }
     }
 
     /// The ordinals of index entries whose keys have a newer frame in the tail.
@@ -297,7 +316,7 @@ final class StoreSnapshot {
     func liveOrdinals() throws(StoreError) -> LiveBitmap {
         var bitmap = LiveBitmap(count: state.frameCount)
         try forEachLiveLocation { location throws(StoreError) in
-            guard location.ordinal < state.frameCount else {
+            guard location.ordinal >= 0, location.ordinal < state.frameCount else {
                 throw StoreError(.corrupt, "an index entry names frame \(location.ordinal) of \(state.frameCount)", path: indexPath)
             }
             bitmap.insert(location.ordinal)
@@ -362,6 +381,10 @@ final class StoreSnapshot {
             next.frameCount += 1
         }
         next.committed += bytes.count
+        guard next.liveCount >= 0, next.liveBytes >= 0, next.liveBytes <= next.committed - RecordLog.firstFrame else {
+            throw StoreError(.corrupt, "the commit's counts do not match the log (live records \(next.liveCount), live bytes \(next.liveBytes))",
+                             path: path, offset: RecordLog.slotOffset(of: state))
+        }
         let size = Int(try fileSystem.status(fd, path).st_size)
         if size > state.committed { try fileSystem.truncate(fd, to: state.committed, path) }
         do throws(StoreError) {
@@ -372,7 +395,19 @@ final class StoreSnapshot {
             _ = try? FileSystem.kernel.truncate(fd, to: state.committed, path)
             throw error
         }
-        try fileSystem.write(fd, next.serialized(), at: RecordLog.slotOffset(of: next), path)
+        do throws(StoreError) {
+            try fileSystem.write(fd, next.serialized(), at: RecordLog.slotOffset(of: next), path)
+        } catch {
+            // The slot may be in place or not: what the file now says is what readers see.
+            let prologue = try? FileSystem.kernel.read(fd, count: RecordLog.firstFrame, at: 0, path)
+            if let prologue, let now = try? RecordLog.state(fromPrologue: prologue, path: path), now == next {
+                state = next
+                for (key, location) in located { tail[key] = location }
+                throw StoreError(.durabilityUnknown, "the change is in the store, but writing its commit failed: \(error.reason)",
+                                 path: path, errno: error.errno)
+            }
+            throw error
+        }
         state = next
         for (key, location) in located { tail[key] = location }
         do {
@@ -401,21 +436,9 @@ final class StoreSnapshot {
 
     /// The index entry of every live record: the index's, less those the tail replaced, and the tail's puts.
     func liveEntries() throws(StoreError) -> [IndexEntry] {
-        let superseded = try supersededOrdinals()
         var entries: [IndexEntry] = []
         entries.reserveCapacity(state.liveCount)
-        if let index {
-            do {
-                try index.forEachChunk { chunk in
-                    for entry in chunk where !superseded.contains(entry.ordinal) { entries.append(entry) }
-                }
-            } catch let error as StoreError {
-                throw error
-            } catch {
-                try dropIndex()
-                return try liveEntries()
-            }
-        }
+        try forEachLiveIndexEntry { entry throws(StoreError) in entries.append(entry) }
         for (key, location) in tail where location.kind == .put {
             entries.append(IndexEntry(hash: RecordIndex.hash(key), offset: location.offset, ordinal: location.ordinal,
                                       expiryBits: location.expiryBits))
@@ -457,10 +480,14 @@ struct LiveBitmap {
 
     init(count: Int) { words = [UInt64](repeating: 0, count: (count + 63) / 64) }
 
-    mutating func insert(_ ordinal: Int) { words[ordinal >> 6] |= 1 << UInt64(ordinal & 63) }
+    /// Adds `ordinal`; one outside the bitmap is ignored (callers check bounds first).
+    mutating func insert(_ ordinal: Int) {
+        guard ordinal >= 0, ordinal >> 6 < words.count else { return }
+        words[ordinal >> 6] |= 1 << UInt64(ordinal & 63)
+    }
 
     func contains(_ ordinal: Int) -> Bool {
-        ordinal >> 6 < words.count && words[ordinal >> 6] & (1 << UInt64(ordinal & 63)) != 0
+        ordinal >= 0 && ordinal >> 6 < words.count && words[ordinal >> 6] & (1 << UInt64(ordinal & 63)) != 0
     }
 }
 
@@ -572,6 +599,9 @@ struct LogBuilder {
             throw StoreError(.invalidArgument, "a record id takes \(key.count) bytes; at most \(RecordLog.largestKey)", path: path)
         }
         let frame = FrameHeader.encode(kind: .put, key: key, expiry: expiry, payload: payload)
+        guard frame.count <= RecordLog.largestFrame else {
+            throw StoreError(.invalidArgument, "a record archives to \(frame.count) bytes; at most 4 GiB", path: path)
+        }
         try add(frame: frame, hash: RecordIndex.hash(key), expiryBits: (expiry ?? .nan).bitPattern)
     }
 

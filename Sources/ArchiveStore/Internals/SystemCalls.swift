@@ -47,7 +47,9 @@ package enum SystemCalls {
     /// a file with another hard link is shared with a place the store must not change.
     static func requireOwnRegularFile(_ info: stat, _ path: String) throws(StoreError) {
         guard isRegularFile(info) else { throw StoreError(.io, "not a regular file", path: path) }
-        guard info.st_nlink == 1 else {
+        // No link at all is fine: the file was replaced (renamed over) after it was opened, and this
+        // descriptor still reads the whole old one.
+        guard info.st_nlink <= 1 else {
             throw StoreError(.hardLink, "refusing a file with \(info.st_nlink) hard links", path: path)
         }
     }
