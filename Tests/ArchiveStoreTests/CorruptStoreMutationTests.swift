@@ -9,9 +9,8 @@ import TestSupport
 struct CorruptStoreMutationTests {
 
     @Test func damagedStoresAreReportedNotTrappedOn() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("damaged-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try TemporaryDirectory(prefix: "damaged")
+        defer { directory.remove() }
         let cache = FormCache(directory: directory.path)
         for i in 0..<6 {
             try cache.add(name: "form \(i)", fields: ["email": "u\(i)@example.com", "plan": i % 2 == 0 ? "pro" : "free"])

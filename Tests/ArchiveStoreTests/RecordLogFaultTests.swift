@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ArchiveStore
 
 /// Every single fault (EIO, ENOSPC, a short write) at every file-system call of each kind of change to a

@@ -1,6 +1,7 @@
 import Foundation
 import KeyedArchive
 import Testing
+import TestSupport
 @testable import ArchiveStore
 
 /// A record type that is only a model: no repository code of its own.

@@ -1,6 +1,7 @@
 import Foundation
 import KeyedArchive
 import Testing
+import TestSupport
 @testable import ArchiveStore
 
 /// A record that decodes a value without naming its type, as stores written before secure coding may hold.
