@@ -169,16 +169,10 @@ import Testing
         ("missing colon", #"{"real" 1}"#, 8),
     ])
     func malformedJSONIsRejectedWithItsOffset(name: String, text: String, offset: Int) {
-        do {
-            let value = try PlistJSON.parse(text)
-            Issue.record("\(name): parsed as \(value)")
-        } catch let error as PlistError {
-            #expect(error.code == .invalidJSON, "\(name)")
-            #expect(error.format == "plist-json", "\(name)")
-            #expect(error.byteOffset == offset, "\(name): \(error)")
-        } catch {
-            Issue.record("\(name): unexpected \(error)")
-        }
+        let error = #expect(throws: PlistError.self, "\(name)") { try PlistJSON.parse(text) }
+        #expect(error?.code == .invalidJSON, "\(name)")
+        #expect(error?.format == "plist-json", "\(name)")
+        #expect(error?.byteOffset == offset, "\(name): \(String(describing: error))")
     }
 
     @Test func invalidUTF8IsRejected() {
