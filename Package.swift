@@ -35,6 +35,7 @@ let package = Package(
         .testTarget(name: "KeyedArchiveTests", dependencies: ["TestSupport", "KeyedArchive"]),
         .testTarget(name: "ArchiveStoreTests", dependencies: ["TestSupport", "ArchiveStore"]),
         .testTarget(name: "FormCacheCLITests", dependencies: ["TestSupport", "FormCacheCLI", "ArchiveStore", "CommandLineSupport"]),
+        .testTarget(name: "CommandLineSupportTests", dependencies: ["TestSupport", "CommandLineSupport"]),
         .testTarget(name: "InspectorCLITests", dependencies: ["TestSupport", "InspectorCLI", "BinaryPlist", "KeyedArchive", "ArchiveStore", "CommandLineSupport"]),
     ],
     swiftLanguageModes: [.v6]
