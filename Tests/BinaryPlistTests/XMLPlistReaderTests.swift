@@ -47,7 +47,8 @@ struct XMLPlistReaderFixtureTests {
 
     @Test func fixtureThatIsNotWellFormedIsRejected() throws {
         let bytes = try FixtureFiles.bytes("keyed/danielpaulus-nskeyedarchiver/broken/xml/broken_plist.xml")
-        #expect(throws: PlistError.self) { try XMLPlistReader().decode(bytes) }
+        let error = #expect(throws: PlistError.self) { try XMLPlistReader().decode(bytes) }
+        #expect(error?.code == .invalidXML)
     }
 
     @Test func cfUIDDictionariesReadAsUIDs() throws {
