@@ -38,6 +38,7 @@ let package = Package(
         .testTarget(name: "KeyedArchiveTests", dependencies: ["TestSupport", "KeyedArchive"]),
         .testTarget(name: "ArchiveStoreTests", dependencies: ["TestSupport", "ArchiveStore", "FormCache"]),
         .testTarget(name: "FormCacheCLITests", dependencies: ["TestSupport", "FormCacheCLI", "FormCache", "ArchiveStore", "CommandLineSupport"]),
+        .testTarget(name: "CommandLineSupportTests", dependencies: ["TestSupport", "CommandLineSupport"]),
         .testTarget(name: "InspectorCLITests", dependencies: ["TestSupport", "InspectorCLI", "BinaryPlist", "KeyedArchive", "ArchiveStore", "CommandLineSupport"]),
     ],
     swiftLanguageModes: [.v6]

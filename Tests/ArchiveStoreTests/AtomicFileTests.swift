@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ArchiveStore
 import FormCache
 
@@ -28,9 +29,12 @@ struct AtomicFileTests {
     func failedWriteLeavesOldFileIntactAndRemovesTemporary(fault: WriteFault) throws {
         let directory = try TemporaryDirectory()
         try directory.write([1, 2, 3, 4], to: "store")
-        #expect(throws: StoreError.self) {
+        let error = #expect(throws: StoreError.self) {
             try AtomicFile.replace(directory.file("store"), with: [5, 6, 7, 8, 9], fault: fault)
         }
+        // Each fault is a failed system call before the rename: io, with its errno (ENOSPC for the write).
+        #expect(error?.code == .io)
+        #expect(error?.errno == (fault == .writeFails(afterBytes: 2) ? ENOSPC : EIO))
         #expect(try directory.read("store") == [1, 2, 3, 4])
         #expect(try directory.entries() == ["store"])
     }

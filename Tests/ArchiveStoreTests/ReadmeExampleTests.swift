@@ -2,6 +2,7 @@ import ArchiveStore
 import Foundation
 import KeyedArchive
 import Testing
+import TestSupport
 
 /// The repository example of README.md, kept compiling and true (with its optional `decodeID` extension).
 @Suite("README example")
@@ -21,10 +22,9 @@ struct ReadmeExampleTests {
     }
 
     @Test func aNewRecordTypeNeedsOnlyItsModel() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let log = ArchiveRepository<Exercise>(path: directory.appendingPathComponent("exercises.archive").path)
+        let directory = try TemporaryDirectory(prefix: "readme")
+        defer { directory.remove() }
+        let log = ArchiveRepository<Exercise>(path: directory.file("exercises.archive"))
         try log.add(Exercise(id: "push-ups", count: 20))
         try log.add(Exercise(id: "squats", count: 35))
         let best = try log.all().map(\.count).max()

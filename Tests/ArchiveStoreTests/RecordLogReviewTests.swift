@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import KeyedArchive
+import TestSupport
 import Testing
 @testable import ArchiveStore
 import FormCache

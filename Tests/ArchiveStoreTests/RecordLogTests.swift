@@ -152,9 +152,11 @@ struct RecordLogTests {
         #expect(all?.code == .corrupt)
         let frameStart = try #require(all?.offset)
         #expect(frameStart >= RecordLog.firstFrame && frameStart < at)
-        #expect((#expect(throws: StoreError.self) { try repository.get("id1") })?.code == .corrupt)
+        let readError = #expect(throws: StoreError.self) { try repository.get("id1") }
+        #expect(readError?.code == .corrupt)
         // Writes are refused and leave the file as it is; it can be moved aside.
-        #expect((#expect(throws: StoreError.self) { try repository.add(sampleRecords(3..<4)[0]) })?.code == .corrupt)
+        let writeError = #expect(throws: StoreError.self) { try repository.add(sampleRecords(3..<4)[0]) }
+        #expect(writeError?.code == .corrupt)
         #expect(try directory.read("Forms.archive") == bytes)
         let moved = try repository.moveAside(suffix: "corrupt")
         #expect(moved == directory.file("Forms.archive.corrupt"))
@@ -183,7 +185,8 @@ struct RecordLogTests {
                     model[id] = record
                     order.append(id)
                 } else {
-                    #expect((#expect(throws: StoreError.self) { try repository.add(record) })?.code == .duplicateID)
+                    let duplicate = #expect(throws: StoreError.self) { try repository.add(record) }
+                    #expect(duplicate?.code == .duplicateID)
                 }
             case 2:
                 if model[id] != nil {
@@ -192,7 +195,8 @@ struct RecordLogTests {
                     order.removeAll { $0 == id }
                     order.append(id)
                 } else {
-                    #expect((#expect(throws: StoreError.self) { try repository.update(record) })?.code == .notFound)
+                    let missing = #expect(throws: StoreError.self) { try repository.update(record) }
+                    #expect(missing?.code == .notFound)
                 }
             case 3:
                 #expect(try repository.remove(id) == model[id])
@@ -280,9 +284,10 @@ struct RecordLogTests {
             // The newest slot damaged: the other one is the state, one commit older.
             #expect(try repository.all() == sampleRecords(0..<2))
         } else {
-            let error = #expect(throws: StoreError.self) { try repository.all() }
-            #expect(error?.code == .corrupt)
-            #expect((#expect(throws: StoreError.self) { try repository.add(sampleRecords(5..<6)[0]) })?.code == .corrupt)
+            let readError = #expect(throws: StoreError.self) { try repository.all() }
+            #expect(readError?.code == .corrupt)
+            let writeError = #expect(throws: StoreError.self) { try repository.add(sampleRecords(5..<6)[0]) }
+            #expect(writeError?.code == .corrupt)
             #expect(try directory.read("Forms.archive") == bytes)
         }
     }
@@ -305,7 +310,8 @@ struct RecordLogTests {
         let error = #expect(throws: StoreError.self) { try repository.all() }
         #expect(error?.code == .corrupt)
         #expect(error?.offset != nil)
-        #expect((#expect(throws: StoreError.self) { try repository.add(sampleRecords(3..<4)[0]) })?.code == .corrupt)
+        let writeError = #expect(throws: StoreError.self) { try repository.add(sampleRecords(3..<4)[0]) }
+        #expect(writeError?.code == .corrupt)
         #expect(try directory.read("Forms.archive") == bytes)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import KeyedArchive
 import Testing
+import TestSupport
 @testable import ArchiveStore
 
 /// A record type that is only a model: no repository code of its own.
@@ -73,9 +74,12 @@ struct RepositoryTests {
         let directory = try TemporaryDirectory()
         let logs = repository(directory)
         try logs.add(ExerciseLog(id: "a", exercise: "x", count: 1))
-        #expect(throws: StoreError.self) { try logs.add(ExerciseLog(id: "a", exercise: "y", count: 2)) }
-        let error = #expect(throws: StoreError.self) { try logs.update(ExerciseLog(id: "z", exercise: "y", count: 2)) }
-        #expect(error?.code == .notFound)
+        let taken = #expect(throws: StoreError.self) { try logs.add(ExerciseLog(id: "a", exercise: "y", count: 2)) }
+        #expect(taken?.code == .duplicateID)
+        #expect(taken?.recordID == "a")
+        let missing = #expect(throws: StoreError.self) { try logs.update(ExerciseLog(id: "z", exercise: "y", count: 2)) }
+        #expect(missing?.code == .notFound)
+        #expect(missing?.recordID == "z")
         #expect(try logs.all().map(\.exercise) == ["x"])
     }
 
@@ -145,8 +149,10 @@ struct RepositoryTests {
         try directory.write([1, 2, 3], to: "target")
         try FileManager.default.createSymbolicLink(atPath: directory.file("data/Exercise.archive"), withDestinationPath: directory.file("target"))
         let logs = repository(directory)
-        #expect((#expect(throws: StoreError.self) { try logs.all() })?.code == .symbolicLink)
-        #expect((#expect(throws: StoreError.self) { try logs.add(ExerciseLog(id: "a", exercise: "x", count: 1)) })?.code == .symbolicLink)
+        let readError = #expect(throws: StoreError.self) { try logs.all() }
+        #expect(readError?.code == .symbolicLink)
+        let writeError = #expect(throws: StoreError.self) { try logs.add(ExerciseLog(id: "a", exercise: "x", count: 1)) }
+        #expect(writeError?.code == .symbolicLink)
         #expect(try directory.read("target") == [1, 2, 3])
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import KeyedArchive
 import Testing
+import TestSupport
 @testable import ArchiveStore
 
 /// A record that decodes a value without naming its type, as stores written before secure coding may hold.
@@ -38,13 +39,11 @@ struct UntypedRecordTests {
         // The one-call API, secure by default, refuses the same records exported as one archive.
         try notes.exportArchive(to: directory.file("data/Notes.export"))
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory.file("data/Notes.export"))))
-        do {
-            _ = try KeyedUnarchiver.unarchivedObject(ofType: RepositoryFile<LooseNote>.self, from: bytes,
-                                                     registry: RepositoryFile<LooseNote>.registry)
-            Issue.record("expected secure coding to refuse the untyped decode")
-        } catch let error as KeyedArchiveError {
-            #expect(error.code == .classNotAllowed)
-            #expect(error.keyPath == "root.records.records.payload")
+        let error = #expect(throws: KeyedArchiveError.self) {
+            try KeyedUnarchiver.unarchivedObject(ofType: RepositoryFile<LooseNote>.self, from: bytes,
+                                                 registry: RepositoryFile<LooseNote>.registry)
         }
+        #expect(error?.code == .classNotAllowed)
+        #expect(error?.keyPath == "root.records.records.payload")
     }
 }

@@ -98,13 +98,9 @@ struct BinaryPlistReaderTests {
         #expect(lenient.dictionaryValue != nil)
         var strict = PlistLimits()
         strict.stringPolicy = .strict
-        #expect(throws: PlistError.self) { try PropertyList.decode(bytes, limits: strict) }
-        do {
-            _ = try PropertyList.decode(bytes, limits: strict)
-        } catch let error as PlistError {
-            #expect(error.code == .invalidString)
-            #expect(error.objectIndex != nil)
-        }
+        let error = #expect(throws: PlistError.self) { try PropertyList.decode(bytes, limits: strict) }
+        #expect(error?.code == .invalidString)
+        #expect(error?.objectIndex != nil)
     }
 
     /// Both self-referencing fixtures also have an offset table that does not end at the trailer, which

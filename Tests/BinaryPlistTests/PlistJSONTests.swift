@@ -75,8 +75,9 @@ import Testing
     @Test(arguments: ["170141183460469231731687303715884105728", "-170141183460469231731687303715884105729",
                       "340282366920938463463374607431768211456", "99999999999999999999999999999999999999999"])
     func integersPastTheInt128RangeAreRejected(text: String) {
-        #expect(throws: PlistError.self) { try PlistJSON.parse(text) }
-        #expect((try? PlistJSON.parse(text)) == nil)
+        let error = #expect(throws: PlistError.self) { try PlistJSON.parse(text) }
+        #expect(error?.code == .invalidJSON)
+        #expect(error?.reason.contains("outside the 128-bit range") == true)
     }
 
     @Test func realWrapperAcceptsIntegersNumbersAndSpecialNames() throws {
@@ -169,21 +170,18 @@ import Testing
         ("missing colon", #"{"real" 1}"#, 8),
     ])
     func malformedJSONIsRejectedWithItsOffset(name: String, text: String, offset: Int) {
-        do {
-            let value = try PlistJSON.parse(text)
-            Issue.record("\(name): parsed as \(value)")
-        } catch let error as PlistError {
-            #expect(error.code == .invalidJSON, "\(name)")
-            #expect(error.format == "plist-json", "\(name)")
-            #expect(error.byteOffset == offset, "\(name): \(error)")
-        } catch {
-            Issue.record("\(name): unexpected \(error)")
-        }
+        let error = #expect(throws: PlistError.self, "\(name)") { try PlistJSON.parse(text) }
+        #expect(error?.code == .invalidJSON, "\(name)")
+        #expect(error?.format == "plist-json", "\(name)")
+        #expect(error?.byteOffset == offset, "\(name): \(String(describing: error))")
     }
 
     @Test func invalidUTF8IsRejected() {
-        #expect(throws: PlistError.self) { try PlistJSON.parse([0x22, 0xC3, 0x28, 0x22]) }
-        #expect(throws: PlistError.self) { try PlistJSON.parse([0x22, 0xFF, 0x22]) }
+        for bytes: [UInt8] in [[0x22, 0xC3, 0x28, 0x22], [0x22, 0xFF, 0x22]] {
+            let error = #expect(throws: PlistError.self) { try PlistJSON.parse(bytes) }
+            #expect(error?.code == .invalidJSON)
+            #expect(error?.reason == "string is not valid UTF-8")
+        }
     }
 
     @Test func depthLimitCountsPlistCollectionsNotWrappers() throws {
@@ -195,7 +193,8 @@ import Testing
         #expect(error?.code == .depthLimitExceeded)
         #expect(error?.byteOffset == 3)
         let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
-        #expect(throws: PlistError.self) { try PlistJSON.parse(deep) }
+        let deepError = #expect(throws: PlistError.self) { try PlistJSON.parse(deep) }
+        #expect(deepError?.code == .depthLimitExceeded)
     }
 
     @Test func elementLimitStopsHugeInputs() {

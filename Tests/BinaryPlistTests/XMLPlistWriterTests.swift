@@ -14,15 +14,9 @@ private let header = """
     """
 
 /// The error encoding `value` throws.
-private func encodeError(_ value: PlistValue, limits: PlistLimits = .default) -> PlistError? {
-    do {
-        _ = try XMLPlistWriter(limits: limits).encode(value)
-    } catch let error as PlistError {
-        return error
-    } catch {
-        Issue.record("expected a PlistError, got \(type(of: error)): \(error)")
-    }
-    return nil
+private func encodeError(_ value: PlistValue, limits: PlistLimits = .default,
+                         sourceLocation: SourceLocation = #_sourceLocation) -> PlistError? {
+    #expect(throws: PlistError.self, sourceLocation: sourceLocation) { try XMLPlistWriter(limits: limits).encode(value) }
 }
 
 /// Foundation's XML for the same value.

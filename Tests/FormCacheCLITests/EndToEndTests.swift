@@ -7,13 +7,13 @@ import FormCache
 /// Tests that launch the built `formcache` binary with a temporary FORMCACHE_HOME.
 @Suite("formcache binary, end to end")
 struct EndToEndTests {
-    let directory: String
+    let scratch: TemporaryDirectory
+    var directory: String { scratch.path }
     let environment: [String: String]
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("formcache-e2e-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        environment = ["FORMCACHE_HOME": directory + "/home", "HOME": directory, "PATH": "/usr/bin:/bin"]
+        scratch = try TemporaryDirectory(prefix: "formcache-e2e")
+        environment = ["FORMCACHE_HOME": scratch.file("home"), "HOME": scratch.path, "PATH": "/usr/bin:/bin"]
     }
 
     var storePath: String { directory + "/home/FormCache.cache" }
@@ -28,7 +28,7 @@ struct EndToEndTests {
     }
 
     @Test func addGetListPathAndVersionThroughTheBinary() throws {
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        defer { scratch.remove() }
         let added = try formcache("add", "--name", "signup", "--field", "email=a@b.c", "--ttl", "12h")
         #expect(added.status == 0)
         #expect(added.stderr.isEmpty)
@@ -51,7 +51,7 @@ struct EndToEndTests {
     }
 
     @Test func exitStatusesThroughTheBinary() throws {
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        defer { scratch.remove() }
         let missing = try formcache("get", "nope")
         #expect(missing.status == 1)
         #expect(missing.stderr.hasPrefix("Error: "))
@@ -66,7 +66,7 @@ struct EndToEndTests {
     }
 
     @Test func eightProcessesAddingAHundredEachLeaveExactly800() throws {
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        defer { scratch.remove() }
         let binary = try Spawn.formcache
         let script = """
             i=0
@@ -88,7 +88,7 @@ struct EndToEndTests {
     }
 
     @Test func writerKilledAtRandomMomentsNeverLosesAConfirmedRecord() throws {
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        defer { scratch.remove() }
         let binary = try Spawn.formcache
         var confirmed: Set<String> = []
         // Seed the store so that each write takes a while, and learn how long an add takes, to aim the kills.
@@ -138,7 +138,7 @@ struct EndToEndTests {
     }
 
     @Test func aWriteThatHitsTheFileSizeLimitFailsWith74AndKeepsTheOldStore() throws {
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        defer { scratch.remove() }
         for index in 0..<5 {
             #expect(try formcache("add", "--name", "n\(index)", "--id", "id-\(index)").status == 0)
         }

@@ -2,6 +2,7 @@ import FormCache
 import ArchiveStore
 import CommandLineSupport
 import Foundation
+import TestSupport
 @testable import FormCacheCLI
 
 /// A clock the test sets by hand.
@@ -30,19 +31,18 @@ struct Outcome {
 
 /// A temporary FORMCACHE_HOME and the `formcache` command run in-process against it.
 final class Harness {
+    /// HOME; removed with the harness.
+    let directory: TemporaryDirectory
     let home: String
     let clock: ManualClock
     var environment: [String: String]
 
     init(clock: ManualClock = ManualClock(may1)) throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("formcache-tests-\(UUID().uuidString)")
-        home = url.path + "/data"
+        directory = try TemporaryDirectory(prefix: "formcache-tests")
+        home = directory.file("data")
         self.clock = clock
-        environment = ["FORMCACHE_HOME": home, "HOME": url.path]
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        environment = ["FORMCACHE_HOME": home, "HOME": directory.path]
     }
-
-    deinit { try? FileManager.default.removeItem(atPath: PathParts.parent(home)) }
 
     var storePath: String { home + "/FormCache.cache" }
 

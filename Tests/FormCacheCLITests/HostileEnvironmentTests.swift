@@ -137,7 +137,7 @@ struct HostileEnvironmentTests {
 
     // 6. The fsync after the commit failing: the record is stored, its id printed, the outcome said.
     @Test func fsyncFailureAfterTheCommitReportsTheStoredRecord() throws {
-        let directory = try TemporaryDirectoryPath()
+        let directory = try TemporaryDirectory(prefix: "formcache-durability")
         try FormCache(directory: directory.path).add(name: "first", id: "first")
         let store = directory.path + "/" + FormCache.fileName
         let syncs = Locked(0)
@@ -159,14 +159,4 @@ struct HostileEnvironmentTests {
         let retry = #expect(throws: StoreError.self) { try FormCache(directory: directory.path).add(name: "x", id: "stored") }
         #expect(retry?.code == .duplicateID)
     }
-}
-
-/// A temporary directory removed at the end of the test.
-final class TemporaryDirectoryPath {
-    let path: String
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("formcache-durability-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
 }

@@ -3,6 +3,7 @@ import CommandLineSupport
 import Foundation
 import KeyedArchive
 import Testing
+import TestSupport
 
 /// A keyed archive written by `KeyedArchiver` whose `$archiver` string was rewritten through BinaryPlist.
 func renamedArchive(_ name: String, format: PlistFormat = .binary) throws -> [UInt8] {
@@ -13,11 +14,10 @@ func renamedArchive(_ name: String, format: PlistFormat = .binary) throws -> [UI
 }
 
 /// Writes `bytes` to `name` in a fresh scratch directory and returns the directory and the file's path.
-func scratchFile(_ name: String, _ bytes: [UInt8]) throws -> (directory: URL, path: String) {
-    let directory = try scratchDirectory()
-    let url = directory.appendingPathComponent(name)
-    try Data(bytes).write(to: url)
-    return (directory, url.path)
+func scratchFile(_ name: String, _ bytes: [UInt8]) throws -> (directory: TemporaryDirectory, path: String) {
+    let directory = try TemporaryDirectory(prefix: "inspector")
+    try directory.write(bytes, to: name)
+    return (directory, directory.file(name))
 }
 
 /// dump, decode and plist read archives of other archivers and say so in one line on stderr.
@@ -28,7 +28,7 @@ func scratchFile(_ name: String, _ bytes: [UInt8]) throws -> (directory: URL, pa
     func dumpDecodeAndPlistReadAnMSArchiverArchiveWithANote(format: PlistFormat) throws {
         let bytes = try renamedArchive("MSArchiver", format: format)
         let (directory, path) = try scratchFile("sketch.archive", bytes)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { directory.remove() }
         let graph = try ArchiveGraph(bytes: bytes, acceptedArchivers: .any)
 
         let dump = inspect(["dump", path])
@@ -67,7 +67,7 @@ func scratchFile(_ name: String, _ bytes: [UInt8]) throws -> (directory: URL, pa
 
     @Test func aNameWithALineBreakStaysOnOneLine() throws {
         let (directory, path) = try scratchFile("odd.archive", try renamedArchive("MS\nArchiver"))
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { directory.remove() }
         let result = inspect(["dump", path])
         #expect(result.status == ExitStatus.success)
         #expect(result.stderr == "note: written by archiver \"MS\\nArchiver\", not NSKeyedArchiver\n")

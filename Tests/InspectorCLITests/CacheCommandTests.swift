@@ -31,12 +31,13 @@ private func fixedOptions() -> CacheOptions {
 
 /// A fresh empty cache directory, its path, removed by `cleanUp`.
 private struct Scratch {
-    let url: URL
-    var path: String { url.path }
+    let directory: TemporaryDirectory
+    var url: URL { directory.url }
+    var path: String { directory.path }
 
-    init() throws { url = try scratchDirectory() }
+    init() throws { directory = try TemporaryDirectory(prefix: "inspector") }
 
-    func cleanUp() { _ = try? FileManager.default.removeItem(at: url) }
+    func cleanUp() { directory.remove() }
 
     /// A raw-bytes cache on this directory, written at `creation`.
     func bytesCache() throws -> ArchiveCache<[UInt8]> {

@@ -4,6 +4,7 @@ import Foundation
 import InspectorCLI
 import KeyedArchive
 import Testing
+import TestSupport
 
 /// `keyedarchive decode`: archive-JSON of fixtures, `--pretty`, and the budget for heavily shared graphs.
 @Suite struct DecodeCommandTests {
@@ -107,8 +108,9 @@ import Testing
     }
 
     @Test func maxObjectsLowersAndRaisesTheBudget() throws {
-        let dir = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TemporaryDirectory(prefix: "inspector")
+        defer { scratch.remove() }
+        let dir = scratch.url
         // A chain of 17 objects, each referring twice to the next: 2^17 - 1 = 131071 objects to print.
         let path = dir.appendingPathComponent("diamonds.plist").path
         try Data(DiamondChain.bytes(length: 17)).write(to: URL(fileURLWithPath: path))

@@ -54,8 +54,9 @@ import Testing
     @Test(arguments: ["keyed/Flycut-nib/MainMenu.keyedobjects.nib", "keyed/kiler129-NSKeyedUnarchiver/xml/miscTypes.xml.plist",
                       "keyed/go-ios/XCTCapabilities.bin", "keyed/danielpaulus-nskeyedarchiver/arrays.bin"])
     func decodeGraphThenEncodeKeepsTheGraph(file: String) throws {
-        let dir = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TemporaryDirectory(prefix: "inspector")
+        defer { scratch.remove() }
+        let dir = scratch.url
         let json = dir.appendingPathComponent("graph.json")
         let decoded = inspect(["decode", "--graph", fixture(file)])
         #expect(decoded.status == 0)
@@ -80,8 +81,9 @@ import Testing
     }
 
     @Test func malformedGraphFormExits65WithOneLineAndWritesNothing() throws {
-        let dir = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TemporaryDirectory(prefix: "inspector")
+        defer { scratch.remove() }
+        let dir = scratch.url
         let input = dir.appendingPathComponent("bad.json")
         try #"{"$archiver": "NSKeyedArchiver", "$version": 100000, "$top": {"root": {"$ref": 9}}, "$objects": [{"$id": 0, "value": "$null"}]}"#
             .write(to: input, atomically: true, encoding: .utf8)
@@ -93,8 +95,9 @@ import Testing
     }
 
     @Test func aFailedWriteToStdoutStopsTheOutputWith74() throws {
-        let dir = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TemporaryDirectory(prefix: "inspector")
+        defer { scratch.remove() }
+        let dir = scratch.url
         let path = dir.appendingPathComponent("diamonds.plist").path
         try Data(DiamondChain.bytes(length: 16)).write(to: URL(fileURLWithPath: path))
         let err = OutputCapture()
@@ -154,8 +157,9 @@ import Testing
     /// objects): the graph form prints it with its data limited to 4 MiB for the process and 3 times the
     /// archive.
     @Test func aLargeHeavilySharedArchivePrintsInMemoryLinearInItsSize() throws {
-        let dir = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TemporaryDirectory(prefix: "inspector")
+        defer { scratch.remove() }
+        let dir = scratch.url
         let path = dir.appendingPathComponent("ladder.archive").path
         let bytes = try ladder(length: 100_000)
         try Data(bytes).write(to: URL(fileURLWithPath: path))

@@ -4,6 +4,7 @@ import Foundation
 import InspectorCLI
 import KeyedArchive
 import Testing
+import TestSupport
 
 /// `keyedarchive dump`: the readable tree, for every Apple-made fixture including the nibs.
 @Suite struct DumpCommandTests {
@@ -78,8 +79,9 @@ import Testing
 
     @Test(arguments: ["decode", "dump", "encode"])
     func missingInputExits66(verb: String) throws {
-        let dir = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TemporaryDirectory(prefix: "inspector")
+        defer { scratch.remove() }
+        let dir = scratch.url
         let missing = dir.appendingPathComponent("missing").path
         let extra = verb == "encode" ? ["-o", dir.appendingPathComponent("out").path] : []
         let result = inspect([verb, missing] + extra)

@@ -4,6 +4,7 @@ import Foundation
 import InspectorCLI
 import KeyedArchive
 import Testing
+import TestSupport
 
 /// `keyedarchive encode`: archive-JSON back to an archive, read by us and by Foundation.
 @Suite struct EncodeCommandTests {
@@ -15,8 +16,9 @@ import Testing
 
     @Test(arguments: ["binary", "xml"])
     func encodeThenDecodeGivesTheSameArchiveJSON(format: String) throws {
-        let dir = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TemporaryDirectory(prefix: "inspector")
+        defer { scratch.remove() }
+        let dir = scratch.url
         let input = dir.appendingPathComponent("in.json")
         try Self.document.write(to: input, atomically: true, encoding: .utf8)
         let output = dir.appendingPathComponent("out.archive").path
@@ -42,8 +44,9 @@ import Testing
     }
 
     @Test func standardClassesAreReadBackByFoundation() throws {
-        let dir = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TemporaryDirectory(prefix: "inspector")
+        defer { scratch.remove() }
+        let dir = scratch.url
         let input = dir.appendingPathComponent("in.json")
         try (#"{"dict": {"name": "x", "n": 5, "r": {"real": 1.5}, "b": true, "list": [1, "two", null], "#
             + #""when": {"date": 10.0}, "bytes": {"data": "AQI="}, "#
@@ -73,8 +76,9 @@ import Testing
     }
 
     @Test func dashWritesTheArchiveToStdout() throws {
-        let dir = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TemporaryDirectory(prefix: "inspector")
+        defer { scratch.remove() }
+        let dir = scratch.url
         let input = dir.appendingPathComponent("in.json")
         try #"["a", 1]"#.write(to: input, atomically: true, encoding: .utf8)
         let result = inspect(["encode", input.path, "-o", "-"])
@@ -90,8 +94,9 @@ import Testing
         (#"{"ref": "Nowhere"}"#, #"keyed archive: archive-json: {"ref": "Nowhere"} has no enclosing object of that class"#),
     ])
     func malformedArchiveJSONExits65WithOneLineAndWritesNothing(json: String, message: String) throws {
-        let dir = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TemporaryDirectory(prefix: "inspector")
+        defer { scratch.remove() }
+        let dir = scratch.url
         let input = dir.appendingPathComponent("bad.json")
         try json.write(to: input, atomically: true, encoding: .utf8)
         let output = dir.appendingPathComponent("out.archive")
@@ -105,8 +110,9 @@ import Testing
     }
 
     @Test func invalidUTF8Exits65() throws {
-        let dir = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TemporaryDirectory(prefix: "inspector")
+        defer { scratch.remove() }
+        let dir = scratch.url
         let input = dir.appendingPathComponent("bad.json")
         try Data([0x22, 0xFF, 0x22]).write(to: input)
         let result = inspect(["encode", input.path, "-o", dir.appendingPathComponent("o").path])
@@ -115,8 +121,9 @@ import Testing
     }
 
     @Test func uncreatableOutputExits73() throws {
-        let dir = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TemporaryDirectory(prefix: "inspector")
+        defer { scratch.remove() }
+        let dir = scratch.url
         let input = dir.appendingPathComponent("in.json")
         try "1".write(to: input, atomically: true, encoding: .utf8)
         let output = dir.appendingPathComponent("no/such/dir/out.archive").path

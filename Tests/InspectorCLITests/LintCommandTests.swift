@@ -123,8 +123,9 @@ func libraryReason(_ file: String) throws -> String {
     }
 
     @Test func aFileThatCannotBeOpenedIs66AndTheOthersAreStillChecked() throws {
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TemporaryDirectory(prefix: "inspector")
+        defer { scratch.remove() }
+        let directory = scratch.url
         let good = fixture("keyed/bpylist2/circular_archive.plist")
         let bad = fixture("keyed/bpylist2/broken/no_top_archive.plist")
         let missing = directory.appendingPathComponent("missing.plist").path
@@ -152,7 +153,7 @@ func libraryReason(_ file: String) throws -> String {
 
     @Test func emptyAndTextFilesAreNotPlists() throws {
         let (directory, empty) = try scratchFile("empty", [])
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { directory.remove() }
         let text = fixture("README.md")
         let result = inspect(["lint", empty, text])
         #expect(result.status == ExitStatus.dataError)
@@ -166,7 +167,7 @@ func libraryReason(_ file: String) throws -> String {
     @Test(arguments: PlistFormat.allCases)
     func aForeignArchiverFailsUnlessAccepted(format: PlistFormat) throws {
         let (directory, path) = try scratchFile("sketch.archive", try renamedArchive("MSArchiver", format: format))
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { directory.remove() }
         let strict = inspect(["lint", path])
         #expect(strict.status == ExitStatus.dataError)
         #expect(strict.text == "\(path): keyed archive: $archiver is \"MSArchiver\", not \"NSKeyedArchiver\"\n")

@@ -3,6 +3,7 @@ import CommandLineSupport
 import Foundation
 import InspectorCLI
 import Testing
+import TestSupport
 
 @Suite struct PlistCommandTests {
     @Test(arguments: ["bplist/dd-plist/test1-binary.plist", "bplist/libplist-LGPL/uid.bplist",
@@ -30,8 +31,9 @@ import Testing
 
     @Test(arguments: ["binary", "xml"])
     func writesThePlistThatJSONDescribes(format: String) throws {
-        let dir = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TemporaryDirectory(prefix: "inspector")
+        defer { scratch.remove() }
+        let dir = scratch.url
         let value: PlistValue = ["n": .integer(PlistInteger(UInt64.max)), "r": .real(0.5), "a": ["x", true],
                                  "d": .data([1, 2, 3]), "t": .date(PlistDate(secondsSinceReferenceDate: 3600))]
         let input = dir.appendingPathComponent("in.json")
@@ -48,8 +50,9 @@ import Testing
     }
 
     @Test func fromJSONDefaultsToBinaryAndDashWritesToStdout() throws {
-        let dir = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TemporaryDirectory(prefix: "inspector")
+        defer { scratch.remove() }
+        let dir = scratch.url
         let input = dir.appendingPathComponent("in.json")
         try #"{"dict": {"k": {"uid": 3}}}"#.write(to: input, atomically: true, encoding: .utf8)
         let result = inspect(["plist", "--from-json=\(input.path)", "--output", "-"])
@@ -90,8 +93,9 @@ import Testing
     }
 
     @Test func malformedJSONExits65WithTheJSONOffset() throws {
-        let dir = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TemporaryDirectory(prefix: "inspector")
+        defer { scratch.remove() }
+        let dir = scratch.url
         let input = dir.appendingPathComponent("bad.json")
         try #"[1, 2.5]"#.write(to: input, atomically: true, encoding: .utf8)
         let output = dir.appendingPathComponent("out.plist")
@@ -102,8 +106,9 @@ import Testing
     }
 
     @Test func valueTheFormatCannotHoldExits65() throws {
-        let dir = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TemporaryDirectory(prefix: "inspector")
+        defer { scratch.remove() }
+        let dir = scratch.url
         let input = dir.appendingPathComponent("null.json")
         try "[null]".write(to: input, atomically: true, encoding: .utf8)
         let result = inspect(["plist", "--from-json", input.path, "-o", dir.appendingPathComponent("o").path, "--format", "xml"])
@@ -112,8 +117,9 @@ import Testing
     }
 
     @Test func missingInputExits66() throws {
-        let dir = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TemporaryDirectory(prefix: "inspector")
+        defer { scratch.remove() }
+        let dir = scratch.url
         let missing = dir.appendingPathComponent("missing.plist").path
         let result = inspect(["plist", missing])
         #expect(result.status == ExitStatus.noInput)
@@ -125,8 +131,9 @@ import Testing
     }
 
     @Test func uncreatableOutputExits73() throws {
-        let dir = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TemporaryDirectory(prefix: "inspector")
+        defer { scratch.remove() }
+        let dir = scratch.url
         let input = dir.appendingPathComponent("in.json")
         try "1".write(to: input, atomically: true, encoding: .utf8)
         let output = dir.appendingPathComponent("no/such/dir/out.plist").path

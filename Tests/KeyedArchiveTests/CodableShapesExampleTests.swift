@@ -1,6 +1,7 @@
 import Foundation
 import KeyedArchive
 import Testing
+import TestSupport
 
 /// Runs the built `shapes-example` product and checks what it prints and the archive it leaves.
 @Suite("Codable bridge: the shapes-example executable")
@@ -34,8 +35,9 @@ struct CodableShapesExampleTests {
     }
 
     @Test func printsEachRestoredShapeByItsConcreteTypeAndLeavesAKeyedArchive() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("shapes-\(UUID().uuidString).archive").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let directory = try TemporaryDirectory(prefix: "shapes")
+        defer { directory.remove() }
+        let path = directory.file("shapes.archive")
         let result = try Self.run([path])
         #expect(result.status == 0 && result.stderr.isEmpty)
         #expect(result.stdout.split(separator: "\n") == [

@@ -35,9 +35,23 @@ struct ReadmeKeyedExampleTests {
 
     @Test func subclassRoundTripsWithItsConcreteTypeAndARenamedClass() throws {
         let shapes: [Rectangle] = [Rectangle(width: 2, height: 3), RoundedRectangle(width: 4, height: 5, cornerRadius: 1)]
-        let bytes = try KeyedArchiver.archivedData(withRootObject: shapes)
-        let registry = ClassRegistry([Rectangle.self, RoundedRectangle.self])
-            .renaming("OldApp.RoundedRect", to: RoundedRectangle.self)
+        // Written as an older build wrote it: the subclass under its old name, "OldApp.RoundedRect".
+        let archiver = KeyedArchiver()
+        archiver.setClassName("OldApp.RoundedRect", for: RoundedRectangle.self)
+        archiver.encodeValue(shapes, forKey: "root")
+        let bytes: [UInt8] = try archiver.finishEncoding()
+        let graph = try ArchiveGraph(bytes: bytes)
+        let chains = graph.objects.indices.compactMap { graph.classChain(of: $0) }
+        #expect(chains == [["NSArray", "NSObject"], ["Rectangle", "NSObject"], ["OldApp.RoundedRect", "Rectangle", "NSObject"]])
+
+        // Without the rename the old name is an unknown class.
+        let unrenamed = ClassRegistry([Rectangle.self, RoundedRectangle.self])
+        let unknown = #expect(throws: KeyedArchiveError.self) {
+            try KeyedUnarchiver.unarchivedObject(ofType: [Rectangle].self, from: bytes, registry: unrenamed)
+        }
+        #expect(unknown?.code == .unknownClass)
+
+        let registry = unrenamed.renaming("OldApp.RoundedRect", to: RoundedRectangle.self)
         let restored = try #require(try KeyedUnarchiver.unarchivedObject(ofType: [Rectangle].self, from: bytes, registry: registry))
         #expect(restored.count == 2)
         #expect(type(of: restored[0]) == Rectangle.self)

@@ -1,3 +1,4 @@
+import BinaryPlist
 import KeyedArchive
 import Testing
 
@@ -29,6 +30,35 @@ struct ShapeScenarioTests {
     }
 
     @Test func subclassChainIsWrittenInClasses() throws {
+        let (contents, _) = makeContents(count: 30)
+        let bytes = try KeyedArchiver.archivedData(withRootObject: contents)
+        let top = try #require(try BinaryPlistDocument(bytes).decodeTopObject().dictionaryValue)
+        let objects = try #require(top["$objects"]?.arrayValue)
+        // Every class dictionary in $objects, by $classname: each class is written once, with its whole chain.
+        var classes: [String: [String]] = [:]
+        var classDictionaryCount = 0
+        for object in objects {
+            guard let d = object.dictionaryValue, let name = d["$classname"]?.stringValue else { continue }
+            classDictionaryCount += 1
+            classes[name] = try #require(d["$classes"]?.arrayValue).map { try #require($0.stringValue) }
+        }
+        #expect(classDictionaryCount == 6)
+        #expect(classes == [
+            "Contents": ["Contents", "NSObject"],
+            "NSArray": ["NSArray", "NSObject"],
+            "Circle": ["Circle", "NSObject"],
+            "Style": ["Style", "NSObject"],
+            "Rectangle": ["Rectangle", "NSObject"],
+            "RoundedRectangle": ["RoundedRectangle", "Rectangle", "NSObject"],
+        ])
+        // The ten RoundedRectangle instances (every third shape) all refer to that one class dictionary.
+        let roundedClassUIDs = objects.compactMap { object -> UInt64? in
+            guard let uid = object.dictionaryValue?["$class"]?.uidValue?.value, uid < UInt64(objects.count),
+                  objects[Int(uid)].dictionaryValue?["$classname"]?.stringValue == "RoundedRectangle" else { return nil }
+            return uid
+        }
+        #expect(roundedClassUIDs.count == 10 && Set(roundedClassUIDs).count == 1)
+
         #expect(RoundedRectangle.archivedClassName == "RoundedRectangle")
         #expect(RoundedRectangle.archivedSuperclassNames == ["Rectangle", "NSObject"])
         #expect(Rectangle.archivedSuperclassNames == ["NSObject"])

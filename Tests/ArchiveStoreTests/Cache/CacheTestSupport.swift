@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 @testable import ArchiveStore
 
 /// A clock the test moves by hand.

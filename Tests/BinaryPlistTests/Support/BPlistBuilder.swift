@@ -1,3 +1,4 @@
+import Testing
 @testable import BinaryPlist
 
 /// Assembles binary plists by hand, object by object, so tests can break any single field.
@@ -39,14 +40,17 @@ func bigEndian(_ v: UInt64, width: Int) -> [UInt8] {
     (0..<width).map { UInt8(truncatingIfNeeded: v >> UInt64(8 * (width - 1 - $0))) }
 }
 
-/// Decodes and returns the PlistError, or nil when decoding succeeded or threw something else.
-func decodeError(_ bytes: [UInt8], limits: PlistLimits = .default) -> PlistError? {
+/// Decodes and returns the PlistError, or nil when decoding succeeded (so `decodeError(x) == nil` asserts
+/// success). Any other error is a failed expectation.
+func decodeError(_ bytes: [UInt8], limits: PlistLimits = .default,
+                 sourceLocation: SourceLocation = #_sourceLocation) -> PlistError? {
     do {
         _ = try PropertyList.decode(bytes, limits: limits)
         return nil
     } catch let e as PlistError {
         return e
     } catch {
+        Issue.record("expected a PlistError, got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
         return nil
     }
 }

@@ -26,13 +26,6 @@ func inspect(_ arguments: [String]) -> Outcome {
     return Outcome(status: status, stdout: out.bytes, stderr: err.text)
 }
 
-/// A fresh empty directory for one test.
-func scratchDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("inspector-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
-
 /// Expects `arguments` to be a usage error: status 64, nothing on stdout, `Error: ...`, the verb's usage and
 /// the `--help` hint on stderr.
 func expectUsageError(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) {

@@ -88,15 +88,7 @@ func makeCodableContents(count: Int) -> CodableContents {
 
 /// Expects `body` to throw a `DecodingError`; returns it for further checks.
 func expectDecodingError<R>(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> R) -> DecodingError? {
-    do {
-        _ = try body()
-        Issue.record("expected a DecodingError, got success", sourceLocation: sourceLocation)
-    } catch let error as DecodingError {
-        return error
-    } catch {
-        Issue.record("expected a DecodingError, got \(error)", sourceLocation: sourceLocation)
-    }
-    return nil
+    #expect(throws: DecodingError.self, sourceLocation: sourceLocation) { try body() }
 }
 
 extension DecodingError {

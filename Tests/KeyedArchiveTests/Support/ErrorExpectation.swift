@@ -5,14 +5,7 @@ import Testing
 @discardableResult
 func expectKeyedError<R>(_ code: KeyedArchiveError.Code, sourceLocation: SourceLocation = #_sourceLocation,
                          _ body: () throws -> R) -> KeyedArchiveError? {
-    do {
-        _ = try body()
-        Issue.record("expected a \(code) error, got success", sourceLocation: sourceLocation)
-    } catch let error as KeyedArchiveError {
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-        return error
-    } catch {
-        Issue.record("expected a KeyedArchiveError \(code), got \(error)", sourceLocation: sourceLocation)
-    }
-    return nil
+    let error = #expect(throws: KeyedArchiveError.self, sourceLocation: sourceLocation) { try body() }
+    #expect(error?.code == code, "\(String(describing: error))", sourceLocation: sourceLocation)
+    return error
 }
