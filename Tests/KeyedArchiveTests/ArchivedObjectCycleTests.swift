@@ -84,6 +84,34 @@ struct ArchivedObjectCycleTests {
         try expectFreed(again, count: 20) { loop in try Self.checkLoop(loop) }
     }
 
+    @Test func anObjectReachingACycleStillBeingReadJoinsIt() throws {
+        // A -> B -> A, then A -> D -> B: D reaches B after B was read but before A's cycle is complete, so
+        // D belongs to the cycle too (D -> B -> A -> D) and must not hold B strongly.
+        let a = ArchivedObject(classChain: ["A", "NSObject"])
+        let b = ArchivedObject(classChain: ["B", "NSObject"])
+        let d = ArchivedObject(classChain: ["D", "NSObject"])
+        let e = ArchivedObject(classChain: ["E", "NSObject"], fields: [("n", .value(.integer(1)))])
+        a.fields = [("b", .object(b)), ("d", .object(d)), ("e", .object(e))]
+        b.fields = [("a", .object(a)), ("e", .object(e))]
+        d.fields = [("b", .objects([b, e]))]
+        let bytes = try KeyedArchiver.archivedData(withRootObject: a)
+        a.fields = []
+        b.fields = []
+        d.fields = []
+        try expectFreed(bytes) { a in
+            guard case .object(let b as ArchivedObject)? = a["b"], case .object(let d as ArchivedObject)? = a["d"],
+                  case .object(let e as ArchivedObject)? = a["e"] else { Issue.record("a"); return }
+            guard case .object(let toA as ArchivedObject)? = b["a"] else { Issue.record("b"); return }
+            #expect(toA === a)
+            guard case .object(let e2 as ArchivedObject)? = b["e"] else { Issue.record("b.e"); return }
+            #expect(e2 === e)
+            guard case .objects(let list)? = d["b"], list.count == 2 else { Issue.record("d"); return }
+            #expect(list[0] as? ArchivedObject === b)
+            #expect(list[1] as? ArchivedObject === e)
+            #expect(e.className == "E")
+        }
+    }
+
     @Test func anInnerObjectKeepsItsWholeCycleAlive() throws {
         let bytes = try Self.loopArchive()
         weak var weakRoot: ArchivedObject?
