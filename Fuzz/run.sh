@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target over the BinaryPlist readers. Downloads nothing.
 #
-#   Fuzz/run.sh [binary|append|xml|json|cache|store|all] [seconds]  default: all, 600 seconds per target
+#   Fuzz/run.sh [binary|append|xml|json|cache|store|unarchiver|all] [seconds]  default: all, 600 seconds per target
 #
 # Environment: MAX_LEN (default 8192), FUZZ_ARGS (extra libFuzzer flags, e.g. "-seed=1 -runs=1000").
 # Output: Fuzz/build/<target> (the fuzzer), Fuzz/build/corpus-<target>/ (seeds from Fixtures/ plus what the
@@ -25,7 +25,8 @@ entry_file() {
         json) echo "$root/Fuzz/PlistJSONFuzz.swift" ;;
         cache) echo "$root/Fuzz/CacheFuzz.swift" ;;
         store) echo "$root/Fuzz/StoreFuzz.swift" ;;
-        *) echo "Error: unknown target '$1' (binary, append, xml, json, cache, store or all)" >&2; exit 2 ;;
+        unarchiver) echo "$root/Fuzz/UnarchiverFuzz.swift" ;;
+        *) echo "Error: unknown target '$1' (binary, append, xml, json, cache, store, unarchiver or all)" >&2; exit 2 ;;
     esac
 }
 
@@ -36,6 +37,7 @@ dictionary() {
         json) echo "$root/Fuzz/json.dict" ;;
         cache) echo "$root/Fuzz/cache.dict" ;;
         store) echo "$root/Fuzz/store.dict" ;;
+        unarchiver) echo "$root/Fuzz/unarchiver.dict" ;;
     esac
 }
 
@@ -46,6 +48,7 @@ is_seed() {
         binary | append) [ "$(head -c 7 "$file")" = "bplist0" ] ;;
         xml) head -c 64 "$file" | LC_ALL=C grep -q '^\(\xEF\xBB\xBF\)\?[[:space:]]*<' ;;
         json) case "$file" in *.plist.json) true ;; *) false ;; esac ;;
+        unarchiver) case "$file" in "$root"/Fixtures/keyed/*) [ "$(head -c 7 "$file")" = "bplist0" ] || head -c 64 "$file" | LC_ALL=C grep -q '^\(\xEF\xBB\xBF\)\?[[:space:]]*<' ;; *) false ;; esac ;;
         cache | store) false ;;  # seeded by seed_cache_corpus / seed_store_corpus
     esac
 }
@@ -78,6 +81,15 @@ build_target() {
         build_module KeyedArchive $(find "$root/Sources/KeyedArchive" -name '*.swift')
         swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name ArchiveStore -package-name KeyedArchiveStore \
             -I "$build/modules" $(find "$root/Sources/ArchiveStore" -name '*.swift') "$root/Fuzz/FuzzFiles.swift" "$entry" \
+            -L "$build" -lKeyedArchive -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
+            || { cat "$build/$target.build.log" >&2; echo "Error: building $binary failed" >&2; exit 2; }
+        return
+    fi
+    if [ "$target" = unarchiver ]; then
+        # The keyed unarchiver through its public API: BinaryPlist and KeyedArchive as instrumented libraries.
+        build_module BinaryPlist "$root"/Sources/BinaryPlist/*.swift
+        build_module KeyedArchive $(find "$root/Sources/KeyedArchive" -name '*.swift')
+        swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name UnarchiverFuzz -I "$build/modules" "$entry" \
             -L "$build" -lKeyedArchive -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
             || { cat "$build/$target.build.log" >&2; echo "Error: building $binary failed" >&2; exit 2; }
         return
@@ -149,7 +161,7 @@ run_target() {
 command -v swiftc >/dev/null || { echo "Error: swiftc not found" >&2; exit 2; }
 if [ "$target" = all ]; then
     failed=0
-    for t in binary append xml json cache store; do run_target "$t" || failed=1; done  # one after another: shared cores
+    for t in binary append xml json cache store unarchiver; do run_target "$t" || failed=1; done  # one after another: shared cores
     exit "$failed"
 fi
 entry_file "$target" >/dev/null

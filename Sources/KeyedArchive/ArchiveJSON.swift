@@ -137,6 +137,8 @@ public enum ArchiveJSON {
             return try ArchiveGraphWriter.encode(top: graph.top, objects: graph.objects, format: format)
         }
         var builder = ArchiveJSONBuilder()
+        // `{"ref": ...}` makes the objects refer to each other strongly: emptied once written (or on failure).
+        defer { for generic in builder.built { generic.fields = [] } }
         let archiver = KeyedArchiver(outputFormat: format)
         if let topEntries = node.topEntries {
             for (key, value) in topEntries {
@@ -389,6 +391,8 @@ struct ArchiveJSONRenderer {
 /// Turns archive-JSON into values the archiver writes.
 struct ArchiveJSONBuilder {
     var enclosing: [ArchivedObject] = []
+    /// Every generic object made, so that the caller can break the cycles that refs made.
+    var built: [ArchivedObject] = []
 
     func fail(_ reason: String) -> KeyedArchiveError { KeyedArchiveError(.invalidJSON, "archive-json: \(reason)") }
 
@@ -405,6 +409,7 @@ struct ArchiveJSONBuilder {
             if entries.count == 2, entries[0].0 == "class", case .string(let name) = entries[0].1,
                entries[1].0 == "fields", case .object(let fields) = entries[1].1 {
                 let generic = ArchivedObject(classChain: [name, "NSObject"])
+                built.append(generic)
                 enclosing.append(generic)
                 defer { enclosing.removeLast() }
                 for (key, v) in fields { generic.fields.append((key, try field(v, depth: depth + 1))) }

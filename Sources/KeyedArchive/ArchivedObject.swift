@@ -28,21 +28,77 @@ public final class ArchivedObject: KeyedArchivable, Hashable {
     }
 
     /// `$classname` followed by its superclasses, as in `$classes`.
-    public var classChain: [String]
+    public var classChain: [String] {
+        _read {
+            if let graph { yield graph.nodes[index].classChain } else { yield ownClassChain }
+        }
+        _modify {
+            if let graph { yield &graph.nodes[index].classChain } else { yield &ownClassChain }
+        }
+    }
+
     /// The fields in file order, `$class` excluded.
-    public var fields: [(key: String, value: Field)]
+    ///
+    /// Objects that the unarchiver found on a cycle of unknown-class objects (one refers, directly or through
+    /// arrays, dictionaries, sets and other unknown-class objects, back to another) share one internal graph
+    /// that holds their fields, and refer to each other through it rather than by strong references: the
+    /// cycle is kept (reading a field gives the same object while anything holds it, and the archiver writes
+    /// it back shared) and the whole graph is freed when the last of its objects is released. Setting the
+    /// fields of such an object stores the references to objects of its own graph the same way; references
+    /// the caller adds elsewhere are its own.
+    public var fields: [(key: String, value: Field)] {
+        _read {
+            if let graph { yield graph.publicFields(index) } else { yield ownFields }
+        }
+        _modify {
+            if let graph {
+                var list = graph.publicFields(index)
+                yield &list
+                graph.setFields(index, list)
+            } else {
+                yield &ownFields
+            }
+        }
+    }
+
+    /// Own storage, for an object on no cycle (`graph` is `nil`).
+    var ownClassChain: [String]
+    var ownFields: [(key: String, value: Field)]
+    /// The graph that holds this object's class chain and fields, for an object on a cycle.
+    private(set) var graph: ArchivedObjectGraph?
+    private(set) var index: Int = 0
 
     /// The archived class name (`$classname`).
     public var className: String { classChain.first ?? "" }
 
     public init(classChain: [String], fields: [(key: String, value: Field)] = []) {
-        self.classChain = classChain
-        self.fields = fields
+        self.ownClassChain = classChain
+        self.ownFields = fields
+    }
+
+    /// An object of `graph`, whose storage is `graph.nodes[index]`.
+    init(graph: ArchivedObjectGraph, index: Int) {
+        self.ownClassChain = []
+        self.ownFields = []
+        self.graph = graph
+        self.index = index
+    }
+
+    /// Moves this object's storage into `graph` at `index` (its own storage is emptied).
+    func move(to graph: ArchivedObjectGraph, index: Int) {
+        self.graph = graph
+        self.index = index
+        ownClassChain = []
+        ownFields = []
     }
 
     /// The value of a raw key.
     public subscript(key: String) -> Field? {
-        fields.first(where: { $0.key == key })?.value
+        if let graph {
+            guard let stored = graph.nodes[index].fields.first(where: { $0.key == key })?.value else { return nil }
+            return graph.publicField(stored)
+        }
+        return ownFields.first(where: { $0.key == key })?.value
     }
 
     public static var archivedClassName: String { "ArchivedObject" }

@@ -94,6 +94,8 @@ public final class KeyedUnarchiver {
         /// registered as an instance (a value, `nil`), by UID, so that later references get the same value.
         var substituted: [Int: Any?] = [:] { didSet { hasSubstitutes = true } }
         var hasSubstitutes = false
+        /// The cycles among the ``ArchivedObject``s being decoded.
+        var cycles = ArchivedObjectCycles()
     }
 
     let reader: BinaryArchiveReader

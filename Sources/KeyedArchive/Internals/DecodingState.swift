@@ -53,3 +53,71 @@ struct ResolvedClassCache {
         }
     }
 }
+
+/// Finds the cycles among the ``ArchivedObject``s of one decode as they are read (Tarjan's strongly
+/// connected components over the depth-first order of decoding), so that each cycle's objects are moved into
+/// an ``ArchivedObjectGraph`` once its last object is read, and no strong reference cycle is left behind.
+///
+/// An edge is a reference from the fields of the innermost object being read (through arrays, dictionaries,
+/// sets and registered objects alike) to an object decoded before: a reference to one still on the stack
+/// lowers the reader's low link, as in Tarjan's algorithm. Objects reached first are read inside their
+/// referrer, so the tree edges are the nesting of ``begin(_:)`` and ``end(_:)``.
+struct ArchivedObjectCycles {
+    private var stack: [ArchivedObject] = []
+    private var number: [Int] = []
+    private var low: [Int] = []
+    private var selfReference: [Bool] = []
+    /// Stack positions of the objects on the stack, by identity.
+    private var position: [ObjectIdentifier: Int] = [:]
+    /// Stack positions of the objects whose fields are being read, innermost last.
+    private var path: [Int] = []
+    private var counter = 0
+
+    /// Whether the fields of an ``ArchivedObject`` are being read.
+    var isActive: Bool { !path.isEmpty }
+
+    mutating func begin(_ object: ArchivedObject) {
+        let p = stack.count
+        stack.append(object)
+        number.append(counter)
+        low.append(counter)
+        selfReference.append(false)
+        counter += 1
+        position[ObjectIdentifier(object)] = p
+        path.append(p)
+    }
+
+    /// A reference from the object being read to `object`, decoded before.
+    mutating func reference(_ object: ArchivedObject) {
+        guard let current = path.last, let p = position[ObjectIdentifier(object)] else { return }
+        if p == current { selfReference[p] = true }
+        if number[p] < low[current] { low[current] = number[p] }
+    }
+
+    /// Ends reading `object`'s fields; the members of the cycle it closes, if any (at least two, or one that
+    /// refers to itself).
+    mutating func end(_ object: ArchivedObject) -> [ArchivedObject]? {
+        let p = path.removeLast()
+        if let parent = path.last, low[p] < low[parent] { low[parent] = low[p] }
+        guard low[p] == number[p] else { return nil }
+        let cyclic = stack.count - p > 1 || selfReference[p]
+        let members = pop(from: p)
+        return cyclic ? members : nil
+    }
+
+    /// Reading `object`'s fields failed: it and the objects read inside it that are still on the stack.
+    mutating func abandon(_ object: ArchivedObject) -> [ArchivedObject] {
+        let p = path.removeLast()
+        return pop(from: p)
+    }
+
+    private mutating func pop(from p: Int) -> [ArchivedObject] {
+        let members = Array(stack[p...])
+        for m in members { position[ObjectIdentifier(m)] = nil }
+        stack.removeSubrange(p...)
+        number.removeSubrange(p...)
+        low.removeSubrange(p...)
+        selfReference.removeSubrange(p...)
+        return members
+    }
+}

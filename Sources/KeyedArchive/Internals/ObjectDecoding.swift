@@ -211,6 +211,9 @@ extension KeyedUnarchiver {
         if let instance = instances[uid] {
             // Shared: decoded before. A type asked for is checked by `as?` after; a list of types here.
             if case .list = requested { try checkListed(instance, uid: uid, key: key) }
+            if state.pointee.cycles.isActive, let generic = instance as? ArchivedObject {
+                state.pointee.cycles.reference(generic)
+            }
             return instance
         }
         if state.pointee.hasSubstitutes, let value = state.pointee.substituted[uid] { return value }
@@ -333,8 +336,22 @@ extension KeyedUnarchiver {
         return result
     }
 
-    /// Reads every field of the current object into a generic object, raw keys and all.
+    /// Reads every field of the current object into a generic object, raw keys and all. An object found to
+    /// close a cycle of generic objects moves them into an ``ArchivedObjectGraph``; when reading fails, the
+    /// fields read into it and into the objects read inside it that are still open are dropped, so that a
+    /// failed decode leaves no cycle either.
     func decodeAllFields(into object: ArchivedObject) throws {
+        state.pointee.cycles.begin(object)
+        do {
+            try readAllFields(into: object)
+        } catch {
+            for member in state.pointee.cycles.abandon(object) { member.ownFields = [] }
+            throw error
+        }
+        if let members = state.pointee.cycles.end(object) { ArchivedObjectGraph.adopt(members) }
+    }
+
+    private func readAllFields(into object: ArchivedObject) throws {
         let fields = frame.fields
         for i in 0..<fields.count {
             guard let key = try reader.string(reader.keyReference(fields, i)) else {
@@ -366,7 +383,7 @@ extension KeyedUnarchiver {
                 }
             case .dictionary(let d): field = .value(try materialize(.dictionary(d)))
             }
-            object.fields.append((key, field))
+            object.ownFields.append((key, field))
         }
     }
 

@@ -1,0 +1,132 @@
+// libFuzzer entry for the keyed unarchiver: arbitrary bytes through `KeyedUnarchiver` with a registry of a few
+// sample classes (a value-holding class, a class with a reference to another, a subclass, a class that decodes
+// a parent deferred), with and without unknown classes allowed, and secure decoding of a given root type.
+// Compiled by Fuzz/run.sh against BinaryPlist and KeyedArchive built as instrumented libraries (public API
+// only).
+//
+// Checks: no trap; every error thrown is a `KeyedArchiveError`; with unknown classes allowed, a decoded root
+// archives again and that archive decodes again. Leaks (objects kept alive by reference cycles the decode
+// made) are reported by LeakSanitizer when run with `-detect_leaks=1`.
+import BinaryPlist
+import FoundationEssentials
+import KeyedArchive
+
+func unarchiverFinding(_ message: String) -> Never {
+    fatalError("FUZZ FINDING: " + message)
+}
+
+final class FuzzStyle: KeyedArchivable {
+    var name: String?
+    var width: Double = 0
+    var tags: [String] = []
+    init() {}
+    static var archivedClassName: String { "Style" }
+    init(coder: KeyedUnarchiver) throws {
+        name = try coder.decodeIfPresent(String.self, forKey: "name")
+        width = try coder.decodeIfPresent(Double.self, forKey: "width") ?? 0
+        tags = try coder.decodeIfPresent([String].self, forKey: "tags") ?? []
+    }
+    func encode(with coder: KeyedArchiver) {
+        coder.encode(name, forKey: "name")
+        coder.encode(width, forKey: "width")
+        coder.encode(tags, forKey: "tags")
+    }
+}
+
+class FuzzShape: KeyedArchivable {
+    var style: FuzzStyle?
+    var origin: Int = 0
+    required init() {}
+    class var archivedClassName: String { "Shape" }
+    required init(coder: KeyedUnarchiver) throws {
+        style = try coder.decodeIfPresent(FuzzStyle.self, forKey: "style")
+        origin = try coder.decodeIfPresent(Int.self, forKey: "origin") ?? 0
+    }
+    func encode(with coder: KeyedArchiver) {
+        coder.encode(style, forKey: "style")
+        coder.encode(origin, forKey: "origin")
+    }
+}
+
+final class FuzzCircle: FuzzShape {
+    var radius: Double = 0
+    override class var archivedClassName: String { "Circle" }
+    required init() { super.init() }
+    required init(coder: KeyedUnarchiver) throws {
+        radius = try coder.decodeIfPresent(Double.self, forKey: "radius") ?? 0
+        try super.init(coder: coder)
+    }
+    override func encode(with coder: KeyedArchiver) {
+        super.encode(with: coder)
+        coder.encode(radius, forKey: "radius")
+    }
+}
+
+/// A tree node: children strongly, the parent weakly through a deferred decode (the usual cycle pattern).
+final class FuzzNode: KeyedArchivable {
+    var name: String = ""
+    var children: [FuzzNode] = []
+    weak var parent: FuzzNode?
+    init() {}
+    static var archivedClassName: String { "Node" }
+    init(coder: KeyedUnarchiver) throws {
+        name = try coder.decodeIfPresent(String.self, forKey: "name") ?? ""
+        children = try coder.decodeIfPresent([FuzzNode].self, forKey: "children") ?? []
+        try coder.decodeDeferred(FuzzNode.self, forKey: "parent") { [weak self] in self?.parent = $0 }
+    }
+    func encode(with coder: KeyedArchiver) {
+        coder.encode(name, forKey: "name")
+        coder.encode(children, forKey: "children")
+        coder.encodeConditionalObject(parent, forKey: "parent")
+    }
+}
+
+private let samples: [any KeyedArchivable.Type] = [FuzzStyle.self, FuzzShape.self, FuzzCircle.self, FuzzNode.self]
+private let registry = ClassRegistry(samples)
+private let generic = registry.allowingUnknownClasses()
+
+/// Runs `body`; an error other than `KeyedArchiveError` is a finding.
+private func keyed<R>(_ what: String, _ body: () throws -> R) -> R? {
+    do {
+        return try body()
+    } catch is KeyedArchiveError {
+        return nil
+    } catch {
+        unarchiverFinding("\(what) threw \(type(of: error)): \(error)")
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
+    guard let start, count > 0 else { return 0 }
+    let bytes = Array(UnsafeRawBufferPointer(start: start, count: count))
+
+    // The registry alone, any root.
+    _ = keyed("Any, registry") {
+        try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: bytes, registry: registry, requiresSecureCoding: false)
+    }
+    // Unknown classes allowed: whatever decodes archives again, and that archive decodes again.
+    if let root = keyed("Any, unknown classes", {
+        try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: bytes, registry: generic, requiresSecureCoding: false)
+    }), let root {
+        if let again = keyed("re-encoding", { try KeyedArchiver.archivedData(withRootObject: root) as [UInt8] }) {
+            _ = keyed("decoding the re-encoding") {
+                try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: again, registry: generic, requiresSecureCoding: false)
+            }
+        }
+    }
+    // Secure decoding of given root types.
+    _ = keyed("secure Shape") {
+        try KeyedUnarchiver.unarchivedObject(ofType: FuzzShape.self, from: bytes, registry: registry, requiresSecureCoding: true)
+    }
+    _ = keyed("secure Node") {
+        try KeyedUnarchiver.unarchivedObject(ofType: FuzzNode.self, from: bytes, registry: registry, requiresSecureCoding: true)
+    }
+    _ = keyed("secure ArchivedObject") {
+        try KeyedUnarchiver.unarchivedObject(ofType: ArchivedObject.self, from: bytes, registry: generic, requiresSecureCoding: true)
+    }
+    _ = keyed("secure [String: Any]") {
+        try KeyedUnarchiver.unarchivedDictionary(keysOfType: String.self, objectsOfType: Any.self, from: bytes, registry: generic)
+    }
+    return 0
+}

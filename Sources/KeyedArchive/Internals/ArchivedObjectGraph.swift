@@ -1,0 +1,175 @@
+/// The storage of the ``ArchivedObject``s that the unarchiver found on one cycle (a strongly connected
+/// component of unknown-class objects): their class chains and fields, where a reference to a member of the
+/// same graph is a ``ArchivedObjectGraph/Member`` index rather than the object.
+///
+/// Ownership runs one way: each member object holds the graph strongly; the graph holds its member objects
+/// weakly (so that a field read while a member is alive gives that same member) and creates a member object
+/// again when a field is read after the last holder of that member let it go. The fields hold strongly only
+/// what is outside the graph. So no reference cycle is made, and the graph with its members is freed when
+/// the last member object is released.
+///
+/// Not thread-safe: reading a field may create a member object (as ``ArchivedObject`` is not `Sendable`).
+final class ArchivedObjectGraph {
+    struct Node {
+        var classChain: [String]
+        var fields: [(key: String, value: ArchivedObject.Field)]
+    }
+
+    /// A reference to `nodes[index]`, in stored field values only (never handed out).
+    struct Member: Hashable {
+        let index: Int
+    }
+
+    struct WeakObject {
+        weak var object: ArchivedObject?
+    }
+
+    var nodes: [Node] = []
+    private var objects: [WeakObject] = []
+
+    /// Collection values nest no deeper than this when references are rewritten (decoded values are bounded
+    /// by the unarchiver's depth limit far below this).
+    static let maxRewriteDepth = 10_000
+
+    /// Moves `members` (their fields referring to each other) into one new graph.
+    static func adopt(_ members: [ArchivedObject]) {
+        let graph = ArchivedObjectGraph()
+        var indexOf: [ObjectIdentifier: Int] = [:]
+        indexOf.reserveCapacity(members.count)
+        for (i, m) in members.enumerated() { indexOf[ObjectIdentifier(m)] = i }
+        graph.nodes.reserveCapacity(members.count)
+        graph.objects.reserveCapacity(members.count)
+        for m in members {
+            let fields = m.ownFields.map { (key: $0.key, value: rewrite($0.value) { object in
+                indexOf[ObjectIdentifier(object)].map { Member(index: $0) }
+            }) }
+            graph.nodes.append(Node(classChain: m.ownClassChain, fields: fields))
+            graph.objects.append(WeakObject(object: m))
+        }
+        for (i, m) in members.enumerated() { m.move(to: graph, index: i) }
+    }
+
+    /// The member object at `index`: the live one, or a new one.
+    func object(_ index: Int) -> ArchivedObject {
+        if let live = objects[index].object { return live }
+        let made = ArchivedObject(graph: self, index: index)
+        objects[index].object = made
+        return made
+    }
+
+    /// The fields of `nodes[index]` with member references as objects.
+    func publicFields(_ index: Int) -> [(key: String, value: ArchivedObject.Field)] {
+        nodes[index].fields.map { (key: $0.key, value: publicField($0.value)) }
+    }
+
+    func publicField(_ field: ArchivedObject.Field) -> ArchivedObject.Field {
+        switch field {
+        case .value: return field
+        case .object(let o): return .object(o.map { Self.publicValue($0, self) ?? $0 })
+        case .objects(let list):
+            return .objects(list.map { e in e.map { Self.publicValue($0, self) ?? $0 } })
+        }
+    }
+
+    /// Stores `fields` in `nodes[index]`, objects of this graph as member references.
+    func setFields(_ index: Int, _ fields: [(key: String, value: ArchivedObject.Field)]) {
+        nodes[index].fields = fields.map { (key: $0.key, value: Self.rewrite($0.value) { [unowned self] object in
+            object.graph === self ? Member(index: object.index) : nil
+        }) }
+    }
+
+    /// `field` with each object for which `member` answers a reference replaced by it.
+    static func rewrite(_ field: ArchivedObject.Field, _ member: (ArchivedObject) -> Member?) -> ArchivedObject.Field {
+        switch field {
+        case .value: return field
+        case .object(let o): return .object(o.map { storedValue($0, member) ?? $0 })
+        case .objects(let list):
+            return .objects(list.map { e in e.map { storedValue($0, member) ?? $0 } })
+        }
+    }
+
+    // The two rewrites: objects to member references (storing) and member references to objects (reading).
+    // Each returns `nil` when nothing in `value` changes, so values are copied only where needed. Only the
+    // collection types the unarchiver produces are looked into.
+
+    private static func storedValue(_ value: Any, _ member: (ArchivedObject) -> Member?) -> Any? {
+        rewriteValue(value, depth: 0) { leaf in
+            guard let object = leaf as? ArchivedObject, let m = member(object) else { return nil }
+            return m
+        }
+    }
+
+    private static func publicValue(_ value: Any, _ graph: ArchivedObjectGraph) -> Any? {
+        rewriteValue(value, depth: 0) { leaf in
+            guard let m = leaf as? Member else { return nil }
+            return graph.object(m.index)
+        }
+    }
+
+    private static func rewriteValue(_ value: Any, depth: Int, _ leaf: (Any) -> Any?) -> Any? {
+        if let replaced = leaf(value) { return replaced }
+        guard depth < maxRewriteDepth else { return nil }
+        let type = Swift.type(of: value)
+        if type == [Any].self {
+            let list = value as! [Any]
+            var result: [Any]? = nil
+            for (i, e) in list.enumerated() {
+                if let r = rewriteValue(e, depth: depth + 1, leaf) {
+                    if result == nil { result = list }
+                    result![i] = r
+                }
+            }
+            return result
+        }
+        if type == [Any?].self {
+            let list = value as! [Any?]
+            var result: [Any?]? = nil
+            for (i, e) in list.enumerated() {
+                if let e, let r = rewriteValue(e, depth: depth + 1, leaf) {
+                    if result == nil { result = list }
+                    result![i] = r
+                }
+            }
+            return result
+        }
+        if type == [AnyHashable: Any].self {
+            let dict = value as! [AnyHashable: Any]
+            var changed = false
+            var result: [AnyHashable: Any] = [:]
+            result.reserveCapacity(dict.count)
+            for (k, v) in dict {
+                let newKey = rewriteKey(k, depth: depth + 1, leaf)
+                let newValue = rewriteValue(v, depth: depth + 1, leaf)
+                if newKey != nil || newValue != nil { changed = true }
+                result[newKey ?? k] = newValue ?? v
+            }
+            return changed ? result : nil
+        }
+        if type == Set<AnyHashable>.self {
+            let set = value as! Set<AnyHashable>
+            var changed = false
+            var result = Set<AnyHashable>(minimumCapacity: set.count)
+            for e in set {
+                if let r = rewriteKey(e, depth: depth + 1, leaf) { changed = true; result.insert(r) } else { result.insert(e) }
+            }
+            return changed ? result : nil
+        }
+        if type == ArchivedOrderedSet.self {
+            let ordered = value as! ArchivedOrderedSet
+            var result: [AnyHashable]? = nil
+            for (i, e) in ordered.elements.enumerated() {
+                if let r = rewriteKey(e, depth: depth + 1, leaf) {
+                    if result == nil { result = ordered.elements }
+                    result![i] = r
+                }
+            }
+            return result.map { ArchivedOrderedSet($0) }
+        }
+        return nil
+    }
+
+    private static func rewriteKey(_ key: AnyHashable, depth: Int, _ leaf: (Any) -> Any?) -> AnyHashable? {
+        guard let r = rewriteValue(key.base, depth: depth, leaf) else { return nil }
+        return r as? AnyHashable
+    }
+}
