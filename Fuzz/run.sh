@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target over the BinaryPlist readers. Downloads nothing.
 #
-#   Fuzz/run.sh [binary|append|xml|json|cache|store|unarchiver|all] [seconds]  default: all, 600 seconds per target
+#   Fuzz/run.sh [binary|append|xml|json|cache|store|unarchiver|decoder|archive-json|all] [seconds]  default: all, 600 seconds per target
 #
 # Environment: MAX_LEN (default 8192), FUZZ_ARGS (extra libFuzzer flags, e.g. "-seed=1 -runs=1000").
 # Output: Fuzz/build/<target> (the fuzzer), Fuzz/build/corpus-<target>/ (seeds from Fixtures/ plus what the
@@ -26,7 +26,9 @@ entry_file() {
         cache) echo "$root/Fuzz/CacheFuzz.swift" ;;
         store) echo "$root/Fuzz/StoreFuzz.swift" ;;
         unarchiver) echo "$root/Fuzz/UnarchiverFuzz.swift" ;;
-        *) echo "Error: unknown target '$1' (binary, append, xml, json, cache, store, unarchiver or all)" >&2; exit 2 ;;
+        decoder) echo "$root/Fuzz/ArchiveDecoderFuzz.swift" ;;
+        archive-json) echo "$root/Fuzz/ArchiveJSONFuzz.swift" ;;
+        *) echo "Error: unknown target '$1' (binary, append, xml, json, cache, store, unarchiver, decoder, archive-json or all)" >&2; exit 2 ;;
     esac
 }
 
@@ -37,7 +39,8 @@ dictionary() {
         json) echo "$root/Fuzz/json.dict" ;;
         cache) echo "$root/Fuzz/cache.dict" ;;
         store) echo "$root/Fuzz/store.dict" ;;
-        unarchiver) echo "$root/Fuzz/unarchiver.dict" ;;
+        unarchiver | decoder) echo "$root/Fuzz/unarchiver.dict" ;;
+        archive-json) echo "$root/Fuzz/json.dict" ;;
     esac
 }
 
@@ -48,6 +51,8 @@ is_seed() {
         binary | append) [ "$(head -c 7 "$file")" = "bplist0" ] ;;
         xml) head -c 64 "$file" | LC_ALL=C grep -q '^\(\xEF\xBB\xBF\)\?[[:space:]]*<' ;;
         json) case "$file" in *.plist.json) true ;; *) false ;; esac ;;
+        decoder) false ;;       # seeded from Fuzz/seeds-decoder (archives ArchiveEncoder wrote) and the keyed fixtures
+        archive-json) false ;;  # seeded from Fuzz/seeds-archive-json (keyedarchive decode of the archives in Fuzz/seeds-decoder)
         unarchiver) case "$file" in "$root"/Fixtures/keyed/*) [ "$(head -c 7 "$file")" = "bplist0" ] || head -c 64 "$file" | LC_ALL=C grep -q '^\(\xEF\xBB\xBF\)\?[[:space:]]*<' ;; *) false ;; esac ;;
         cache | store) false ;;  # seeded by seed_cache_corpus / seed_store_corpus
     esac
@@ -85,11 +90,11 @@ build_target() {
             || { cat "$build/$target.build.log" >&2; echo "Error: building $binary failed" >&2; exit 2; }
         return
     fi
-    if [ "$target" = unarchiver ]; then
+    if [ "$target" = unarchiver ] || [ "$target" = decoder ] || [ "$target" = archive-json ]; then
         # The keyed unarchiver through its public API: BinaryPlist and KeyedArchive as instrumented libraries.
         build_module BinaryPlist "$root"/Sources/BinaryPlist/*.swift
         build_module KeyedArchive $(find "$root/Sources/KeyedArchive" -name '*.swift')
-        swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name UnarchiverFuzz -I "$build/modules" "$entry" \
+        swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name "$(echo "$target" | tr -d -)Fuzz" -I "$build/modules" "$entry" \
             -L "$build" -lKeyedArchive -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
             || { cat "$build/$target.build.log" >&2; echo "Error: building $binary failed" >&2; exit 2; }
         return
@@ -132,12 +137,29 @@ seed_store_corpus() {
     done
 }
 
+# Seeds kept in Fuzz/seeds-<target> (decoder, archive-json), plus the keyed fixtures for the decoder.
+seed_directory_corpus() {
+    local target="$1" corpus="$build/corpus-$1" file
+    mkdir -p "$corpus"
+    for file in "$root"/Fuzz/seeds-"$target"/*; do
+        [ -f "$file" ] && cp -n "$file" "$corpus/"
+    done
+    if [ "$target" = decoder ]; then
+        while IFS= read -r -d '' file; do
+            [ "$(wc -c <"$file")" -le "$max_len" ] && [ "$(head -c 7 "$file")" = "bplist0" ] \
+                && cp -n "$file" "$corpus/seed-$(basename "$file")"
+        done < <(find "$root/Fixtures/keyed" -type f -print0)
+    fi
+    return 0
+}
+
 run_target() {
     local target="$1" artifacts="$build/artifacts-$1" log="$build/$1.log" before after executions status
     build_target "$target"
     seed_corpus "$target"
     [ "$target" != cache ] || seed_cache_corpus
     [ "$target" != store ] || seed_store_corpus
+    case "$target" in decoder | archive-json) seed_directory_corpus "$target" ;; esac
     mkdir -p "$artifacts"
     before=$(find "$artifacts" -type f | wc -l)
     set +e
@@ -161,7 +183,7 @@ run_target() {
 command -v swiftc >/dev/null || { echo "Error: swiftc not found" >&2; exit 2; }
 if [ "$target" = all ]; then
     failed=0
-    for t in binary append xml json cache store unarchiver; do run_target "$t" || failed=1; done  # one after another: shared cores
+    for t in binary append xml json cache store unarchiver decoder archive-json; do run_target "$t" || failed=1; done  # one after another: shared cores
     exit "$failed"
 fi
 entry_file "$target" >/dev/null
