@@ -141,6 +141,7 @@ public enum ArchiveJSON {
         defer { for generic in builder.built { generic.fields = [] } }
         let archiver = KeyedArchiver(outputFormat: format)
         if let topEntries = node.topEntries {
+            try builder.requireUniqueKeys(topEntries, "$top")
             for (key, value) in topEntries {
                 switch try builder.field(value, depth: 1) {
                 case .value(let v): archiver.encodeRawPlistValue(v, forRawKey: key)
@@ -396,6 +397,12 @@ struct ArchiveJSONBuilder {
 
     func fail(_ reason: String) -> KeyedArchiveError { KeyedArchiveError(.invalidJSON, "archive-json: \(reason)") }
 
+    /// An archived object's keys, like a dictionary's, are unique (the graph form refuses repeats too).
+    func requireUniqueKeys(_ entries: [(String, JSONNode)], _ place: String) throws {
+        var seen = Set<String>()
+        for (key, _) in entries where !seen.insert(key).inserted { throw fail("\(place): duplicate key \"\(key)\"") }
+    }
+
     mutating func object(_ node: JSONNode, inCollection: Bool, depth: Int) throws -> Any? {
         guard depth < 512 else { throw fail("nesting deeper than 512") }
         switch node {
@@ -412,6 +419,7 @@ struct ArchiveJSONBuilder {
                 built.append(generic)
                 enclosing.append(generic)
                 defer { enclosing.removeLast() }
+                try requireUniqueKeys(fields, "fields of \"\(name)\"")
                 for (key, v) in fields { generic.fields.append((key, try field(v, depth: depth + 1))) }
                 return generic
             }
@@ -434,6 +442,7 @@ struct ArchiveJSONBuilder {
             case ("orderedset", .array(let items)):
                 return ArchivedOrderedSet(try items.map { try hashable(object($0, inCollection: true, depth: depth + 1)) })
             case ("dict", .object(let pairs)):
+                try requireUniqueKeys(pairs, "dict")
                 var d = OrderedPairs()
                 for (k, v) in pairs {
                     d.keys.append(k)

@@ -72,3 +72,24 @@ struct ArchiveJSONTests {
         #expect(dump.contains("name => [5] \"S\""))
     }
 }
+
+/// Found by the `archive-json` fuzz target: the tree form accepted a field named twice (and wrote an object
+/// with the key twice, which its own graph form then refused). Keys are unique in every form now.
+@Suite("archive-JSON: fuzz regressions")
+struct ArchiveJSONFuzzRegressionTests {
+    @Test(arguments: [
+        #"{"class": "Drawing", "fields": {"created": {"date": 0.0}, "name": "x", "created": {"date": 1.0}}}"#,
+        #"{"dict": {"k": 1, "k": 2}}"#,
+        #"{"$top": {"root": 1, "root": 2}}"#,
+    ])
+    func aKeyNamedTwiceIsRefusedInTheTreeFormAsInTheGraphForm(json: String) {
+        let error = #expect(throws: KeyedArchiveError.self) { try ArchiveJSON.encode(json) }
+        #expect(error?.code == .invalidJSON)
+        #expect(error.map { "\($0)".contains("duplicate key") } == true)
+    }
+
+    @Test func theSameObjectWithDistinctKeysRoundTripsThroughTheGraphForm() throws {
+        let bytes = try ArchiveJSON.encode(#"{"class": "Drawing", "fields": {"created": {"date": 0.0}, "name": "x"}}"#)
+        #expect(try ArchiveJSON.encode(try ArchiveJSON.renderGraph(bytes)) == bytes)
+    }
+}
