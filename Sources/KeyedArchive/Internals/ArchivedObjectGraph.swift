@@ -110,30 +110,29 @@ final class ArchivedObjectGraph {
         if let replaced = leaf(value) { return replaced }
         guard depth < maxRewriteDepth else { return nil }
         let type = Swift.type(of: value)
-        if type == [Any].self {
-            let list = value as! [Any]
-            var result: [Any]? = nil
+        if type == [Any].self, let list = value as? [Any] {
+            var result = list   // copied on the first change only
+            var changed = false
             for (i, e) in list.enumerated() {
                 if let r = rewriteValue(e, depth: depth + 1, leaf) {
-                    if result == nil { result = list }
-                    result![i] = r
+                    result[i] = r
+                    changed = true
                 }
             }
-            return result
+            return changed ? result : nil
         }
-        if type == [Any?].self {
-            let list = value as! [Any?]
-            var result: [Any?]? = nil
+        if type == [Any?].self, let list = value as? [Any?] {
+            var result = list
+            var changed = false
             for (i, e) in list.enumerated() {
                 if let e, let r = rewriteValue(e, depth: depth + 1, leaf) {
-                    if result == nil { result = list }
-                    result![i] = r
+                    result[i] = r
+                    changed = true
                 }
             }
-            return result
+            return changed ? result : nil
         }
-        if type == [AnyHashable: Any].self {
-            let dict = value as! [AnyHashable: Any]
+        if type == [AnyHashable: Any].self, let dict = value as? [AnyHashable: Any] {
             var changed = false
             var result: [AnyHashable: Any] = [:]
             result.reserveCapacity(dict.count)
@@ -145,8 +144,7 @@ final class ArchivedObjectGraph {
             }
             return changed ? result : nil
         }
-        if type == Set<AnyHashable>.self {
-            let set = value as! Set<AnyHashable>
+        if type == Set<AnyHashable>.self, let set = value as? Set<AnyHashable> {
             var changed = false
             var result = Set<AnyHashable>(minimumCapacity: set.count)
             for e in set {
@@ -154,16 +152,16 @@ final class ArchivedObjectGraph {
             }
             return changed ? result : nil
         }
-        if type == ArchivedOrderedSet.self {
-            let ordered = value as! ArchivedOrderedSet
-            var result: [AnyHashable]? = nil
+        if type == ArchivedOrderedSet.self, let ordered = value as? ArchivedOrderedSet {
+            var result = ordered.elements
+            var changed = false
             for (i, e) in ordered.elements.enumerated() {
                 if let r = rewriteKey(e, depth: depth + 1, leaf) {
-                    if result == nil { result = ordered.elements }
-                    result![i] = r
+                    result[i] = r
+                    changed = true
                 }
             }
-            return result.map { ArchivedOrderedSet($0) }
+            return changed ? ArchivedOrderedSet(result) : nil
         }
         return nil
     }
