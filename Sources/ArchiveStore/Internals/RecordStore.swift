@@ -421,13 +421,14 @@ final class StoreSnapshot {
     /// Merges the tail into a new index when it has grown past the tuning, or when there is no usable index.
     /// Failures are left for the next writer: the log is already committed.
     func maintainIndex(force: Bool = false) {
-        guard force || index == nil || tailFrames >= tuning.mergeFrames || tailBytes >= tuning.mergeBytes else { return }
+        guard force || index == nil || tailFrames >= tuning.mergeFrames || tailBytes >= tuning.mergeBytes,
+              StoreFiles.mayReplaceIndex(indexPath, fileSystem: fileSystem)
+        else { return }
         do {
             var entries = try liveEntries()
             entries.sort()
             let bytes = RecordIndex.serialized(entries, generation: state.generation, covered: state.committed,
                                                coveredFrames: state.frameCount)
-            guard StoreFiles.mayReplaceIndex(indexPath, fileSystem: fileSystem) else { return }
             try StoreFiles.writeReplacing(indexPath, bytes, fileSystem: fileSystem, syncDirectory: false)
         } catch {
             return
