@@ -12,6 +12,39 @@ import KeyedArchive
 import Glibc
 #endif
 
+/// The record the seeds hold: archived as `FormRecord` (id, name, fields, registeredAt, expiresAt), as
+/// `formcache` writes it; the store target is built without the FormCache module.
+struct FuzzRecord: ArchiveRecord, Equatable {
+    var id: String
+    var name: String
+    var fields: [String: String]
+    var registeredAt: Date
+    var expiresAt: Date
+
+    static var archivedClassName: String { "FormRecord" }
+    var expiryDate: Date? { expiresAt }
+
+    init(id: String, name: String, fields: [String: String], registeredAt: Date, expiresAt: Date) {
+        (self.id, self.name, self.fields, self.registeredAt, self.expiresAt) = (id, name, fields, registeredAt, expiresAt)
+    }
+
+    func encode(with coder: KeyedArchiver) {
+        coder.encode(id, forKey: "id")
+        coder.encode(name, forKey: "name")
+        coder.encode(fields, forKey: "fields")
+        coder.encode(registeredAt, forKey: "registeredAt")
+        coder.encode(expiresAt, forKey: "expiresAt")
+    }
+
+    init(coder: KeyedUnarchiver) throws {
+        id = try coder.decode(String.self, forKey: "id")
+        name = try coder.decode(String.self, forKey: "name")
+        fields = try coder.decode([String: String].self, forKey: "fields")
+        registeredAt = try coder.decode(Date.self, forKey: "registeredAt")
+        expiresAt = try coder.decode(Date.self, forKey: "expiresAt")
+    }
+}
+
 func storeFinding(_ message: String) -> Never {
     fatalError("FUZZ FINDING: " + message)
 }
@@ -40,7 +73,7 @@ private func checkStore(log: [UInt8], index: [UInt8]) {
     options.tuning.mergeFrames = 2
     options.tuning.compactionFloor = 0
     options.lockTimeout = .milliseconds(10)
-    let repository = ArchiveRepository<FormRecord>(path: path, options: options)
+    let repository = ArchiveRepository<FuzzRecord>(path: path, options: options)
     if let all = try? repository.all() {
         for record in all.prefix(8) {
             guard let found = try? repository.get(record.id) else { continue }   // a damaged frame may stop get alone
@@ -52,7 +85,7 @@ private func checkStore(log: [UInt8], index: [UInt8]) {
     }
     _ = try? repository.get("id0")
     _ = try? repository.expired(at: Date(timeIntervalSince1970: 1_500))
-    let new = FormRecord(id: "fuzz-new", name: "n", fields: [:], registeredAt: Date(timeIntervalSince1970: 1),
+    let new = FuzzRecord(id: "fuzz-new", name: "n", fields: [:], registeredAt: Date(timeIntervalSince1970: 1),
                          expiresAt: Date(timeIntervalSince1970: 9_999))
     do {
         try repository.add(new)
