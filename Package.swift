@@ -32,8 +32,9 @@ let package = Package(
         .executableTarget(name: "keyed-bench", dependencies: ["BinaryPlist", "KeyedArchive", "ArchiveStore", "FormCache"], path: "Benchmarks/keyed-bench"),
         .executableTarget(name: "shapes-example", dependencies: ["KeyedArchive"], path: "Examples/shapes-example"),
 
-        // Helpers shared by the test targets (seeded generator, fixture locator); may import Foundation.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Helpers shared by the test targets (seeded generator, fixture locator, temporary directories, sample
+        // archives); may import Foundation.
+        .target(name: "TestSupport", dependencies: ["BinaryPlist", "KeyedArchive"], path: "Tests/TestSupport"),
         .testTarget(name: "BinaryPlistTests", dependencies: ["TestSupport", "BinaryPlist"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["TestSupport", "KeyedArchive"]),
         .testTarget(name: "ArchiveStoreTests", dependencies: ["TestSupport", "ArchiveStore", "FormCache"]),
