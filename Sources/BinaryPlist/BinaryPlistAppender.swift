@@ -42,37 +42,35 @@ package struct BinaryPlistAppender {
         let width = document.trailer.referenceWidth
         var counts = [UInt8](repeating: 0, count: count)
         var largest: UInt64?
-        try document.bytes.withUnsafeBytes { raw in
-            let scanner = BinaryPlistScanner(raw: raw, document: document)
+        try document.withObjects { (objects) throws(PlistError) in
+            let raw = objects.raw
             var previousEnd = 8
-            try counts.withUnsafeMutableBufferPointer { counts in
-                for index in 0..<count {
-                    let start = scanner.offset(index)
-                    guard start >= previousEnd else {
-                        throw PlistError(
-                            .unsupportedValue,
-                            "object starts at \(start), inside the object before it (which ends at \(previousEnd))",
-                            byteOffset: start, objectIndex: index)
-                    }
-                    let (end, references) = try scanner.extent(index)
-                    if raw[start] >> 4 == 0x8 {
-                        let size = Int(raw[start] & 0x0F) + 1
-                        let wide = size > 8 && readBigEndian(raw, start + 1, size - 8) != 0
-                        let uid = wide ? UInt64.max : readBigEndian(raw, start + 1, size)
-                        largest = max(largest ?? 0, uid)
-                    }
-                    var p = end - references * width
-                    while p < end {
-                        let reference = Int(truncatingIfNeeded: readBigEndian(raw, p, width))
-                        guard reference >= 0 && reference < count else {
-                            throw PlistError(.invalidReference, "reference \(reference) is not below the object count \(count)",
-                                             byteOffset: p, objectIndex: index)
-                        }
-                        if counts[reference] < .max { counts[reference] += 1 }
-                        p += width
-                    }
-                    previousEnd = end
+            for index in 0..<count {
+                let start = objects.offset(index)
+                guard start >= previousEnd else {
+                    throw PlistError(
+                        .unsupportedValue,
+                        "object starts at \(start), inside the object before it (which ends at \(previousEnd))",
+                        byteOffset: start, objectIndex: index)
                 }
+                let (end, references) = try objects.extent(index)
+                if raw[start] >> 4 == 0x8 {
+                    let size = Int(raw[start] & 0x0F) + 1
+                    let wide = size > 8 && readBigEndian(raw, start + 1, size - 8) != 0
+                    let uid = wide ? UInt64.max : readBigEndian(raw, start + 1, size)
+                    largest = max(largest ?? 0, uid)
+                }
+                var p = end - references * width
+                while p < end {
+                    let reference = Int(truncatingIfNeeded: readBigEndian(raw, p, width))
+                    guard reference >= 0 && reference < count else {
+                        throw PlistError(.invalidReference, "reference \(reference) is not below the object count \(count)",
+                                         byteOffset: p, objectIndex: index)
+                    }
+                    if counts[reference] < .max { counts[reference] += 1 }
+                    p += width
+                }
+                previousEnd = end
             }
         }
         // The trailer refers to the top object.
@@ -206,9 +204,7 @@ package struct BinaryPlistAppender {
         var pieces: [Piece] = []
         for (index, change) in replacements.sorted(by: { $0.key < $1.key }) {
             guard case .array(let old) = try? document.object(index), let start = try? document.offset(ofObject: index),
-                  let end = document.bytes.withUnsafeBytes({ raw in
-                      try? BinaryPlistScanner(raw: raw, document: document).extent(index).end
-                  })
+                  let end = try? document.withObjects({ (objects) throws(PlistError) in try objects.extent(index).end })
             else { return nil }
             var piece = BinaryPlistBuffer()
             piece.writeMarker(0xA0, count: (change.keepingOld ? old.count : 0) + change.references.count)
@@ -233,7 +229,9 @@ package struct BinaryPlistAppender {
         let oldCount = document.objectCount
         let table = document.objectAreaEnd
         let tableOffset = table + tail.bytes.count + pieces.reduce(0) { $0 + $1.bytes.count - ($1.end - $1.start) }
-        let offsetWidth = byteWidth(toExceed: tableOffset)
+        let trailer = BinaryPlistTrailer(objectCount: total, topObject: document.topObject, offsetTableOffset: tableOffset,
+                                         referenceWidth: width, sortVersion: document.trailer.sortVersion)
+        let offsetWidth = trailer.offsetWidth
         let size = tableOffset + total * offsetWidth + BinaryPlistTrailer.byteCount
         var complete = false
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
@@ -277,14 +275,10 @@ package struct BinaryPlistAppender {
             tail.bytes.withUnsafeBytes { copy($0) }
             for offset in tailOffsets { putOffset(tailStart + offset) }
             complete = w == tableOffset && entry == tableOffset + total * offsetWidth
-            // Trailer: 5 unused bytes, sort version, widths, count, top object, table offset.
-            for i in 0..<5 { out[entry + i] = 0 }
-            out[entry + 5] = document.trailer.sortVersion
-            out[entry + 6] = UInt8(offsetWidth)
-            out[entry + 7] = UInt8(width)
-            out.storeBytes(of: UInt64(total).bigEndian, toByteOffset: entry + 8, as: UInt64.self)
-            out.storeBytes(of: UInt64(document.topObject).bigEndian, toByteOffset: entry + 16, as: UInt64.self)
-            out.storeBytes(of: UInt64(tableOffset).bigEndian, toByteOffset: entry + 24, as: UInt64.self)
+            if complete {
+                w = entry
+                trailer.encoded.withUnsafeBytes { copy($0) }
+            }
             initialized = size
         }
         guard complete, keepsExistingObjects(bytes, pieces) else { return nil }

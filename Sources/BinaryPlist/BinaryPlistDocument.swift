@@ -28,7 +28,7 @@ public struct BinaryPlistDocument: Sendable {
     /// Validates `bytes` as a binary plist.
     /// - Throws: ``PlistError`` with codes such as `.unknownFormat`, `.truncated`, `.invalidTrailer`,
     ///   `.invalidOffset`.
-    public init(_ bytes: [UInt8], limits: PlistLimits = .default) throws {
+    public init(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError) {
         self.bytes = bytes
         self.limits = limits
         let n = bytes.count
@@ -154,24 +154,42 @@ public struct BinaryPlistDocument: Sendable {
         }
     }
 
+    /// Runs `body` with the document's objects, read one at a time from its bytes (see ``BinaryPlistObjects``).
+    @inlinable
+    public func withObjects<R, E: Error>(_ body: (BinaryPlistObjects) throws(E) -> R) throws(E) -> R {
+        let result: Result<R, E> = bytes.withUnsafeBytes { raw in
+            do throws(E) { return .success(try body(BinaryPlistObjects(raw: raw, document: self))) } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
     /// Reads object `index`: a scalar fully, a collection as its references.
-    public func object(_ index: Int) throws -> Object {
-        try bytes.withUnsafeBytes { raw in
-            let scanner = BinaryPlistScanner(raw: raw, document: self)
-            return try scanner.object(index)
+    public func object(_ index: Int) throws(PlistError) -> Object {
+        try withObjects { objects throws(PlistError) in
+            switch try objects.object(index) {
+            case .scalar(let value): return .scalar(value)
+            case .array(let a): return .array(References(bytes: bytes, start: a.refs, width: objects.referenceWidth, count: a.count))
+            case .set(let a): return .set(References(bytes: bytes, start: a.refs, width: objects.referenceWidth, count: a.count))
+            case .dictionary(let d):
+                let width = objects.referenceWidth
+                return .dictionary(keys: References(bytes: bytes, start: d.keys, width: width, count: d.count),
+                                   values: References(bytes: bytes, start: d.keys + d.count * width, width: width, count: d.count))
+            }
         }
     }
 
     /// Materializes the top object, enforcing depth, cycle and element limits.
-    public func decodeTopObject() throws -> PlistValue {
+    public func decodeTopObject() throws(PlistError) -> PlistValue {
         try decodeObject(topObject)
     }
 
     /// Materializes object `index` and everything it references.
-    public func decodeObject(_ index: Int) throws -> PlistValue {
-        try bytes.withUnsafeBytes { raw in
-            var materializer = BinaryPlistMaterializer(scanner: BinaryPlistScanner(raw: raw, document: self))
-            return try materializer.value(index, depth: 1)
+    public func decodeObject(_ index: Int) throws(PlistError) -> PlistValue {
+        guard index >= 0 && index < objectCount else {
+            throw PlistError(.invalidReference, "reference \(index) is not below the object count \(objectCount)")
         }
+        return try withObjects { objects throws(PlistError) in try objects.materialize(index) }
     }
 }

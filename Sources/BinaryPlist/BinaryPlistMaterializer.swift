@@ -2,7 +2,7 @@
 ///
 /// Iterative, with an explicit stack, so that the depth limit, not the thread's stack size, bounds nesting.
 struct BinaryPlistMaterializer {
-    let scanner: BinaryPlistScanner
+    let objects: BinaryPlistObjects
     let maxDepth: Int
     let maxElements: Int
     var elements = 0
@@ -17,10 +17,10 @@ struct BinaryPlistMaterializer {
     /// not pay for it each time.
     var stringCache: [(index: Int, value: PlistValue)] = []
 
-    init(scanner: BinaryPlistScanner) {
-        self.scanner = scanner
-        self.maxDepth = scanner.document.limits.maxDepth
-        self.maxElements = scanner.document.limits.elementBudget(forInputOf: scanner.raw.count)
+    init(objects: BinaryPlistObjects) {
+        self.objects = objects
+        self.maxDepth = objects.maxDepth
+        self.maxElements = objects.elementBudget
     }
 
     private func isOnPath(_ index: Int) -> Bool {
@@ -57,12 +57,12 @@ struct BinaryPlistMaterializer {
 
     @inline(__always)
     private func reference(_ base: Int, _ i: Int) -> Int {
-        let width = scanner.referenceWidth
-        return Int(truncatingIfNeeded: readBigEndian(scanner.raw, base + i * width, width))
+        let width = objects.referenceWidth
+        return Int(truncatingIfNeeded: readBigEndian(objects.raw, base + i * width, width))
     }
 
     @inline(__always)
-    private mutating func count(_ index: Int) throws {
+    private mutating func count(_ index: Int) throws(PlistError) {
         elements += 1
         if elements > maxElements {
             throw PlistError(.elementLimitExceeded, "more than \(maxElements) values would be materialized",
@@ -72,7 +72,7 @@ struct BinaryPlistMaterializer {
 
     /// Reads object `index` when it is a scalar; `nil` when it is a collection.
     @inline(__always)
-    private mutating func scalar(_ index: Int) throws -> PlistValue? {
+    private mutating func scalar(_ index: Int) throws(PlistError) -> PlistValue? {
         try count(index)
         let slot = index & 255
         if stringCache.isEmpty {
@@ -80,24 +80,24 @@ struct BinaryPlistMaterializer {
         } else if stringCache[slot].index == index {
             return stringCache[slot].value
         }
-        let start = scanner.offset(index)
-        let marker = scanner.raw[start]
+        let start = objects.offset(index)
+        let marker = objects.raw[start]
         switch marker >> 4 {
         case 0xA, 0xC, 0xD:
             return nil
         case 0x5:
-            let value = try scanner.scalar(index, start: start, marker: marker)
+            let value = try objects.scalar(index, start: start, marker: marker)
             if !stringCache.isEmpty { stringCache[slot] = (index, value) }
             return value
         default:
-            return try scanner.scalar(index, start: start, marker: marker)
+            return try objects.scalar(index, start: start, marker: marker)
         }
     }
 
     /// Opens a frame for the collection `index` (already counted), checking depth, cycles and references.
-    private mutating func collection(_ index: Int, depth: Int) throws -> Frame {
-        let start = scanner.offset(index)
-        let marker = scanner.raw[start]
+    private mutating func collection(_ index: Int, depth: Int) throws(PlistError) -> Frame {
+        let start = objects.offset(index)
+        let marker = objects.raw[start]
         let kind: Frame.Kind = switch marker >> 4 {
         case 0xA: .array
         case 0xC: .set
@@ -109,14 +109,14 @@ struct BinaryPlistMaterializer {
         if isOnPath(index) {
             throw PlistError(.cycle, "collection contains itself", byteOffset: start, objectIndex: index)
         }
-        let (n, p) = try scanner.count(marker, at: start, index)
+        let (n, p) = try objects.count(marker, at: start, index)
         let refCount = kind == .dictionary ? n.multipliedReportingOverflow(by: 2) : (partialValue: n, overflow: false)
         if refCount.overflow {
             throw PlistError(.invalidCount, "count \(describeCount(UInt64(n))) is too large", byteOffset: start, objectIndex: index)
         }
-        try scanner.checkReferences(at: p, count: refCount.partialValue, index, start)
+        try objects.checkReferences(at: p, count: refCount.partialValue, index, start)
         enterPath(index)
-        var frame = Frame(index: index, start: start, kind: kind, refs: p, valueRefs: p + n * scanner.referenceWidth, count: n)
+        var frame = Frame(index: index, start: start, kind: kind, refs: p, valueRefs: p + n * objects.referenceWidth, count: n)
         if kind == .dictionary {
             frame.entries.reserveCapacity(n)
         } else {
@@ -134,7 +134,7 @@ struct BinaryPlistMaterializer {
         }
     }
 
-    mutating func value(_ index: Int, depth: Int) throws -> PlistValue {
+    mutating func value(_ index: Int, depth: Int) throws(PlistError) -> PlistValue {
         if let scalar = try scalar(index) { return scalar }
         var stack: [Frame] = [try collection(index, depth: depth)]
         while let top = stack.indices.last {

@@ -17,6 +17,38 @@ public struct BinaryPlistTrailer: Sendable, Hashable {
     public static let byteCount = 32
 }
 
+extension BinaryPlistTrailer {
+    /// The trailer of a plist whose offset table starts at `offsetTableOffset`, with the narrowest offset
+    /// width that can express that position (CoreFoundation's rule, as Apple's writer chooses it).
+    package init(objectCount: Int, topObject: Int, offsetTableOffset: Int, referenceWidth: Int, sortVersion: UInt8 = 0) {
+        self.init(sortVersion: sortVersion, offsetWidth: byteWidth(toExceed: offsetTableOffset),
+                  referenceWidth: referenceWidth, objectCount: objectCount, topObject: topObject,
+                  offsetTableOffset: offsetTableOffset)
+    }
+
+    /// The 32 bytes of the trailer.
+    package var encoded: [UInt8] {
+        var out = BinaryPlistBuffer()
+        out.bytes.reserveCapacity(Self.byteCount)
+        out.bytes.append(contentsOf: [0, 0, 0, 0, 0, sortVersion, UInt8(offsetWidth), UInt8(referenceWidth)])
+        out.writeBigEndian(UInt64(objectCount), width: 8)
+        out.writeBigEndian(UInt64(topObject), width: 8)
+        out.writeBigEndian(UInt64(offsetTableOffset), width: 8)
+        return out.bytes
+    }
+
+    /// Ends a plist whose header and objects `out` holds, object `i` at `offsets[i]`: appends the offset table
+    /// and the trailer. Every binary plist this package writes ends here.
+    /// Mirrors the end of CoreFoundation's `__CFBinaryPlistWrite`.
+    package static func appendTable(offsets: [Int], topObject: Int, referenceWidth: Int, to out: inout BinaryPlistBuffer) {
+        let trailer = BinaryPlistTrailer(objectCount: offsets.count, topObject: topObject,
+                                         offsetTableOffset: out.bytes.count, referenceWidth: referenceWidth)
+        out.bytes.reserveCapacity(out.bytes.count + offsets.count * trailer.offsetWidth + byteCount)
+        for o in offsets { out.writeBigEndian(UInt64(o), width: trailer.offsetWidth) }
+        out.bytes.append(contentsOf: trailer.encoded)
+    }
+}
+
 /// Big-endian reads from a raw buffer; callers have checked the bounds. A `width` above 8 reads the last
 /// 8 of those bytes (callers that accept wider fields check the leading bytes themselves).
 @inlinable @inline(__always)

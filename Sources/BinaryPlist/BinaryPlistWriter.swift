@@ -141,16 +141,8 @@ private struct Flattener {
             let refs = kind == 0xD0 ? 2 * n : n
             for r in pool[start..<(start + refs)] { out.writeBigEndian(UInt64(r), width: refWidth) }
         }
-        let tableOffset = out.bytes.count
-        let offsetWidth = byteWidth(toExceed: tableOffset)
-        out.bytes.reserveCapacity(tableOffset + objectCount * offsetWidth + 32)
-        for o in offsets { out.writeBigEndian(UInt64(o), width: offsetWidth) }
-        out.bytes.append(contentsOf: [0, 0, 0, 0, 0, 0])  // 5 unused + sort version
-        out.bytes.append(UInt8(offsetWidth))
-        out.bytes.append(UInt8(refWidth))
-        out.writeBigEndian(UInt64(objectCount), width: 8)
-        out.writeBigEndian(0, width: 8)  // the top object is always object 0
-        out.writeBigEndian(UInt64(tableOffset), width: 8)
+        // The top object is always object 0.
+        BinaryPlistTrailer.appendTable(offsets: offsets, topObject: 0, referenceWidth: refWidth, to: &out)
         return out.bytes
     }
 }

@@ -35,8 +35,8 @@ public struct ArchiveGraph: Sendable, Hashable {
     /// materialized (``BinaryPlistDocument/decodeTopObject()``): `$top` and `$objects` are then taken from it
     /// instead of being read a second time.
     package init(document: BinaryPlistDocument, root: PlistValue?, acceptedArchivers: AcceptedArchivers) throws {
-        let (header, top, objects) = try document.bytes.withUnsafeBytes { raw in
-            let reader = BinaryArchiveReader(document: document, raw: raw)
+        let (header, top, objects) = try document.withObjects { objects in
+            let reader = ArchiveObjectReader(objects)
             let header = try ArchiveHeader(reader, acceptedArchivers: acceptedArchivers)
             if let entries = root?.dictionaryValue?.entries, header.topPosition < entries.count,
                header.objectsPosition < entries.count,
@@ -45,11 +45,7 @@ public struct ArchiveGraph: Sendable, Hashable {
                case .array(let objects) = entries[header.objectsPosition].value {
                 return (header, top, objects)
             }
-            func materialize(_ index: Int) throws -> PlistValue {
-                do { return try document.decodeObject(index) } catch let error as PlistError {
-                    throw KeyedArchiveError(.invalidPlist, error.description, underlying: error)
-                }
-            }
+            func materialize(_ index: Int) throws -> PlistValue { try reader.materialize(index) }
             // $top and $objects are the values of the keys ArchiveHeader found; read them whole.
             var topValue = PlistDictionary()
             for i in 0..<header.top.count {

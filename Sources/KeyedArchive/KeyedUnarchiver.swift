@@ -98,8 +98,8 @@ public final class KeyedUnarchiver {
         var cycles = ArchivedObjectCycles()
     }
 
-    let reader: BinaryArchiveReader
-    let objects: BinaryArchiveReader.Array
+    let reader: ArchiveObjectReader
+    let objects: ArchiveObjectReader.ArrayView
     let allowedTypes: [Any.Type]?
     // The hot state, forwarded to `state` without copies: `_read` borrows, `_modify` yields in place.
     var frame: Frame { _read { yield state.pointee.frame } _modify { yield &state.pointee.frame } }
@@ -136,7 +136,7 @@ public final class KeyedUnarchiver {
 
     struct Frame {
         var uid: Int
-        var fields: BinaryArchiveReader.Dictionary
+        var fields: ArchiveObjectReader.DictionaryView
         var hint = 0
         var unkeyed = 0
         var classChain: [String] = []
@@ -152,7 +152,7 @@ public final class KeyedUnarchiver {
         _read { yield state.pointee.requestCaches } _modify { yield &state.pointee.requestCaches }
     }
 
-    init(reader: BinaryArchiveReader, registry: ClassRegistry, allowedTypes: [Any.Type]?,
+    init(reader: ArchiveObjectReader, registry: ClassRegistry, allowedTypes: [Any.Type]?,
          requiresSecureCoding: Bool = false, acceptedArchivers: AcceptedArchivers, maxDepth: Int, maxObjects: Int) throws {
         self.reader = reader
         self.registry = registry
@@ -194,9 +194,9 @@ public final class KeyedUnarchiver {
         _ body: (KeyedUnarchiver) throws -> R
     ) throws -> R {
         let document = try binaryDocument(bytes)
-        return try document.bytes.withUnsafeBytes { raw in
+        return try document.withObjects { objects in
             let unarchiver = try KeyedUnarchiver(
-                reader: BinaryArchiveReader(document: document, raw: raw), registry: registry,
+                reader: ArchiveObjectReader(objects), registry: registry,
                 allowedTypes: allowedTypes, requiresSecureCoding: requiresSecureCoding,
                 acceptedArchivers: acceptedArchivers, maxDepth: maxDepth,
                 maxObjects: maxObjects)
@@ -532,11 +532,11 @@ public final class KeyedUnarchiver {
                                  classChain: chain ?? (frame.classChain.isEmpty ? nil : frame.classChain))
     }
 
-    func mismatch(_ key: String, _ expected: String, _ v: BinaryArchiveReader.Value) -> KeyedArchiveError {
+    func mismatch(_ key: String, _ expected: String, _ v: ArchiveObjectReader.Value) -> KeyedArchiveError {
         error(.typeMismatch, "expected \(expected), found \(describe(v))", key: key)
     }
 
-    func describe(_ v: BinaryArchiveReader.Value) -> String {
+    func describe(_ v: ArchiveObjectReader.Value) -> String {
         switch v {
         case .uid(let u): "a reference to object \(u)"
         case .integer(let i): "the integer \(i)"
@@ -614,20 +614,20 @@ public final class KeyedUnarchiver {
         return found.position
     }
 
-    func fieldValue(forKey key: String) throws -> BinaryArchiveReader.Value? {
+    func fieldValue(forKey key: String) throws -> ArchiveObjectReader.Value? {
         try checkValid()
         guard let i = try position(ofUserKey: key) else { return nil }
         return try reader.value(reader.valueReference(frame.fields, i))
     }
 
     /// A scalar field; a reference to a bare number is followed.
-    func scalar(forKey key: String) throws -> BinaryArchiveReader.Value? {
+    func scalar(forKey key: String) throws -> ArchiveObjectReader.Value? {
         guard let ref = try valueReference(forKey: key) else { return nil }
         return try scalar(at: ref)
     }
 
     /// The scalar field value at plist object `ref`; a reference to a bare number is followed.
-    func scalar(at ref: Int) throws -> BinaryArchiveReader.Value? {
+    func scalar(at ref: Int) throws -> ArchiveObjectReader.Value? {
         let v = try reader.value(ref)
         if case .uid(let uid) = v {
             guard uid > 0 else { return nil }

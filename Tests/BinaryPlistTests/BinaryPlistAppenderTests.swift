@@ -88,9 +88,8 @@ struct BinaryPlistAppenderTests {
         #expect(try PropertyList.decode(bytes) == value)
         // The old bytes of each replaced list were dropped: the objects fill the object area exactly.
         let document = try BinaryPlistDocument(bytes)
-        let objectBytes = try document.bytes.withUnsafeBytes { raw in
-            let scanner = BinaryPlistScanner(raw: raw, document: document)
-            return try (0..<document.objectCount).reduce(0) { $0 + (try scanner.extent($1).end - scanner.offset($1)) }
+        let objectBytes = try document.withObjects { objects in
+            try (0..<document.objectCount).reduce(0) { $0 + (try objects.extent($1).end - objects.offset($1)) }
         }
         #expect(objectBytes == document.trailer.offsetTableOffset - 8)
     }

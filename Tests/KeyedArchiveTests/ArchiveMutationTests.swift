@@ -126,7 +126,10 @@ struct ArchiveMutationRegressionTests {
         let error = expectKeyedError(.invalidPlist) {
             try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: wide, registry: ClassRegistry.standard.allowingUnknownClasses())
         }
-        #expect(error?.reason == "plist object 14: UID wider than 64 bits")
+        #expect(error?.reason == "bplist: object 14 at byte 102: UID wider than 64 bits")
+        #expect(error?.underlying?.code == .unsupportedValue)
+        #expect(error?.underlying?.byteOffset == 102)
+        #expect(error?.underlying?.objectIndex == 14)
         let wideButSmall = try Self.archive(classUIDHigh: 0, low: 0x7FFF_FFFF_FFFF)
         let outcome = ArchiveMutationTests.readAll(wideButSmall)
         #expect(outcome.untyped.isEmpty)

@@ -65,7 +65,7 @@ public struct ArchiveDecoder: Sendable {
         try decode(Value.self, from: [UInt8](data))
     }
 
-    private func unarchive<R>(_ bytes: [UInt8], _ body: (CodableArchiveDecoder, BinaryArchiveReader.Value) throws -> R) throws -> R {
+    private func unarchive<R>(_ bytes: [UInt8], _ body: (CodableArchiveDecoder, ArchiveObjectReader.Value) throws -> R) throws -> R {
         do {
             return try KeyedUnarchiver.withUnarchiver(for: bytes, registry: registry,
                                                       acceptedArchivers: acceptedArchivers, maxDepth: maxDepth,

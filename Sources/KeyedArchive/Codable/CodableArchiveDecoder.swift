@@ -9,7 +9,7 @@ import FoundationEssentials
 /// `NSArray`, `NSDictionary`, `NSDate`...).
 final class CodableArchiveDecoder: Decoder {
     let unarchiver: KeyedUnarchiver
-    let reader: BinaryArchiveReader
+    let reader: ArchiveObjectReader
     var codingPath: [any CodingKey] = []
     let userInfo: [CodingUserInfoKey: Any]
     var current: Current = .value(.uid(0))
@@ -26,13 +26,13 @@ final class CodableArchiveDecoder: Decoder {
 
     enum Current {
         case object(ObjectFrame)
-        case value(BinaryArchiveReader.Value)
+        case value(ArchiveObjectReader.Value)
     }
 
     /// An archived object of a custom class, as its keyed containers read it.
     struct ObjectFrame {
         var uid: Int
-        var fields: BinaryArchiveReader.Dictionary
+        var fields: ArchiveObjectReader.DictionaryView
         var chain: [String]
         var slot: Int
         var classIndex: Int
@@ -99,7 +99,7 @@ final class CodableArchiveDecoder: Decoder {
         return codingPath + [key]
     }
 
-    func mismatch(_ type: Any.Type, _ v: BinaryArchiveReader.Value, _ key: (any CodingKey)?) -> DecodingError {
+    func mismatch(_ type: Any.Type, _ v: ArchiveObjectReader.Value, _ key: (any CodingKey)?) -> DecodingError {
         DecodingError.typeMismatch(type, DecodingError.Context(
             codingPath: path(key), debugDescription: describe("expected \(type), found \(unarchiver.describe(v))")))
     }
@@ -137,7 +137,7 @@ final class CodableArchiveDecoder: Decoder {
 
     /// A scalar field value; a reference to a bare number is followed once.
     @inline(__always)
-    func scalar(_ v: BinaryArchiveReader.Value, _ type: Any.Type, _ key: (any CodingKey)?) throws -> BinaryArchiveReader.Value {
+    func scalar(_ v: ArchiveObjectReader.Value, _ type: Any.Type, _ key: (any CodingKey)?) throws -> ArchiveObjectReader.Value {
         guard case .uid(let uid) = v else { return v }
         guard uid > 0 else { throw null(type, key) }
         do {
@@ -147,7 +147,7 @@ final class CodableArchiveDecoder: Decoder {
         }
     }
 
-    func double(_ v: BinaryArchiveReader.Value, _ key: (any CodingKey)?) throws -> Double {
+    func double(_ v: ArchiveObjectReader.Value, _ key: (any CodingKey)?) throws -> Double {
         switch try scalar(v, Double.self, key) {
         case .real(let d): return d
         case .integer(let i), .other(.integer(let i)):
@@ -158,7 +158,7 @@ final class CodableArchiveDecoder: Decoder {
         throw mismatch(Double.self, v, key)
     }
 
-    func integer<I: FixedWidthInteger>(_ type: I.Type, _ v: BinaryArchiveReader.Value, _ key: (any CodingKey)?) throws -> I {
+    func integer<I: FixedWidthInteger>(_ type: I.Type, _ v: ArchiveObjectReader.Value, _ key: (any CodingKey)?) throws -> I {
         let s = try scalar(v, I.self, key)
         switch s {
         case .integer(let i), .other(.integer(let i)):
@@ -171,12 +171,12 @@ final class CodableArchiveDecoder: Decoder {
         }
     }
 
-    func bool(_ v: BinaryArchiveReader.Value, _ key: (any CodingKey)?) throws -> Bool {
+    func bool(_ v: ArchiveObjectReader.Value, _ key: (any CodingKey)?) throws -> Bool {
         if case .bool(let b) = try scalar(v, Bool.self, key) { return b }
         throw mismatch(Bool.self, v, key)
     }
 
-    func string(_ v: BinaryArchiveReader.Value, _ key: (any CodingKey)?) throws -> String {
+    func string(_ v: ArchiveObjectReader.Value, _ key: (any CodingKey)?) throws -> String {
         if case .uid(let uid) = v, uid > 0 {
             do {
                 if let s = try reader.string(unarchiver.objectReference(uid)) { return s }
@@ -189,7 +189,7 @@ final class CodableArchiveDecoder: Decoder {
 
     /// A value of a standard class (NSDate, NSData, NSUUID, NSURL, NSMutableString...) through the
     /// unarchiver's decoding of standard classes.
-    func standard<T>(_ type: T.Type, _ v: BinaryArchiveReader.Value, _ key: (any CodingKey)?) throws -> T {
+    func standard<T>(_ type: T.Type, _ v: ArchiveObjectReader.Value, _ key: (any CodingKey)?) throws -> T {
         if case .uid(0) = v { throw null(T.self, key) }
         do {
             // Secure coding: a statically typed decode names `T` (an NSCoding type inside a Codable one).
@@ -207,7 +207,7 @@ final class CodableArchiveDecoder: Decoder {
     // MARK: Values
 
     /// Decodes `v` (a field value or an element) as `T`.
-    func decodeValue<T: Decodable>(_ type: T.Type, from v: BinaryArchiveReader.Value, key: (any CodingKey)? = nil) throws -> T {
+    func decodeValue<T: Decodable>(_ type: T.Type, from v: ArchiveObjectReader.Value, key: (any CodingKey)? = nil) throws -> T {
         let entry = typeEntry(T.self)
         switch entry.kind {
         case .string: if let s = try string(v, key) as? T { return s }
@@ -229,7 +229,7 @@ final class CodableArchiveDecoder: Decoder {
 
     /// Decodes an archived value through `T.init(from:)`, or as the registered subclass of `T` it was
     /// archived as.
-    func decodeObject<T: Decodable>(_ type: T.Type, _ entry: TypeEntry, from v: BinaryArchiveReader.Value,
+    func decodeObject<T: Decodable>(_ type: T.Type, _ entry: TypeEntry, from v: ArchiveObjectReader.Value,
                                     key: (any CodingKey)?) throws -> T {
         // Inline scalars and `$null` (an `Optional` reads it as `nil`) go to `init(from:)` as single values.
         guard case .uid(let uid) = v, uid > 0 else { return try withCurrent(.value(v), T.self) { try T(from: self) } }
@@ -319,7 +319,7 @@ final class CodableArchiveDecoder: Decoder {
 
     /// The object at `uid` with its class resolved (cached per class dictionary). A class the registry does
     /// not know is not an error here: a statically named Codable type may still decode it.
-    func objectFrame(_ uid: Int, _ fields: BinaryArchiveReader.Dictionary) throws -> ObjectFrame {
+    func objectFrame(_ uid: Int, _ fields: ArchiveObjectReader.DictionaryView) throws -> ObjectFrame {
         let u = unarchiver
         let saved = u.frame
         u.frame = KeyedUnarchiver.Frame(uid: uid, fields: fields, slot: classKeySlot)
@@ -355,7 +355,7 @@ final class CodableArchiveDecoder: Decoder {
 
     /// Decodes `v` as `V`, which may be an existential or hold existentials: each object becomes the type
     /// registered for its class name.
-    func decodeAny<V>(_ type: V.Type, from v: BinaryArchiveReader.Value, key: (any CodingKey)? = nil) throws -> V {
+    func decodeAny<V>(_ type: V.Type, from v: ArchiveObjectReader.Value, key: (any CodingKey)? = nil) throws -> V {
         if !leafTypes.contains(ObjectIdentifier(V.self)) {
             if let decodable = V.self as? any Decodable.Type {
                 if let t = try decodeOpened(decodable, from: v, key: key) as? V { return t }
@@ -394,15 +394,15 @@ final class CodableArchiveDecoder: Decoder {
         return try standard(V.self, v, key)
     }
 
-    private func decodeOpened<D: Decodable>(_ type: D.Type, from v: BinaryArchiveReader.Value, key: (any CodingKey)?) throws -> D {
+    private func decodeOpened<D: Decodable>(_ type: D.Type, from v: ArchiveObjectReader.Value, key: (any CodingKey)?) throws -> D {
         try decodeValue(D.self, from: v, key: key)
     }
 
     // MARK: Collections
 
     /// The standard class of the object `v` refers to, with its fields.
-    func standardObject(_ v: BinaryArchiveReader.Value, _ type: Any.Type, _ key: (any CodingKey)?)
-        throws -> (uid: Int, fields: BinaryArchiveReader.Dictionary, standard: StandardClass)
+    func standardObject(_ v: ArchiveObjectReader.Value, _ type: Any.Type, _ key: (any CodingKey)?)
+        throws -> (uid: Int, fields: ArchiveObjectReader.DictionaryView, standard: StandardClass)
     {
         guard case .uid(let uid) = v else { throw mismatch(type, v, key) }
         guard uid > 0 else { throw null(type, key) }
@@ -423,16 +423,16 @@ final class CodableArchiveDecoder: Decoder {
     }
 
     /// An inline array of references under a raw key of an object.
-    func references(_ rawKey: String, of uid: Int, _ fields: BinaryArchiveReader.Dictionary) throws -> BinaryArchiveReader.Array {
+    func references(_ rawKey: String, of uid: Int, _ fields: ArchiveObjectReader.DictionaryView) throws -> ArchiveObjectReader.ArrayView {
         let u = unarchiver
         let saved = u.frame
         u.frame = KeyedUnarchiver.Frame(uid: uid, fields: fields)
         defer { u.frame = saved }
-        return try u.elementArray(rawKey) ?? BinaryArchiveReader.Array(refs: 0, count: 0)
+        return try u.elementArray(rawKey) ?? BinaryPlistObjects.ArrayView(refs: 0, count: 0)
     }
 
     /// The elements of an `NSArray` / `NSSet`.
-    func arrayElements(_ v: BinaryArchiveReader.Value, _ type: Any.Type, _ key: (any CodingKey)?) throws -> (uid: Int, refs: BinaryArchiveReader.Array) {
+    func arrayElements(_ v: ArchiveObjectReader.Value, _ type: Any.Type, _ key: (any CodingKey)?) throws -> (uid: Int, refs: ArchiveObjectReader.ArrayView) {
         let (uid, fields, standard) = try standardObject(v, type, key)
         switch standard {
         case .array, .mutableArray, .set, .mutableSet, .orderedSet, .mutableOrderedSet: break
@@ -446,8 +446,8 @@ final class CodableArchiveDecoder: Decoder {
         }
     }
 
-    func forEachElement(of v: BinaryArchiveReader.Value, as type: Any.Type,
-                        _ body: (BinaryArchiveReader.Value, Int) throws -> Void) throws {
+    func forEachElement(of v: ArchiveObjectReader.Value, as type: Any.Type,
+                        _ body: (ArchiveObjectReader.Value, Int) throws -> Void) throws {
         let (_, refs) = try arrayElements(v, type, nil)
         for i in 0..<refs.count {
             codingPath.append(ArchiveIndexKey(i))
@@ -457,7 +457,7 @@ final class CodableArchiveDecoder: Decoder {
     }
 
     @inline(__always)
-    func element(_ refs: BinaryArchiveReader.Array, _ i: Int) throws -> BinaryArchiveReader.Value {
+    func element(_ refs: ArchiveObjectReader.ArrayView, _ i: Int) throws -> ArchiveObjectReader.Value {
         do {
             return try reader.value(reader.elementReference(refs, i))
         } catch let error as KeyedArchiveError {
@@ -466,8 +466,8 @@ final class CodableArchiveDecoder: Decoder {
     }
 
     /// The keys and values of an `NSDictionary`.
-    func dictionaryEntries(_ v: BinaryArchiveReader.Value, _ type: Any.Type, _ key: (any CodingKey)?)
-        throws -> (keys: BinaryArchiveReader.Array, values: BinaryArchiveReader.Array)
+    func dictionaryEntries(_ v: ArchiveObjectReader.Value, _ type: Any.Type, _ key: (any CodingKey)?)
+        throws -> (keys: ArchiveObjectReader.ArrayView, values: ArchiveObjectReader.ArrayView)
     {
         let (uid, fields, standard) = try standardObject(v, type, key)
         guard standard == .dictionary || standard == .mutableDictionary else {
@@ -486,8 +486,8 @@ final class CodableArchiveDecoder: Decoder {
         }
     }
 
-    func forEachEntry(of v: BinaryArchiveReader.Value, as type: Any.Type,
-                      _ body: (BinaryArchiveReader.Value, BinaryArchiveReader.Value) throws -> Void) throws {
+    func forEachEntry(of v: ArchiveObjectReader.Value, as type: Any.Type,
+                      _ body: (ArchiveObjectReader.Value, ArchiveObjectReader.Value) throws -> Void) throws {
         let (keys, values) = try dictionaryEntries(v, type, nil)
         for i in 0..<keys.count {
             codingPath.append(ArchiveIndexKey(i))
@@ -549,7 +549,7 @@ final class CodableArchiveDecoder: Decoder {
     }
 
     /// A decoder whose current value is `v` (for `superDecoder(forKey:)`).
-    func child(for v: BinaryArchiveReader.Value, codingPath: [any CodingKey]) -> CodableArchiveDecoder {
+    func child(for v: ArchiveObjectReader.Value, codingPath: [any CodingKey]) -> CodableArchiveDecoder {
         let child = CodableArchiveDecoder(unarchiver: unarchiver, userInfo: userInfo)
         child.current = .value(v)
         child.codingPath = codingPath
@@ -559,7 +559,7 @@ final class CodableArchiveDecoder: Decoder {
     // MARK: Top level
 
     /// The value of `root` in `$top`, or `nil` when there is none.
-    func rootValue() throws -> BinaryArchiveReader.Value? {
+    func rootValue() throws -> ArchiveObjectReader.Value? {
         try unarchiver.fieldValue(forKey: "root")
     }
 }

@@ -9,7 +9,7 @@ struct ArchiveKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
 
     /// The value for `key`, or `nil` when the object has no such key.
     @inline(__always)
-    private func lookup(_ key: Key) throws -> BinaryArchiveReader.Value? {
+    private func lookup(_ key: Key) throws -> ArchiveObjectReader.Value? {
         let u = decoder.unarchiver
         if u.frame.uid != object.uid { return try lookupElsewhere(key) }
         do {
@@ -21,7 +21,7 @@ struct ArchiveKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     }
 
     /// A container kept and used after another object became current.
-    private func lookupElsewhere(_ key: Key) throws -> BinaryArchiveReader.Value? {
+    private func lookupElsewhere(_ key: Key) throws -> ArchiveObjectReader.Value? {
         let u = decoder.unarchiver
         let saved = u.frame
         u.frame = KeyedUnarchiver.Frame(uid: object.uid, fields: object.fields, classChain: object.chain, slot: object.slot)
@@ -30,7 +30,7 @@ struct ArchiveKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     }
 
     @inline(__always)
-    private func required(_ key: Key) throws -> BinaryArchiveReader.Value {
+    private func required(_ key: Key) throws -> ArchiveObjectReader.Value {
         guard let v = try lookup(key) else { throw decoder.keyNotFound(key) }
         return v
     }
@@ -115,14 +115,14 @@ struct ArchiveKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
 /// The keyed container of an `NSDictionary` with string keys (nested containers, `superEncoder(forKey:)`).
 struct ArchiveDictionaryDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: CodableArchiveDecoder
-    let entries: [String: BinaryArchiveReader.Value]
+    let entries: [String: ArchiveObjectReader.Value]
     var codingPath: [any CodingKey]
 
-    init(decoder: CodableArchiveDecoder, keys: BinaryArchiveReader.Array, values: BinaryArchiveReader.Array,
+    init(decoder: CodableArchiveDecoder, keys: ArchiveObjectReader.ArrayView, values: ArchiveObjectReader.ArrayView,
          codingPath: [any CodingKey]) throws {
         self.decoder = decoder
         self.codingPath = codingPath
-        var entries: [String: BinaryArchiveReader.Value] = [:]
+        var entries: [String: ArchiveObjectReader.Value] = [:]
         for i in 0..<keys.count {
             let key = try decoder.string(decoder.element(keys, i), ArchiveIndexKey(i))
             entries[key] = try decoder.element(values, i)
@@ -134,7 +134,7 @@ struct ArchiveDictionaryDecodingContainer<Key: CodingKey>: KeyedDecodingContaine
 
     func contains(_ key: Key) -> Bool { entries[key.stringValue] != nil }
 
-    private func required(_ key: Key) throws -> BinaryArchiveReader.Value {
+    private func required(_ key: Key) throws -> ArchiveObjectReader.Value {
         guard let v = entries[key.stringValue] else {
             throw DecodingError.keyNotFound(key, DecodingError.Context(
                 codingPath: codingPath, debugDescription: decoder.describe("the dictionary has no key \"\(key.stringValue)\"")))
@@ -155,7 +155,7 @@ struct ArchiveDictionaryDecodingContainer<Key: CodingKey>: KeyedDecodingContaine
         return try decode(T.self, forKey: key, value: v)
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, forKey key: Key, value v: BinaryArchiveReader.Value) throws -> T {
+    private func decode<T: Decodable>(_ type: T.Type, forKey key: Key, value v: ArchiveObjectReader.Value) throws -> T {
         let saved = decoder.codingPath
         decoder.codingPath = codingPath + [key]
         defer { decoder.codingPath = saved }
@@ -192,14 +192,14 @@ struct ArchiveDictionaryDecodingContainer<Key: CodingKey>: KeyedDecodingContaine
 /// The elements of an `NSArray` (or `NSSet`).
 struct ArchiveUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     let decoder: CodableArchiveDecoder
-    let refs: BinaryArchiveReader.Array
+    let refs: ArchiveObjectReader.ArrayView
     var codingPath: [any CodingKey]
     var currentIndex = 0
 
     var count: Int? { refs.count }
     var isAtEnd: Bool { currentIndex >= refs.count }
 
-    private func next(_ type: Any.Type) throws -> BinaryArchiveReader.Value {
+    private func next(_ type: Any.Type) throws -> ArchiveObjectReader.Value {
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(type, DecodingError.Context(
                 codingPath: codingPath + [ArchiveIndexKey(currentIndex)], debugDescription: "the array has only \(refs.count) elements"))
@@ -253,7 +253,7 @@ struct ArchiveUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 /// A single value: a bare string or number, an inline scalar, `$null`, or an object reference.
 struct ArchiveSingleValueDecodingContainer: SingleValueDecodingContainer {
     let decoder: CodableArchiveDecoder
-    let value: BinaryArchiveReader.Value
+    let value: ArchiveObjectReader.Value
     var codingPath: [any CodingKey]
 
     func decodeNil() -> Bool { value.isNullReference }
@@ -276,7 +276,7 @@ struct ArchiveStringKey: CodingKey {
     var intValue: Int? { nil }
 }
 
-extension BinaryArchiveReader.Value {
+extension ArchiveObjectReader.Value {
     /// Whether this is a reference to `$null`.
     var isNullReference: Bool {
         if case .uid(0) = self { return true }

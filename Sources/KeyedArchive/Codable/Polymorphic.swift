@@ -127,13 +127,13 @@ extension Polymorphic: PolymorphicEncodable {
 
 /// A ``Polymorphic`` wrapper, built by the decoder without knowing its `Value`.
 protocol PolymorphicDecodable {
-    static func decodePolymorphic(_ decoder: CodableArchiveDecoder, from value: BinaryArchiveReader.Value) throws -> Self
+    static func decodePolymorphic(_ decoder: CodableArchiveDecoder, from value: ArchiveObjectReader.Value) throws -> Self
     /// The value for a missing key: `nil` when `Value` is optional.
     static var absentValue: Self? { get }
 }
 
 extension Polymorphic: PolymorphicDecodable {
-    static func decodePolymorphic(_ decoder: CodableArchiveDecoder, from value: BinaryArchiveReader.Value) throws -> Self {
+    static func decodePolymorphic(_ decoder: CodableArchiveDecoder, from value: ArchiveObjectReader.Value) throws -> Self {
         Polymorphic(wrappedValue: try decoder.decodeAny(Value.self, from: value))
     }
 
@@ -152,11 +152,11 @@ extension Optional: ArchiveNilConstructible {
 
 /// Collections (and optionals) whose elements may be existentials: decoded element by element.
 protocol PolymorphicDecodingCollection {
-    static func decodePolymorphicCollection(_ decoder: CodableArchiveDecoder, from value: BinaryArchiveReader.Value) throws -> Self
+    static func decodePolymorphicCollection(_ decoder: CodableArchiveDecoder, from value: ArchiveObjectReader.Value) throws -> Self
 }
 
 extension Array: PolymorphicDecodingCollection {
-    static func decodePolymorphicCollection(_ decoder: CodableArchiveDecoder, from value: BinaryArchiveReader.Value) throws -> Self {
+    static func decodePolymorphicCollection(_ decoder: CodableArchiveDecoder, from value: ArchiveObjectReader.Value) throws -> Self {
         var result: [Element] = []
         try decoder.forEachElement(of: value, as: Self.self) { element, count in
             if result.isEmpty { result.reserveCapacity(count) }
@@ -167,7 +167,7 @@ extension Array: PolymorphicDecodingCollection {
 }
 
 extension Set: PolymorphicDecodingCollection {
-    static func decodePolymorphicCollection(_ decoder: CodableArchiveDecoder, from value: BinaryArchiveReader.Value) throws -> Self {
+    static func decodePolymorphicCollection(_ decoder: CodableArchiveDecoder, from value: ArchiveObjectReader.Value) throws -> Self {
         var result = Set<Element>()
         try decoder.forEachElement(of: value, as: Self.self) { element, _ in
             result.insert(try decoder.decodeAny(Element.self, from: element))
@@ -177,7 +177,7 @@ extension Set: PolymorphicDecodingCollection {
 }
 
 extension Dictionary: PolymorphicDecodingCollection {
-    static func decodePolymorphicCollection(_ decoder: CodableArchiveDecoder, from value: BinaryArchiveReader.Value) throws -> Self {
+    static func decodePolymorphicCollection(_ decoder: CodableArchiveDecoder, from value: ArchiveObjectReader.Value) throws -> Self {
         var result: [Key: Value] = [:]
         try decoder.forEachEntry(of: value, as: Self.self) { key, value in
             result[try decoder.decodeAny(Key.self, from: key)] = try decoder.decodeAny(Value.self, from: value)
@@ -187,7 +187,7 @@ extension Dictionary: PolymorphicDecodingCollection {
 }
 
 extension Optional: PolymorphicDecodingCollection {
-    static func decodePolymorphicCollection(_ decoder: CodableArchiveDecoder, from value: BinaryArchiveReader.Value) throws -> Self {
+    static func decodePolymorphicCollection(_ decoder: CodableArchiveDecoder, from value: ArchiveObjectReader.Value) throws -> Self {
         if case .uid(0) = value { return nil }
         return .some(try decoder.decodeAny(Wrapped.self, from: value))
     }
@@ -215,11 +215,11 @@ extension Dictionary: ArchiveEncodableCodableDictionary where Key: Encodable, Va
 }
 
 protocol ArchiveDecodableCodableDictionary {
-    static func decodeArchiveDictionary(_ decoder: CodableArchiveDecoder, from value: BinaryArchiveReader.Value) throws -> Self
+    static func decodeArchiveDictionary(_ decoder: CodableArchiveDecoder, from value: ArchiveObjectReader.Value) throws -> Self
 }
 
 extension Dictionary: ArchiveDecodableCodableDictionary where Key: Decodable, Value: Decodable {
-    static func decodeArchiveDictionary(_ decoder: CodableArchiveDecoder, from value: BinaryArchiveReader.Value) throws -> Self {
+    static func decodeArchiveDictionary(_ decoder: CodableArchiveDecoder, from value: ArchiveObjectReader.Value) throws -> Self {
         var result: [Key: Value] = [:]
         try decoder.forEachEntry(of: value, as: Self.self) { key, value in
             result[try decoder.decodeValue(Key.self, from: key)] = try decoder.decodeValue(Value.self, from: value)

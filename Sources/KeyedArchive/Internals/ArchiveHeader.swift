@@ -5,8 +5,8 @@ import BinaryPlist
 struct ArchiveHeader {
     /// The `$archiver` name (one that the reader accepts).
     var archiver: String
-    var top: BinaryArchiveReader.Dictionary
-    var objects: BinaryArchiveReader.Array
+    var top: ArchiveObjectReader.DictionaryView
+    var objects: ArchiveObjectReader.ArrayView
     /// Positions of the `$top` and `$objects` entries in the root dictionary (the last of each name).
     var topPosition: Int
     var objectsPosition: Int
@@ -17,15 +17,15 @@ struct ArchiveHeader {
     /// Validates the top level of the archive `reader` reads.
     /// - Throws: ``KeyedArchiveError`` with ``KeyedArchiveError/Code/invalidHeader``, or
     ///   ``KeyedArchiveError/Code/foreignArchiver`` for an `$archiver` name outside `acceptedArchivers`.
-    init(_ reader: BinaryArchiveReader, acceptedArchivers: AcceptedArchivers) throws {
+    init(_ reader: ArchiveObjectReader, acceptedArchivers: AcceptedArchivers) throws {
         func bad(_ reason: String) -> KeyedArchiveError { KeyedArchiveError(.invalidHeader, reason) }
-        guard case .dictionary(let root) = try reader.value(reader.document.topObject) else {
+        guard case .dictionary(let root) = try reader.value(reader.topObject) else {
             throw bad("the top object is not a dictionary")
         }
-        var archiver: BinaryArchiveReader.Value?
-        var version: BinaryArchiveReader.Value?
-        var top: (value: BinaryArchiveReader.Value, position: Int)?
-        var objects: (value: BinaryArchiveReader.Value, position: Int)?
+        var archiver: ArchiveObjectReader.Value?
+        var version: ArchiveObjectReader.Value?
+        var top: (value: ArchiveObjectReader.Value, position: Int)?
+        var objects: (value: ArchiveObjectReader.Value, position: Int)?
         for i in 0..<root.count {
             guard let key = try reader.string(reader.keyReference(root, i)) else { continue }
             switch key {

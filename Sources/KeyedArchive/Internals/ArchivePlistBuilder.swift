@@ -209,15 +209,7 @@ struct ArchivePlistBuilder {
                 }
             }
         }
-        let tableOffset = out.bytes.count
-        let offsetWidth = byteWidth(toExceed: tableOffset)
-        for o in offsets { out.writeBigEndian(UInt64(o), width: offsetWidth) }
-        out.bytes.append(contentsOf: [0, 0, 0, 0, 0, 0])
-        out.bytes.append(UInt8(offsetWidth))
-        out.bytes.append(UInt8(refWidth))
-        out.writeBigEndian(UInt64(nodes.count), width: 8)
-        out.writeBigEndian(UInt64(top), width: 8)
-        out.writeBigEndian(UInt64(tableOffset), width: 8)
+        BinaryPlistTrailer.appendTable(offsets: offsets, topObject: Int(top), referenceWidth: refWidth, to: &out)
         return out.bytes
     }
 }

@@ -20,7 +20,7 @@ extension KeyedUnarchiver {
     /// The `$objects` dictionary and resolved class behind the field value `ref` when it is an object of
     /// `standard` class that may be decoded now (not in progress, within the depth limit).
     @inline(__always)
-    private func directStandardObject(_ ref: Int, _ accepts: (StandardClass) -> Bool) -> BinaryArchiveReader.Dictionary? {
+    private func directStandardObject(_ ref: Int, _ accepts: (StandardClass) -> Bool) -> ArchiveObjectReader.DictionaryView? {
         guard depth < maxDepth, !hooked, let uid = try? reader.uid(ref), uid > 0, uid < objects.count,
               !inProgress.contains(uid), instances[uid] == nil,
               let object = try? reader.elementReference(objects, uid),

@@ -10,9 +10,9 @@ import BinaryPlist
 /// (no archiver writes one) can reach it. The JSON text is limited to ``maxBytes(forArchiveOf:)``, against
 /// long strings that the plist stores once and the entries use many times.
 struct GraphFormPrinter {
-    private let reader: BinaryArchiveReader
-    private let top: BinaryArchiveReader.Dictionary
-    private let objects: BinaryArchiveReader.Array
+    private let reader: ArchiveObjectReader
+    private let top: ArchiveObjectReader.DictionaryView
+    private let objects: ArchiveObjectReader.ArrayView
     private var out: JSONOutput
     private let pretty: Bool
     private let limit: Int
@@ -26,13 +26,13 @@ struct GraphFormPrinter {
         max(byteCount.multipliedReportingOverflow(by: 64).overflow ? .max : byteCount * 64, 1 << 20)
     }
 
-    private init(reader: BinaryArchiveReader, header: (BinaryArchiveReader.Dictionary, BinaryArchiveReader.Array),
+    private init(reader: ArchiveObjectReader, header: (ArchiveObjectReader.DictionaryView, ArchiveObjectReader.ArrayView),
                  out: JSONOutput, pretty: Bool) {
         self.reader = reader
         (top, objects) = header
         self.out = out
         self.pretty = pretty
-        limit = reader.document.limits.elementBudget(forInputOf: reader.document.bytes.count)
+        limit = reader.objects.elementBudget
         budget = limit
     }
 
@@ -41,8 +41,8 @@ struct GraphFormPrinter {
     static func print(_ archive: [UInt8], pretty: Bool, to output: ([UInt8]) throws -> Void) throws {
         let document = try KeyedUnarchiver.binaryDocument(archive)
         let maxBytes = Self.maxBytes(forArchiveOf: document.bytes.count)
-        try document.bytes.withUnsafeBytes { raw in
-            let reader = BinaryArchiveReader(document: document, raw: raw)
+        try document.withObjects { objects in
+            let reader = ArchiveObjectReader(objects)
             let validated = try ArchiveHeader(reader, acceptedArchivers: .nsKeyedArchiver)
             let header = (validated.top, validated.objects)
             var dryRun = GraphFormPrinter(reader: reader, header: header,
@@ -154,8 +154,8 @@ struct GraphFormPrinter {
 
     private func materialize(_ reference: Int, entry: Int?) throws -> PlistValue {
         do {
-            return try reader.document.decodeObject(reference)
-        } catch let error as PlistError {
+            return try reader.objects.materialize(reference)
+        } catch {
             throw KeyedArchiveError(.invalidPlist, error.description, objectIndex: entry, underlying: error)
         }
     }

@@ -3,7 +3,7 @@ import FoundationEssentials
 
 extension KeyedUnarchiver {
     /// Converts a field value (inline scalar or reference) to `T`, checking the type at every call.
-    func typed<T>(_ v: BinaryArchiveReader.Value, _: T.Type, key: String) throws -> T? {
+    func typed<T>(_ v: ArchiveObjectReader.Value, _: T.Type, key: String) throws -> T? {
         let value: Any
         switch v {
         case .uid(let uid):
@@ -69,7 +69,7 @@ extension KeyedUnarchiver {
         }
     }
 
-    func typedArray<E>(_ v: BinaryArchiveReader.Value, _: E.Type, key: String) throws -> [E] {
+    func typedArray<E>(_ v: ArchiveObjectReader.Value, _: E.Type, key: String) throws -> [E] {
         guard case .uid(let uid) = v, uid > 0 else {
             if case .uid = v { throw error(.valueNotFound, "no value for key \"\(key)\"", key: key) }
             throw mismatch(key, "[\(E.self)]", v)
@@ -95,7 +95,7 @@ extension KeyedUnarchiver {
         }
     }
 
-    func typedDictionary<K: Hashable, V>(_ v: BinaryArchiveReader.Value, _: K.Type, _: V.Type, key: String) throws -> [K: V] {
+    func typedDictionary<K: Hashable, V>(_ v: ArchiveObjectReader.Value, _: K.Type, _: V.Type, key: String) throws -> [K: V] {
         guard let any = try typed(v, [AnyHashable: Any].self, key: key) else {
             throw error(.valueNotFound, "no value for key \"\(key)\"", key: key)
         }
@@ -113,7 +113,7 @@ extension KeyedUnarchiver {
     }
 
     /// The dictionary and resolved class of the `NSArray` / `NSSet` at `uid`.
-    func arrayFields(_ uid: Int, key: String) throws -> (BinaryArchiveReader.Dictionary, ResolvedClass) {
+    func arrayFields(_ uid: Int, key: String) throws -> (ArchiveObjectReader.DictionaryView, ResolvedClass) {
         let (fields, resolved) = try objectFields(uid)
         switch resolved.kind {
         case .standard(.array), .standard(.mutableArray), .standard(.set), .standard(.mutableSet): break
@@ -125,7 +125,7 @@ extension KeyedUnarchiver {
     }
 
     /// The dictionary and resolved class of `$objects[uid]`.
-    func objectFields(_ uid: Int) throws -> (BinaryArchiveReader.Dictionary, ResolvedClass) {
+    func objectFields(_ uid: Int) throws -> (ArchiveObjectReader.DictionaryView, ResolvedClass) {
         let ref = try objectReference(uid)
         guard let fields = try reader.dictionary(ref) else {
             _ = try reader.value(ref)  // a malformed object is a plist error first
@@ -135,7 +135,7 @@ extension KeyedUnarchiver {
     }
 
     /// The resolved class of object `uid`, whose dictionary is `fields`.
-    func resolveClass(of fields: BinaryArchiveReader.Dictionary, uid: Int) throws -> ResolvedClass {
+    func resolveClass(of fields: ArchiveObjectReader.DictionaryView, uid: Int) throws -> ResolvedClass {
         guard let i = try position(of: .classKey, in: fields) else {
             throw error(.invalidClass, "object \(uid) has no $class", uid: uid)
         }
@@ -149,7 +149,7 @@ extension KeyedUnarchiver {
 
     /// Position of a key of the standard classes in `fields`, first by the plist string object that held it
     /// last (looked for from the end: `$class` is written last), then by comparing strings.
-    func position(of known: StandardKey, in fields: BinaryArchiveReader.Dictionary) throws -> Int? {
+    func position(of known: StandardKey, in fields: ArchiveObjectReader.DictionaryView) throws -> Int? {
         let object = knownKeyObjects[known.rawValue]
         if object >= 0 {
             var i = fields.count
@@ -173,7 +173,7 @@ extension KeyedUnarchiver {
 
     /// Runs `body` with `uid`'s fields as the current frame, one level deeper.
     @inline(__always)
-    func enter<R>(_ uid: Int, _ chain: [String], _ fields: BinaryArchiveReader.Dictionary, key: String,
+    func enter<R>(_ uid: Int, _ chain: [String], _ fields: ArchiveObjectReader.DictionaryView, key: String,
                   slot: Int = -1, _ body: () throws -> R) throws -> R {
         guard depth < maxDepth else {
             throw error(.depthLimitExceeded, "objects nest deeper than \(maxDepth)", key: key, uid: uid)
@@ -192,7 +192,7 @@ extension KeyedUnarchiver {
     }
 
     /// The inline array of references under a raw key of the current frame.
-    func elementArray(_ rawKey: String) throws -> BinaryArchiveReader.Array? {
+    func elementArray(_ rawKey: String) throws -> ArchiveObjectReader.ArrayView? {
         guard let i = try position(ofRawKey: rawKey) else { return nil }
         guard case .array(let a) = try reader.value(reader.valueReference(frame.fields, i)) else {
             throw error(.invalidValue, "\(rawKey) is not an array", key: rawKey)
@@ -288,7 +288,7 @@ extension KeyedUnarchiver {
     /// Decodes a custom object of a ``KeyedArchiveSubstituting`` type: `awakeAfter(using:)` runs right after
     /// `init(coder:)`, with the unarchiver still on the object's keys, and its result is registered.
     private func decodeSubstituting(_ type: any KeyedArchivable.Type, uid: Int, _ resolved: ResolvedClass,
-                                    _ fields: BinaryArchiveReader.Dictionary, key: String) throws -> Any? {
+                                    _ fields: ArchiveObjectReader.DictionaryView, key: String) throws -> Any? {
         inProgress.insert(uid)
         var replacement: Any?? = nil
         let object: any KeyedArchivable = try enter(uid, resolved.chain, fields, key: key, slot: resolved.slot) {
@@ -368,7 +368,7 @@ extension KeyedUnarchiver {
             case .other(let p): field = .value(p)
             case .array(let a):
                 var allUIDs = true
-                var values: [BinaryArchiveReader.Value] = []
+                var values: [ArchiveObjectReader.Value] = []
                 for j in 0..<a.count {
                     let e = try reader.value(reader.elementReference(a, j))
                     if case .uid = e {} else { allUIDs = false }
@@ -388,7 +388,7 @@ extension KeyedUnarchiver {
     }
 
     /// A plist value for an inline collection (rare in archives), depth-limited.
-    func materialize(_ v: BinaryArchiveReader.Value, depth: Int = 0) throws -> PlistValue {
+    func materialize(_ v: ArchiveObjectReader.Value, depth: Int = 0) throws -> PlistValue {
         guard depth < maxDepth else { throw error(.depthLimitExceeded, "inline values nest deeper than \(maxDepth)") }
         switch v {
         case .uid(let u): return .uid(PlistUID(UInt64(u)))

@@ -132,13 +132,13 @@ extension KeyedUnarchiver {
     }
 
     /// The raw value of a raw key of the current frame.
-    func rawField(_ rawKey: String) throws -> BinaryArchiveReader.Value? {
+    func rawField(_ rawKey: String) throws -> ArchiveObjectReader.Value? {
         guard let i = try position(ofRawKey: rawKey) else { return nil }
         return try reader.value(reader.valueReference(frame.fields, i))
     }
 
     /// A field value as a natural Swift value (`nil` for `$null`).
-    func anyValue(_ v: BinaryArchiveReader.Value, key: String) throws -> Any? {
+    func anyValue(_ v: ArchiveObjectReader.Value, key: String) throws -> Any? {
         try typed(v, Any.self, key: key)
     }
 

@@ -1,0 +1,535 @@
+/// The objects of a validated ``BinaryPlistDocument``, read one at a time from its borrowed bytes: the one
+/// object accessor of the package, used by the materializer, the appender and the keyed unarchiver.
+///
+/// A value of this type exists only inside ``BinaryPlistDocument/withObjects(_:)``, so everything it reads
+/// lies behind a checked header, trailer and offset table. Every size read from an object (a count, a
+/// width) is checked against the bytes left in the object area before anything is read or allocated, and
+/// every reference against the object count; failures are ``PlistError``s with the object index and the byte
+/// offset. Nothing is copied or reference-counted per object: collections are seen as ``ArrayView`` and
+/// ``DictionaryView`` (positions in the buffer), and the hot reads are `@inlinable`.
+///
+/// ```swift
+/// let document = try BinaryPlistDocument(bytes)
+/// let names: [String] = try document.withObjects { objects in
+///     guard let array = try objects.array(objects.topObject) else { return [] }
+///     return try (0..<array.count).compactMap { try objects.string(objects.elementReference(array, $0)) }
+/// }
+/// ```
+///
+/// Mirrors the object switch of CoreFoundation's `__CFBinaryPlistCreateObjectFiltered` and its
+/// `__CFBinaryPlistGetOffsetForValueFromArray2` / `...FromDictionary3` lookups.
+public struct BinaryPlistObjects {
+    /// The whole file, borrowed for the scope of ``BinaryPlistDocument/withObjects(_:)``.
+    @usableFromInline let raw: UnsafeRawBufferPointer
+    public let objectCount: Int
+    public let topObject: Int
+    @usableFromInline let offsetWidth: Int
+    public let referenceWidth: Int
+    /// The object area ends where the offset table begins.
+    @usableFromInline let table: Int
+    @usableFromInline let strict: Bool
+    let maxDepth: Int
+    /// The most values one ``materialize(_:)`` may produce (``PlistLimits/elementBudget(forInputOf:)``).
+    public let elementBudget: Int
+
+    @usableFromInline
+    init(raw: UnsafeRawBufferPointer, document: BinaryPlistDocument) {
+        self.raw = raw
+        objectCount = document.trailer.objectCount
+        topObject = document.trailer.topObject
+        offsetWidth = document.trailer.offsetWidth
+        referenceWidth = document.trailer.referenceWidth
+        table = document.objectAreaEnd
+        strict = document.limits.stringPolicy == .strict
+        maxDepth = document.limits.maxDepth
+        elementBudget = document.limits.elementBudget(forInputOf: raw.count)
+    }
+
+    // MARK: Views
+
+    /// An array's (or a set's) references, which start at byte `refs`; each is checked when it is read.
+    public struct ArrayView: Sendable, Hashable {
+        public var refs: Int
+        public var count: Int
+        @inlinable public init(refs: Int, count: Int) { self.refs = refs; self.count = count }
+    }
+
+    /// A dictionary's key references, which start at byte `keys`; its value references follow them.
+    public struct DictionaryView: Sendable, Hashable {
+        public var keys: Int
+        public var count: Int
+        @inlinable public init(keys: Int, count: Int) { self.keys = keys; self.count = count }
+    }
+
+    /// One object as a decoder walks it: the values an archive is made of read at once, collections as views.
+    public enum Value {
+        case uid(Int)
+        case integer(PlistInteger)
+        case real(Double)
+        case bool(Bool)
+        case array(ArrayView)
+        case dictionary(DictionaryView)
+        /// Anything else (strings, data, dates, null, sets), materialized.
+        case other(PlistValue)
+    }
+
+    // MARK: Numbers and references
+
+    /// A big-endian unsigned number of `width` bytes at `p` (the caller checked the bounds).
+    @inlinable @inline(__always)
+    func number(at p: Int, width: Int) -> Int {
+        switch width {
+        case 1: return Int(raw[p])
+        case 2: return Int(raw[p]) << 8 | Int(raw[p + 1])
+        default: return Int(truncatingIfNeeded: readBigEndian(raw, p, width))
+        }
+    }
+
+    /// The byte offset of object `index` (a valid index: the offset table was checked when the document was).
+    @inlinable @inline(__always)
+    public func offset(_ index: Int) -> Int {
+        number(at: table + index * offsetWidth, width: offsetWidth)
+    }
+
+    /// The reference stored at byte `position`, checked against the object count.
+    @inlinable @inline(__always)
+    public func reference(at position: Int) throws(PlistError) -> Int {
+        let v = number(at: position, width: referenceWidth)
+        guard v >= 0 && v < objectCount else { throw referenceError(v, position) }
+        return v
+    }
+
+    @usableFromInline @inline(never)
+    func referenceError(_ v: Int, _ position: Int) -> PlistError {
+        PlistError(.invalidReference, "reference \(UInt(bitPattern: v)) is not below the object count \(objectCount)",
+                   byteOffset: position)
+    }
+
+    @inlinable @inline(__always)
+    public func keyReference(_ d: DictionaryView, _ i: Int) throws(PlistError) -> Int {
+        try reference(at: d.keys + i * referenceWidth)
+    }
+    /// A key reference without the object-count check, for comparing with a known valid object number.
+    @inlinable @inline(__always)
+    public func uncheckedKeyReference(_ d: DictionaryView, _ i: Int) -> Int {
+        number(at: d.keys + i * referenceWidth, width: referenceWidth)
+    }
+    @inlinable @inline(__always)
+    public func valueReference(_ d: DictionaryView, _ i: Int) throws(PlistError) -> Int {
+        try reference(at: d.keys + (d.count + i) * referenceWidth)
+    }
+    @inlinable @inline(__always)
+    public func elementReference(_ a: ArrayView, _ i: Int) throws(PlistError) -> Int {
+        try reference(at: a.refs + i * referenceWidth)
+    }
+
+    @usableFromInline
+    func error(_ code: PlistError.Code, _ reason: String, _ index: Int, _ at: Int) -> PlistError {
+        PlistError(code, reason, byteOffset: at, objectIndex: index)
+    }
+
+    /// Bytes left in the object area from `at`.
+    @inlinable @inline(__always)
+    func left(_ at: Int) -> Int { table - at }
+
+    /// Reads the count that follows a marker: the low nibble, or for 0xF an integer object after it.
+    /// Returns the count and the position of the payload.
+    @inlinable @inline(__always)
+    func count(_ marker: UInt8, at start: Int, _ index: Int) throws(PlistError) -> (Int, Int) {
+        let low = Int(marker & 0x0F)
+        if low != 0x0F { return (low, start + 1) }
+        return try extendedCount(at: start, index)
+    }
+
+    @usableFromInline
+    func extendedCount(at start: Int, _ index: Int) throws(PlistError) -> (Int, Int) {
+        let p = start + 1
+        guard p < table else { throw error(.truncated, "extended count runs past the object area", index, p) }
+        let intMarker = raw[p]
+        guard intMarker & 0xF0 == 0x10, intMarker & 0x0F <= 3 else {
+            throw error(.invalidCount, "extended count marker 0x\(hex(intMarker)) is not a 1-, 2-, 4- or 8-byte integer", index, p)
+        }
+        let width = 1 << Int(intMarker & 0x0F)
+        guard width <= left(p + 1) else {
+            throw error(.truncated, "extended count of \(width) bytes runs past the object area", index, p)
+        }
+        let v = readBigEndian(raw, p + 1, width)
+        guard v <= UInt64(Int.max) else {
+            throw error(.invalidCount, "count \(describeCount(v)) is negative or too large", index, p)
+        }
+        return (Int(v), p + 1 + width)
+    }
+
+    /// Checks that `count` items of `size` bytes fit between `at` and the end of the object area.
+    @inlinable @inline(__always)
+    func checkFits(_ count: Int, _ size: Int, at: Int, _ index: Int, _ start: Int) throws(PlistError) {
+        let (bytes, overflow) = count.multipliedReportingOverflow(by: size)
+        if overflow || bytes > left(at) { throw fitError(count, at, index, start) }
+    }
+
+    @usableFromInline @inline(never)
+    func fitError(_ count: Int, _ at: Int, _ index: Int, _ start: Int) -> PlistError {
+        error(.invalidCount, "count \(describeCount(UInt64(count))) exceeds the \(max(0, left(at))) bytes left", index, start)
+    }
+
+    /// Checks that `count` references fit in the object area and are each below the object count.
+    func checkReferences(at p: Int, count: Int, _ index: Int, _ start: Int) throws(PlistError) {
+        try checkFits(count, referenceWidth, at: p, index, start)
+        var q = p
+        for _ in 0..<count {
+            let r = readBigEndian(raw, q, referenceWidth)
+            if r >= UInt64(objectCount) {
+                throw error(.invalidReference, "reference \(r) is not below the object count \(objectCount)", index, q)
+            }
+            q += referenceWidth
+        }
+    }
+
+    // MARK: One object
+
+    /// Object `index` (a valid index) as a decoder walks it: UIDs, numbers, booleans and plain ASCII strings
+    /// read at once, arrays and dictionaries as views whose references fit in the object area, anything else
+    /// materialized.
+    @inlinable
+    public func value(_ index: Int) throws(PlistError) -> Value {
+        let start = offset(index)
+        let marker = raw[start]
+        switch marker >> 4 {
+        case 0x8:
+            return .uid(try uidValue(index, start: start, marker: marker))
+        case 0x2 where marker == 0x23:
+            guard 8 <= left(start + 1) else { return .other(try scalar(index, start: start, marker: marker)) }
+            return .real(Double(bitPattern: readBigEndian(raw, start + 1, 8)))
+        case 0x0 where marker == 0x08 || marker == 0x09:
+            return .bool(marker == 0x09)
+        case 0xA:
+            let (n, p) = try count(marker, at: start, index)
+            try checkFits(n, referenceWidth, at: p, index, start)
+            return .array(ArrayView(refs: p, count: n))
+        case 0xD:
+            let (n, p) = try count(marker, at: start, index)
+            try checkFits(n, 2 * referenceWidth, at: p, index, start)
+            return .dictionary(DictionaryView(keys: p, count: n))
+        case 0x5:
+            if let s = plainASCII(start: start, marker: marker) { return .other(.string(s)) }
+            return .other(try scalar(index, start: start, marker: marker))
+        case 0xC:
+            return .other(try materialize(index))
+        default:
+            switch try scalar(index, start: start, marker: marker) {
+            case .integer(let i): return .integer(i)
+            case .real(let d): return .real(d)
+            case let other: return .other(other)
+            }
+        }
+    }
+
+    /// The dictionary stored in object `index`, or `nil` when it is anything else.
+    @inlinable @inline(__always)
+    public func dictionary(_ index: Int) throws(PlistError) -> DictionaryView? {
+        try collection(index, kind: 0xD, perEntry: 2).map { DictionaryView(keys: $0.start, count: $0.count) }
+    }
+
+    /// The array stored in object `index`, or `nil` when it is anything else.
+    @inlinable @inline(__always)
+    public func array(_ index: Int) throws(PlistError) -> ArrayView? {
+        try collection(index, kind: 0xA, perEntry: 1).map { ArrayView(refs: $0.start, count: $0.count) }
+    }
+
+    /// Where the references of collection object `index` start and how many entries it has, when its marker
+    /// is of `kind`; every reference fits before the offset table.
+    @inlinable @inline(__always)
+    func collection(_ index: Int, kind: UInt8, perEntry: Int) throws(PlistError) -> (start: Int, count: Int)? {
+        let start = offset(index)
+        let marker = raw[start]
+        guard marker >> 4 == kind else { return nil }
+        let (n, p) = try count(marker, at: start, index)
+        try checkFits(n, perEntry * referenceWidth, at: p, index, start)
+        return (p, n)
+    }
+
+    /// The UID stored in object `index`, or `nil` when the object is not a UID.
+    @inlinable @inline(__always)
+    public func uid(_ index: Int) throws(PlistError) -> Int? {
+        let start = offset(index)
+        let marker = raw[start]
+        guard marker >> 4 == 0x8 else { return nil }
+        return try uidValue(index, start: start, marker: marker)
+    }
+
+    /// The value of the UID object at `start` (marker `0x8n`, `n + 1` bytes, of which those beyond the last
+    /// eight must be zero), refused above `Int.max`.
+    @inlinable @inline(__always)
+    func uidValue(_ index: Int, start: Int, marker: UInt8) throws(PlistError) -> Int {
+        let width = Int(marker & 0x0F) + 1
+        guard width <= left(start + 1) else {
+            throw error(.truncated, "UID of \(width) bytes runs past the object area", index, start)
+        }
+        if width > 8, readBigEndian(raw, start + 1, width - 8) != 0 {
+            throw error(.unsupportedValue, "UID wider than 64 bits", index, start)
+        }
+        let v = readBigEndian(raw, start + 1, width)
+        guard v <= UInt64(Int.max) else { throw error(.unsupportedValue, "UID \(v) is above \(Int.max)", index, start) }
+        return Int(v)
+    }
+
+    /// The 8-byte real stored in object `index`, or `nil` when it is anything else.
+    @inlinable @inline(__always)
+    public func real(_ index: Int) -> Double? {
+        let start = offset(index)
+        guard raw[start] == 0x23, 8 <= left(start + 1) else { return nil }
+        return Double(bitPattern: readBigEndian(raw, start + 1, 8))
+    }
+
+    /// The string object `index` when it is plain ASCII; `nil` for anything else (including other strings).
+    @inlinable @inline(__always)
+    public func plainString(_ index: Int) -> String? {
+        let start = offset(index)
+        let marker = raw[start]
+        guard marker >> 4 == 0x5 else { return nil }
+        return plainASCII(start: start, marker: marker)
+    }
+
+    /// The ASCII string object at `start` when it is well formed and every byte is below 0x80 (what
+    /// ``scalar(_:start:marker:)`` returns for it too); `nil` for anything else, which that then reads or rejects.
+    @inlinable @inline(__always)
+    func plainASCII(start: Int, marker: UInt8) -> String? {
+        var n = Int(marker & 0x0F)
+        var p = start + 1
+        if n == 0x0F {
+            guard p < table else { return nil }
+            let m = raw[p]
+            guard m & 0xF0 == 0x10, m & 0x0F <= 2 else { return nil }
+            let width = 1 << Int(m & 0x0F)
+            guard width <= left(p + 1) else { return nil }
+            n = Int(readBigEndian(raw, p + 1, width))
+            p += 1 + width
+        }
+        guard n <= left(p) else { return nil }
+        let bytes = UnsafeRawBufferPointer(rebasing: raw[p..<(p + n)])
+        var high: UInt8 = 0
+        for b in bytes { high |= b }
+        guard high < 0x80 else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The string object `index`, or `nil` when it is not a string.
+    public func string(_ index: Int) throws(PlistError) -> String? {
+        let start = offset(index)
+        let marker = raw[start]
+        guard marker >> 4 == 0x5 || marker >> 4 == 0x6 else { return nil }
+        if let s = plainASCII(start: start, marker: marker) { return s }
+        guard case .string(let s) = try scalar(index, start: start, marker: marker) else { return nil }
+        return s
+    }
+
+    /// Whether object `index` is the string whose UTF-8 bytes are `key`.
+    @inlinable @inline(__always)
+    public func isString(_ index: Int, equalTo key: UnsafeBufferPointer<UInt8>) throws(PlistError) -> Bool {
+        let start = offset(index)
+        let marker = raw[start]
+        if marker >> 4 == 0x5 && marker & 0x0F != 0x0F {
+            let n = Int(marker & 0x0F)
+            guard n == key.count else { return false }
+            guard n <= left(start + 1) else {
+                throw error(.truncated, "string of \(n) bytes runs past the object area", index, start)
+            }
+            for i in 0..<n where raw[start + 1 + i] != key[i] { return false }
+            return true
+        }
+        guard let s = try string(index) else { return false }
+        return s.utf8.elementsEqual(key)
+    }
+
+    /// One object with nothing below it read: a scalar fully, a collection as a view of its references.
+    public enum Object {
+        case scalar(PlistValue)
+        case array(ArrayView)
+        case set(ArrayView)
+        case dictionary(DictionaryView)
+    }
+
+    /// Object `index`: a scalar fully, a collection as its references (each checked).
+    public func object(_ index: Int) throws(PlistError) -> Object {
+        guard index >= 0 && index < objectCount else {
+            throw PlistError(.invalidReference, "reference \(index) is not below the object count \(objectCount)")
+        }
+        let start = offset(index)
+        let marker = raw[start]
+        let kind = marker >> 4
+        switch kind {
+        case 0xA, 0xC:
+            let (n, p) = try count(marker, at: start, index)
+            try checkReferences(at: p, count: n, index, start)
+            let view = ArrayView(refs: p, count: n)
+            return kind == 0xA ? .array(view) : .set(view)
+        case 0xD:
+            let (n, p) = try count(marker, at: start, index)
+            try checkFits(n, 2 * referenceWidth, at: p, index, start)
+            try checkReferences(at: p, count: 2 * n, index, start)
+            return .dictionary(DictionaryView(keys: p, count: n))
+        default:
+            return .scalar(try scalar(index, start: start, marker: marker))
+        }
+    }
+
+    /// Materializes object `index` (a valid index) and everything below it, within the document's limits.
+    public func materialize(_ index: Int) throws(PlistError) -> PlistValue {
+        var materializer = BinaryPlistMaterializer(objects: self)
+        return try materializer.value(index, depth: 1)
+    }
+
+    /// Where object `index` ends (one past its last byte), its header checked to fit in the object area, and
+    /// for a collection how many references end there (they fill the object's last bytes; the caller checks
+    /// them). Scalar payloads are not interpreted (a string's bytes are not decoded).
+    @inline(__always)
+    func extent(_ index: Int) throws(PlistError) -> (end: Int, references: Int) {
+        let start = offset(index)
+        let marker = raw[start]
+        let low = Int(marker & 0x0F)
+        let kind = marker >> 4
+        let fixed: Int
+        switch kind {
+        case 0x0 where low == 0x0 || low == 0x8 || low == 0x9: fixed = 0
+        case 0x1 where low <= 4: fixed = 1 << low          // integers of 1 to 16 bytes
+        case 0x2 where low == 2 || low == 3: fixed = 1 << low  // reals of 4 or 8 bytes
+        case 0x3 where low == 3: fixed = 8                  // dates
+        case 0x8: fixed = low + 1                           // UIDs
+        case 0x4, 0x5, 0x6, 0xA, 0xC, 0xD:
+            let (n, p) = try count(marker, at: start, index)
+            let size = kind == 0x6 ? 2 : kind == 0xD ? 2 * referenceWidth : kind >= 0xA ? referenceWidth : 1
+            try checkFits(n, size, at: p, index, start)
+            return (p + n * size, kind == 0xD ? 2 * n : kind >= 0xA ? n : 0)
+        default:
+            throw error(.invalidMarker, "marker 0x\(hex(marker)) is not an object type", index, start)
+        }
+        guard fixed <= left(start + 1) else {
+            throw error(.truncated, "object of \(fixed + 1) bytes runs past the object area", index, start)
+        }
+        return (start + 1 + fixed, 0)
+    }
+
+    /// Reads a non-collection object at `start`.
+    @usableFromInline
+    func scalar(_ index: Int, start: Int, marker: UInt8) throws(PlistError) -> PlistValue {
+        let low = Int(marker & 0x0F)
+        switch marker >> 4 {
+        case 0x0:
+            switch low {
+            case 0x0: return .null
+            case 0x8: return .bool(false)
+            case 0x9: return .bool(true)
+            default: throw error(.invalidMarker, "marker 0x\(hex(marker)) is not an object type", index, start)
+            }
+        case 0x1:
+            guard low <= 4 else {
+                throw error(.invalidMarker, "integer marker 0x\(hex(marker)) has width 2^\(low)", index, start)
+            }
+            let width = 1 << low
+            guard width <= left(start + 1) else {
+                throw error(.truncated, "integer of \(width) bytes runs past the object area", index, start)
+            }
+            switch width {
+            case 16:
+                let hi = readBigEndian(raw, start + 1, 8)
+                let lo = readBigEndian(raw, start + 9, 8)
+                return .integer(PlistInteger(high: Int64(bitPattern: hi), low: lo))
+            case 8:
+                return .integer(PlistInteger(Int64(bitPattern: readBigEndian(raw, start + 1, 8))))
+            default:
+                return .integer(PlistInteger(readBigEndian(raw, start + 1, width)))
+            }
+        case 0x2:
+            guard low == 2 || low == 3 else {
+                throw error(.invalidMarker, "real marker 0x\(hex(marker)) is neither 4 nor 8 bytes", index, start)
+            }
+            let width = 1 << low
+            guard width <= left(start + 1) else {
+                throw error(.truncated, "real of \(width) bytes runs past the object area", index, start)
+            }
+            let bits = readBigEndian(raw, start + 1, width)
+            return .real(width == 4 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : Double(bitPattern: bits))
+        case 0x3:
+            guard low == 3 else {
+                throw error(.invalidMarker, "date marker 0x\(hex(marker)) is not 0x33", index, start)
+            }
+            guard 8 <= left(start + 1) else {
+                throw error(.truncated, "date runs past the object area", index, start)
+            }
+            return .date(PlistDate(secondsSinceReferenceDate: Double(bitPattern: readBigEndian(raw, start + 1, 8))))
+        case 0x4:
+            let (n, p) = try count(marker, at: start, index)
+            try checkFits(n, 1, at: p, index, start)
+            return .data(Array(UnsafeRawBufferPointer(rebasing: raw[p..<(p + n)])))
+        case 0x5:
+            let (n, p) = try count(marker, at: start, index)
+            try checkFits(n, 1, at: p, index, start)
+            return .string(try asciiString(UnsafeRawBufferPointer(rebasing: raw[p..<(p + n)]), index, start))
+        case 0x6:
+            let (n, p) = try count(marker, at: start, index)
+            try checkFits(n, 2, at: p, index, start)
+            return .string(try utf16String(at: p, units: n, index, start))
+        case 0x8:
+            let width = low + 1
+            guard width <= left(start + 1) else {
+                throw error(.truncated, "UID of \(width) bytes runs past the object area", index, start)
+            }
+            if width > 8 {
+                let extra = width - 8
+                guard readBigEndian(raw, start + 1, extra) == 0 else {
+                    throw error(.unsupportedValue, "UID wider than 64 bits", index, start)
+                }
+                return .uid(PlistUID(readBigEndian(raw, start + 1 + extra, 8)))
+            }
+            return .uid(PlistUID(readBigEndian(raw, start + 1, width)))
+        default:
+            throw error(.invalidMarker, "marker 0x\(hex(marker)) is not an object type", index, start)
+        }
+    }
+
+    func asciiString(_ bytes: UnsafeRawBufferPointer, _ index: Int, _ start: Int) throws(PlistError) -> String {
+        var high: UInt8 = 0
+        for b in bytes { high |= b }
+        if high < 0x80 { return String(decoding: bytes, as: UTF8.self) }
+        if strict {
+            throw error(.invalidString, "ASCII string holds a byte above 0x7F", index, start)
+        }
+        // Lenient: UTF-8 when valid, else ISO Latin-1.
+        if isValidUTF8(bytes) { return String(decoding: bytes, as: UTF8.self) }
+        var s = String()
+        s.unicodeScalars.reserveCapacity(bytes.count)
+        for b in bytes { s.unicodeScalars.append(Unicode.Scalar(b)) }
+        return s
+    }
+
+    func utf16String(at p: Int, units n: Int, _ index: Int, _ start: Int) throws(PlistError) -> String {
+        var units = [UInt16](repeating: 0, count: n)
+        var q = p
+        for i in 0..<n {
+            units[i] = UInt16(raw[q]) << 8 | UInt16(raw[q + 1])
+            q += 2
+        }
+        if strict {
+            let failed = transcode(units.makeIterator(), from: UTF16.self, to: UTF32.self, stoppingOnError: true) { _ in }
+            if failed { throw error(.invalidString, "UTF-16 string holds a lone surrogate", index, start) }
+        }
+        return String(decoding: units, as: UTF16.self)
+    }
+}
+
+func isValidUTF8(_ bytes: some Sequence<UInt8>) -> Bool {
+    !transcode(bytes.makeIterator(), from: UTF8.self, to: UTF32.self, stoppingOnError: true) { _ in }
+}
+
+@usableFromInline
+func hex(_ b: UInt8) -> String {
+    let digits = Array("0123456789ABCDEF")
+    return String([digits[Int(b >> 4)], digits[Int(b & 0xF)]])
+}
+
+/// `2^62` for exact powers of two, the number otherwise.
+@usableFromInline
+func describeCount(_ v: UInt64) -> String {
+    if v > 1 && v & (v - 1) == 0 { return "2^\(v.trailingZeroBitCount)" }
+    return String(v)
+}

@@ -1,0 +1,91 @@
+import Testing
+@testable import BinaryPlist
+
+/// The one object accessor: views of one object at a time, errors with the object and the byte.
+@Suite("Binary plist objects")
+struct BinaryPlistObjectsTests {
+    /// `{"a": [1, "b"], "c": UID 7, "d": 2.5}` as this package writes it.
+    static let sample: [UInt8] = {
+        let value: PlistValue = .dictionary(PlistDictionary(entries: [
+            .init(key: "a", value: .array([.integer(PlistInteger(1)), .string("b")])),
+            .init(key: "c", value: .uid(PlistUID(7))),
+            .init(key: "d", value: .real(2.5)),
+        ]))
+        return (try? PropertyList.encode(value, format: .binary)) ?? []
+    }()
+
+    @Test func viewsReadOneObjectAtATime() throws {
+        let document = try BinaryPlistDocument(Self.sample)
+        let found: [String] = try document.withObjects { objects in
+            guard case .dictionary(let top) = try objects.value(objects.topObject) else { return ["not a dictionary"] }
+            #expect(top.count == 3)
+            var found: [String] = []
+            for i in 0..<top.count {
+                let key = try #require(try objects.string(objects.keyReference(top, i)))
+                let value = try objects.valueReference(top, i)
+                switch try objects.value(value) {
+                case .array(let array):
+                    #expect(array.count == 2)
+                    guard case .integer(let one) = try objects.value(objects.elementReference(array, 0)) else {
+                        Issue.record("element 0 is not an integer"); continue
+                    }
+                    #expect(one == PlistInteger(1))
+                    #expect(try objects.string(objects.elementReference(array, 1)) == "b")
+                    found.append("\(key)=array")
+                case .uid(let uid): found.append("\(key)=uid \(uid)")
+                case .real(let real): found.append("\(key)=\(real)")
+                default: found.append("\(key)=?")
+                }
+                let bytes = Array(key.utf8)
+                #expect(try bytes.withUnsafeBufferPointer { try objects.isString(objects.keyReference(top, i), equalTo: $0) })
+            }
+            return found
+        }
+        #expect(found == ["a=array", "c=uid 7", "d=2.5"])
+    }
+
+    @Test func aReferenceOutOfRangeNamesItsByte() throws {
+        var bytes = Self.sample
+        let document = try BinaryPlistDocument(bytes)
+        // The top dictionary's first key reference, one byte wide here, made to point past the objects.
+        let position = try document.offset(ofObject: document.topObject) + 1
+        #expect(document.trailer.referenceWidth == 1)
+        bytes[position] = UInt8(document.objectCount)
+        let broken = try BinaryPlistDocument(bytes)
+        let error = #expect(throws: PlistError.self) {
+            try broken.withObjects { objects throws(PlistError) in
+                guard case .dictionary(let top) = try objects.value(objects.topObject) else { return }
+                _ = try objects.keyReference(top, 0)
+            }
+        }
+        #expect(error?.code == .invalidReference)
+        #expect(error?.byteOffset == position)
+        #expect(error?.reason == "reference \(document.objectCount) is not below the object count \(document.objectCount)")
+    }
+
+    @Test func aCountPastTheObjectAreaIsRefusedBeforeAnythingIsRead() throws {
+        // An array (0xAF) whose extended count (0x13: an 8-byte integer) claims 2^62 references.
+        var bytes = Array("bplist00".utf8) + [0xAF, 0x13, 0x40, 0, 0, 0, 0, 0, 0, 0]
+        let table = bytes.count
+        bytes.append(8)  // offset of object 0
+        bytes += [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 1] + [UInt8](repeating: 0, count: 8)
+            + [0, 0, 0, 0, 0, 0, 0, UInt8(table)]
+        let document = try BinaryPlistDocument(bytes)
+        let error = #expect(throws: PlistError.self) {
+            try document.withObjects { objects throws(PlistError) in _ = try objects.value(0) }
+        }
+        #expect(error?.code == .invalidCount)
+        #expect(error?.objectIndex == 0)
+        #expect(error?.byteOffset == 8)
+        #expect(error?.reason == "count 2^62 exceeds the 0 bytes left")
+    }
+
+    @Test func everyWriterEndsWithTheSameTrailer() throws {
+        let document = try BinaryPlistDocument(Self.sample)
+        let trailer = BinaryPlistTrailer(objectCount: document.objectCount, topObject: 0,
+                                         offsetTableOffset: document.trailer.offsetTableOffset,
+                                         referenceWidth: document.trailer.referenceWidth)
+        #expect(trailer == document.trailer)
+        #expect(trailer.encoded == Array(Self.sample.suffix(32)))
+    }
+}
