@@ -49,8 +49,131 @@ public struct XMLPlistReader {
                 .invalidCount, "input of \(bytes.count) bytes exceeds the limit of \(limits.maxInputBytes)",
                 byteOffset: 0, format: "xml plist")
         }
-        var parser = XMLPlistParser(bytes: bytes, limits: limits)
+        var parser = XMLPlistParser(bytes: bytes, limits: limits, sink: PlistTreeSink())
         return try parser.parseDocument()
+    }
+
+    /// The XML plist `bytes` as a binary plist document, read in one pass: each value becomes an object of
+    /// the document as its element ends, with no ``PlistValue`` tree in between. Keyed archives in XML are
+    /// read this way, so that one object accessor (``BinaryPlistObjects``) serves both formats.
+    package func binaryDocument(_ bytes: [UInt8]) throws -> BinaryPlistDocument {
+        guard bytes.count <= limits.maxInputBytes else {
+            throw PlistError(
+                .invalidCount, "input of \(bytes.count) bytes exceeds the limit of \(limits.maxInputBytes)",
+                byteOffset: 0, format: "xml plist")
+        }
+        var parser = XMLPlistParser(bytes: bytes, limits: limits, sink: BinaryPlistTableSink(inputSize: bytes.count))
+        let top = try parser.parseDocument()
+        return try BinaryPlistDocument(parser.sink.finish(top: top), limits: limits)
+    }
+}
+
+/// Where the XML parser puts the values it reads: a tree (``PlistTreeSink``) or the object table of a
+/// binary plist (``BinaryPlistTableSink``). Values arrive children first.
+protocol XMLPlistSink {
+    associatedtype Node
+    /// A string, number, date, data or boolean.
+    mutating func scalar(_ value: PlistValue) -> Node
+    mutating func uid(_ value: UInt64) -> Node
+    mutating func array(_ items: [Node]) -> Node
+    /// Keys unique and in order.
+    mutating func dictionary(_ entries: [(key: String, value: Node)]) -> Node
+    /// The integer `node` holds, for `{CF$UID: n}`.
+    func integer(_ node: Node) -> PlistInteger?
+    func isUID(_ node: Node) -> Bool
+}
+
+/// Values as a ``PlistValue`` tree.
+struct PlistTreeSink: XMLPlistSink {
+    func scalar(_ value: PlistValue) -> PlistValue { value }
+    func uid(_ value: UInt64) -> PlistValue { .uid(PlistUID(value)) }
+    func array(_ items: [PlistValue]) -> PlistValue { .array(items) }
+    func dictionary(_ entries: [(key: String, value: PlistValue)]) -> PlistValue {
+        .dictionary(PlistDictionary(entries: entries.map { .init(key: .string($0.key), value: $0.value) }))
+    }
+    func integer(_ node: PlistValue) -> PlistInteger? { node.integerValue }
+    func isUID(_ node: PlistValue) -> Bool { node.uidValue != nil }
+}
+
+/// Values written straight into the objects of a `bplist00` file as they arrive (children before their
+/// collection, so the top object comes last); strings, numbers, UIDs and booleans are written once each.
+/// References are as wide as the input's size needs, which bounds the object count (every object comes
+/// from at least one element of four bytes or more).
+struct BinaryPlistTableSink: XMLPlistSink {
+    struct Node {
+        var object: Int
+        var integer: PlistInteger?
+        var isUID = false
+    }
+
+    var out = BinaryPlistBuffer()
+    var offsets: [Int] = []
+    let referenceWidth: Int
+    var strings: [String: Int] = [:]
+    var integers: [PlistInteger: Int] = [:]
+    var uids: [UInt64: Int] = [:]
+    var constants: [Int?] = [nil, nil]  // false, true
+
+    init(inputSize: Int) {
+        referenceWidth = byteWidth(toExceed: inputSize)
+        out.bytes.append(contentsOf: Array("bplist00".utf8))
+    }
+
+    private mutating func newObject() -> Int {
+        offsets.append(out.bytes.count)
+        return offsets.count - 1
+    }
+
+    mutating func scalar(_ value: PlistValue) -> Node {
+        switch value {
+        case .string(let text):
+            if let object = strings[text] { return Node(object: object) }
+            strings[text] = offsets.count
+        case .integer(let n):
+            if let object = integers[n] { return Node(object: object, integer: n) }
+            integers[n] = offsets.count
+        case .bool(let b):
+            if let object = constants[b ? 1 : 0] { return Node(object: object) }
+            constants[b ? 1 : 0] = offsets.count
+        default:
+            break
+        }
+        let object = newObject()
+        out.writeScalar(value)
+        return Node(object: object, integer: value.integerValue)
+    }
+
+    mutating func uid(_ value: UInt64) -> Node {
+        if let existing = uids[value] { return Node(object: existing, isUID: true) }
+        let object = newObject()
+        out.writeScalar(.uid(PlistUID(value)))
+        uids[value] = object
+        return Node(object: object, isUID: true)
+    }
+
+    mutating func array(_ items: [Node]) -> Node {
+        let object = newObject()
+        out.writeMarker(0xA0, count: items.count)
+        for item in items { out.writeBigEndian(UInt64(item.object), width: referenceWidth) }
+        return Node(object: object)
+    }
+
+    mutating func dictionary(_ entries: [(key: String, value: Node)]) -> Node {
+        let keys = entries.map { scalar(.string($0.key)).object }
+        let object = newObject()
+        out.writeMarker(0xD0, count: entries.count)
+        for key in keys { out.writeBigEndian(UInt64(key), width: referenceWidth) }
+        for entry in entries { out.writeBigEndian(UInt64(entry.value.object), width: referenceWidth) }
+        return Node(object: object)
+    }
+
+    func integer(_ node: Node) -> PlistInteger? { node.integer }
+    func isUID(_ node: Node) -> Bool { node.isUID }
+
+    /// The finished file, `top` its top object.
+    mutating func finish(top: Node) -> [UInt8] {
+        BinaryPlistTrailer.appendTable(offsets: offsets, topObject: top.object, referenceWidth: referenceWidth, to: &out)
+        return out.bytes
     }
 }
 
@@ -64,7 +187,7 @@ private enum XMLPlistElement: String {
 }
 
 /// The tokenizer and tree builder behind ``XMLPlistReader``.
-private struct XMLPlistParser {
+private struct XMLPlistParser<Sink: XMLPlistSink> {
     struct StartTag {
         var element: XMLPlistElement
         var selfClosing: Bool
@@ -81,8 +204,8 @@ private struct XMLPlistParser {
     struct Frame {
         var isDictionary: Bool
         var offset: Int
-        var items: [PlistValue] = []
-        var entries: [(key: String, value: PlistValue)] = []
+        var items: [Sink.Node] = []
+        var entries: [(key: String, value: Sink.Node)] = []
         var pendingKey: (text: String, offset: Int)?
     }
 
@@ -91,10 +214,12 @@ private struct XMLPlistParser {
     var pos = 0
     var elements = 0
     var sawDoctype = false
+    var sink: Sink
 
-    init(bytes: [UInt8], limits: PlistLimits) {
+    init(bytes: [UInt8], limits: PlistLimits, sink: Sink) {
         self.bytes = bytes
         self.limits = limits
+        self.sink = sink
     }
 
     // MARK: Errors
@@ -117,7 +242,7 @@ private struct XMLPlistParser {
 
     // MARK: Document
 
-    mutating func parseDocument() throws -> PlistValue {
+    mutating func parseDocument() throws -> Sink.Node {
         try readProlog()
         guard case .start(var tag) = try readMarkup(inProlog: true) else {
             throw invalid("no plist element", at: pos)
@@ -199,11 +324,11 @@ private struct XMLPlistParser {
     }
 
     /// The value that starts with `first`, children read with an explicit stack.
-    mutating func parseValue(startingWith first: StartTag) throws -> PlistValue {
+    mutating func parseValue(startingWith first: StartTag) throws -> Sink.Node {
         var stack: [Frame] = []
         var tag = first
         outer: while true {
-            var produced: PlistValue?
+            var produced: Sink.Node?
             switch tag.element {
             case .plist:
                 throw invalid("<plist> inside a value", at: tag.offset)
@@ -215,7 +340,7 @@ private struct XMLPlistParser {
                     throw fail(.depthLimitExceeded, "nesting deeper than the limit of \(limits.maxDepth)", at: tag.offset)
                 }
                 if tag.selfClosing {
-                    produced = tag.element == .dict ? .dictionary(PlistDictionary()) : .array([])
+                    produced = tag.element == .dict ? sink.dictionary([]) : sink.array([])
                 } else {
                     stack.append(Frame(isDictionary: tag.element == .dict, offset: tag.offset))
                 }
@@ -227,27 +352,27 @@ private struct XMLPlistParser {
                 let text = try string(try content(of: tag), at: tag.offset)
                 stack[stack.count - 1].pendingKey = (text, tag.offset)
             case .string:
-                produced = .string(try string(try content(of: tag), at: tag.offset))
+                produced = sink.scalar(.string(try string(try content(of: tag), at: tag.offset)))
             case .integer:
-                produced = .integer(try integer(try content(of: tag), at: tag.offset))
+                produced = sink.scalar(.integer(try integer(try content(of: tag), at: tag.offset)))
             case .real:
-                produced = .real(try real(try content(of: tag), at: tag.offset))
+                produced = sink.scalar(.real(try real(try content(of: tag), at: tag.offset)))
             case .date:
                 let text = try content(of: tag)
                 guard let date = ISO8601.parse(text) else {
                     throw invalid("invalid <date> \"\(Self.excerpt(text))\"", at: tag.offset)
                 }
-                produced = .date(date)
+                produced = sink.scalar(.date(date))
             case .data:
                 let text = try content(of: tag)
                 guard let data = Base64.decode(text) else { throw invalid("invalid base64 in <data>", at: tag.offset) }
-                produced = .data(data)
+                produced = sink.scalar(.data(data))
             case .true, .false:
                 let text = try content(of: tag)
                 guard text.allSatisfy(isSpace) else {
                     throw invalid("<\(tag.element.rawValue)> must be empty", at: tag.offset)
                 }
-                produced = .bool(tag.element == .true)
+                produced = sink.scalar(.bool(tag.element == .true))
             }
 
             // Hand the value to its container, close containers, and find the next start tag.
@@ -267,7 +392,8 @@ private struct XMLPlistParser {
                     }
                     produced = nil
                 }
-                guard let frame = stack.last else { return .null }  // unreachable: a top-level <key> threw
+                // Unreachable: a top-level <key> threw.
+                guard let frame = stack.last else { throw invalid("<key> outside a dictionary", at: tag.offset) }
                 switch try readMarkup(inProlog: false) {
                 case .start(let next):
                     tag = next
@@ -283,8 +409,8 @@ private struct XMLPlistParser {
                         throw invalid("<key>\(Self.excerpt(Array(key.text.utf8)))</key> has no value", at: key.offset)
                     }
                     stack.removeLast()
-                    let value = frame.isDictionary ? Self.dictionary(frame.entries) : .array(frame.items)
-                    if stack.count >= limits.maxDepth && value.uidValue == nil {
+                    let value = frame.isDictionary ? dictionary(frame.entries) : sink.array(frame.items)
+                    if stack.count >= limits.maxDepth && !sink.isUID(value) {
                         throw fail(.depthLimitExceeded, "nesting deeper than the limit of \(limits.maxDepth)", at: frame.offset)
                     }
                     produced = value
@@ -295,11 +421,11 @@ private struct XMLPlistParser {
     }
 
     /// A dictionary (last duplicate wins) or, for `{CF$UID: integer}`, a UID.
-    static func dictionary(_ entries: [(key: String, value: PlistValue)]) -> PlistValue {
-        if entries.count == 1, entries[0].key == "CF$UID", case .integer(let n) = entries[0].value,
+    mutating func dictionary(_ entries: [(key: String, value: Sink.Node)]) -> Sink.Node {
+        if entries.count == 1, entries[0].key == "CF$UID", let n = sink.integer(entries[0].value),
             let uid = n.uint64Value
         {
-            return .uid(PlistUID(uid))
+            return sink.uid(uid)
         }
         var unique = entries
         var seen = Set<String>(minimumCapacity: entries.count)
@@ -318,7 +444,7 @@ private struct XMLPlistParser {
                 }
             }
         }
-        return .dictionary(PlistDictionary(entries: unique.map { .init(key: .string($0.key), value: $0.value) }))
+        return sink.dictionary(unique)
     }
 
     // MARK: Scalars

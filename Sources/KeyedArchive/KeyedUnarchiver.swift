@@ -258,10 +258,13 @@ public final class KeyedUnarchiver {
             switch PropertyList.detectFormat(bytes) {
             case .binary:
                 return try BinaryPlistDocument(bytes)
-            default:
-                // XML (or garbage, which decode rejects): convert once to binary and read that.
-                let value = try PropertyList.decode(bytes)
-                return try BinaryPlistDocument(try PropertyList.encode(value, format: .binary))
+            case .xml:
+                // Read in one pass into the objects of a binary plist: one object accessor for both formats.
+                return try XMLPlistReader().binaryDocument(bytes)
+            case nil:
+                // Not a plist: the same error as PropertyList.decode gives.
+                _ = try PropertyList.decode(bytes)
+                throw PlistError(.unknownFormat, "neither a binary plist ('bplist0') nor an XML plist", byteOffset: 0, format: "plist")
             }
         } catch let error as PlistError {
             throw KeyedArchiveError(.invalidPlist, error.description, underlying: error)

@@ -48,8 +48,17 @@ private func patchCurrentSlot(_ path: String, _ change: (inout LogState) -> Void
     return true
 }
 
-private func openFileCount() -> Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+/// How many of this process's descriptors are open on `path` (other tests running in parallel open files of
+/// their own, so the process-wide count would not do).
+private func openDescriptorCount(on path: String) throws -> Int {
+    let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+    var count = 0
+    for fd in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
+        // A descriptor listed may close before it is read: it is then not open on `path`.
+        guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + fd) else { continue }
+        if destination == target { count += 1 }
+    }
+    return count
 }
 
 
@@ -167,11 +176,15 @@ struct RecordLogReviewTests {
         var bytes = try directory.read("Forms.archive")
         bytes[RecordLog.firstFrame + 40] ^= 0xFF   // inside the tail frame's key/payload: its CRC fails
         try directory.write(bytes, to: "Forms.archive")
-        let before = openFileCount()
+        // The count sees a descriptor on the file (so a leaked one would show).
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        #expect(try openDescriptorCount(on: path) == 1)
+        try handle.close()
+        #expect(try openDescriptorCount(on: path) == 0)
         for _ in 0..<50 {
             #expect(throws: StoreError.self) { _ = try repository.get("id0") }
         }
-        #expect(openFileCount() == before)
+        #expect(try openDescriptorCount(on: path) == 0)
     }
 
     // MARK: Traps from bytes on disk
