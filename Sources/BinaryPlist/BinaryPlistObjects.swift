@@ -197,8 +197,12 @@ public struct BinaryPlistObjects {
         switch marker >> 4 {
         case 0x8:
             return .uid(try uidValue(index, start: start, marker: marker))
-        case 0x2 where marker == 0x23:
-            guard 8 <= left(start + 1) else { return .other(try scalar(index, start: start, marker: marker)) }
+        case 0x1 where marker & 0x0F <= 3 && 1 << Int(marker & 0x0F) <= left(start + 1):
+            let width = 1 << Int(marker & 0x0F)
+            let v = readBigEndian(raw, start + 1, width)
+            // 1-, 2- and 4-byte integers are unsigned; 8-byte ones are signed.
+            return .integer(width == 8 ? PlistInteger(Int64(bitPattern: v)) : PlistInteger(v))
+        case 0x2 where marker == 0x23 && 8 <= left(start + 1):
             return .real(Double(bitPattern: readBigEndian(raw, start + 1, 8)))
         case 0x0 where marker == 0x08 || marker == 0x09:
             return .bool(marker == 0x09)
