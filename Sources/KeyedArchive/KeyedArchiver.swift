@@ -264,16 +264,7 @@ public final class KeyedArchiver {
         var pairs: [Int32] = []
         for i in 0..<4 { pairs.append(keys[i]); pairs.append(values[i]) }
         let root = builder.dictionary(pairs: pairs[...])
-        let binary = builder.serialize(top: root)
-        switch outputFormat {
-        case .binary: return binary
-        case .xml:
-            do {
-                return try PropertyList.encode(try BinaryPlistDocument(binary).decodeTopObject(), format: .xml)
-            } catch let error as PlistError {
-                throw KeyedArchiveError(.invalidPlist, "cannot write XML: \(error.reason)", underlying: error)
-            }
-        }
+        return try builder.serialize(top: root, format: outputFormat)
     }
 
     /// Finishes the archive and returns it in ``outputFormat`` as `Data` (chosen where `Data` is expected).

@@ -46,20 +46,10 @@ struct ArchiveGraphWriter {
     static func encode(top: [(key: String, value: PlistValue)], objects: [PlistValue],
                        format: PlistFormat) throws -> [UInt8] {
         var writer = ArchiveGraphWriter(objects: objects)
-        let binary = writer.write(top: top)
-        switch format {
-        case .binary: return binary
-        case .xml:
-            // As the archiver does: the XML of the binary archive's plist.
-            do {
-                return try PropertyList.encode(try BinaryPlistDocument(binary).decodeTopObject(), format: .xml)
-            } catch let error as PlistError {
-                throw KeyedArchiveError(.invalidPlist, "cannot write XML: \(error.reason)", underlying: error)
-            }
-        }
+        return try writer.write(top: top, format: format)
     }
 
-    private mutating func write(top: [(key: String, value: PlistValue)]) -> [UInt8] {
+    private mutating func write(top: [(key: String, value: PlistValue)], format: PlistFormat) throws -> [UInt8] {
         if !objects.isEmpty {
             nodes[0] = builder.string("$null")
             visited[0] = true
@@ -89,7 +79,7 @@ struct ArchiveGraphWriter {
             root.append(values[i])
         }
         let rootNode = builder.dictionary(pairs: root[...])
-        return builder.serialize(top: rootNode)
+        return try builder.serialize(top: rootNode, format: format)
     }
 
     // MARK: Values

@@ -184,6 +184,18 @@ struct ArchivePlistBuilder {
         }
     }
 
+    /// The archive with `top` as the top object, in `format`. XML is, as Apple's archiver writes it, the XML of
+    /// the binary plist's value.
+    func serialize(top: Int32, format: PlistFormat) throws -> [UInt8] {
+        let binary = serialize(top: top)
+        guard format == .xml else { return binary }
+        do {
+            return try PropertyList.encode(try BinaryPlistDocument(binary).decodeTopObject(), format: .xml)
+        } catch let error as PlistError {
+            throw KeyedArchiveError(.invalidPlist, "cannot write XML: \(error.reason)", underlying: error)
+        }
+    }
+
     /// The `bplist00` bytes with `top` as the top object.
     func serialize(top: Int32) -> [UInt8] {
         let refWidth = byteWidth(toExceed: nodes.count)
