@@ -25,7 +25,11 @@ struct ArchivePlistBuilder {
     private var unsigned: [UInt64: Int32] = [:]
     private var reals = RecentIntegerCache()
     private var booleans: [Int32] = [-1, -1]
+    /// UID objects by value: the archiver's own UIDs count up from 0 and sit in `uids`; any other value (a UID
+    /// kept in an unknown class's plist field, up to 2^64 - 1) in `otherUIDs`, so that no table grows with a
+    /// value read from an archive.
     private var uids: [Int32] = []
+    private var otherUIDs: [UInt64: Int32] = [:]
 
     init() {
         nodes.reserveCapacity(1024)
@@ -98,7 +102,7 @@ struct ArchivePlistBuilder {
         case .real(let r): return real(r)
         case .bool(let b): return bool(b)
         case .data(let d): return data(d)
-        case .uid(let u): return uid(Int(truncatingIfNeeded: u.value))
+        case .uid(let u): return uid(u.value)
         case .array(let items):
             let refs = items.map { scalar($0) }
             return collection(.array, refs)
@@ -117,16 +121,33 @@ struct ArchivePlistBuilder {
     }
 
     mutating func uid(_ u: Int) -> Int32 {
-        if u < uids.count, uids[u] >= 0 { return uids[u] }
+        if u >= 0 && u < uids.count, uids[u] >= 0 { return uids[u] }
+        // The table grows by at most doubling (plus a page), as UIDs the archiver numbers itself need.
+        guard u >= 0, u < 2 * uids.count + 4096 else { return otherUID(UInt64(bitPattern: Int64(u))) }
         if u >= uids.count { uids.append(contentsOf: repeatElement(-1, count: u - uids.count + 1)) }
-        let n = appendScalar { buffer in
-            let v = UInt64(u)
+        let n = newUID(UInt64(u))
+        uids[u] = n
+        return n
+    }
+
+    /// A UID of any value: those the archiver numbers itself through `uid(_:)`'s table, others by value.
+    mutating func uid(_ u: UInt64) -> Int32 {
+        u <= UInt64(Int.max) ? uid(Int(u)) : otherUID(u)
+    }
+
+    private mutating func otherUID(_ u: UInt64) -> Int32 {
+        if let n = otherUIDs[u] { return n }
+        let n = newUID(u)
+        otherUIDs[u] = n
+        return n
+    }
+
+    private mutating func newUID(_ v: UInt64) -> Int32 {
+        appendScalar { buffer in
             let width = v <= 0xFF ? 1 : v <= 0xFFFF ? 2 : v <= 0xFFFF_FFFF ? 4 : 8
             buffer.bytes.append(0x80 | UInt8(width - 1))
             buffer.writeBigEndian(v, width: width)
         }
-        uids[u] = n
-        return n
     }
 
     /// An array of already-created objects.
