@@ -187,6 +187,37 @@ struct RecordLogReviewTests {
         #expect(try openDescriptorCount(on: path) == 0)
     }
 
+    /// A reader takes no lock: a writer may commit between the reader's `fstat` of the log and its read of the
+    /// commit slots. The reader then saw a committed length past the size it had read and called a healthy
+    /// store corrupt (seen once in `lockFreeReadersAlwaysSeeEveryRecordDuringMergesAndCompactions`). Here the
+    /// writer commits exactly there, every time.
+    @Test func aCommitBetweenTheReadersStatusAndItsSlotReadIsNotCorruption() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("Forms.archive")
+        let writer = reviewRepository(path)
+        try writer.add(sampleRecords(0..<1)[0])
+        let armed = NSLock()
+        nonisolated(unsafe) var pending = true
+        nonisolated(unsafe) var sawStatus = false
+        var options = RepositoryOptions()
+        options.fileSystem = FileSystem(plan: { call, callPath in
+            guard callPath == path else { return nil }
+            armed.lock()
+            defer { armed.unlock() }
+            if call == .status && pending { sawStatus = true }
+            if call == .read && sawStatus && pending {
+                pending = false
+                // Between the reader's status and its prologue read: another process commits a record.
+                do { try writer.add(sampleRecords(1..<2)[0]) } catch { Issue.record("the writer failed: \(error)") }
+            }
+            return nil
+        })
+        let reader = ArchiveRepository<FormRecord>(path: path, options: options)
+        #expect(try reader.get("id0") == sampleRecords(0..<1)[0])
+        #expect(!pending)
+        #expect(try reader.all().map(\.id) == ["id0", "id1"])
+    }
+
     // MARK: Traps from bytes on disk
 
     /// A commit slot (valid CRC) whose sequence is UInt64.max: the next commit does `sequence += 1` and traps.

@@ -47,9 +47,12 @@ enum StoreFile {
             return .singleArchive(bytes)
         }
         let state = try RecordLog.state(fromPrologue: prologue, path: path)
-        guard state.committed <= Int(info.st_size) else {
-            throw StoreError(.corrupt, "the file (\(info.st_size) bytes) is shorter than its committed length \(state.committed)",
-                             path: path, offset: Int(info.st_size))
+        // A writer may have committed between the status and the prologue read (readers take no lock): its
+        // frames were written before its commit, so the size read after the prologue covers them.
+        let size = state.committed <= Int(info.st_size) ? Int(info.st_size) : Int(try fileSystem.status(fd, path).st_size)
+        guard state.committed <= size else {
+            throw StoreError(.corrupt, "the file (\(size) bytes) is shorter than its committed length \(state.committed)",
+                             path: path, offset: size)
         }
         owned = false
         return .log(try StoreSnapshot(fd: fd, state: state, path: path, fileSystem: fileSystem, tuning: tuning))
