@@ -576,8 +576,9 @@ extension KeyedUnarchiver {
         }
     }
 
-    /// Decodes the current object (already entered) as the Codable `T`.
-    func decodeCurrentCodableObject<T: Decodable>(_ type: T.Type) throws -> T {
+    /// Decodes the current object (already entered) as the Codable `T`: an `init(coder:)` made of `T`'s
+    /// `init(from:)`.
+    package func decodeCurrentCodableObject<T: Decodable>(_ type: T.Type) throws -> T {
         let decoder = CodableArchiveDecoder(unarchiver: self)
         let object = CodableArchiveDecoder.ObjectFrame(uid: frame.uid, fields: frame.fields, chain: frame.classChain,
                                                        slot: frame.slot, classIndex: -1)
