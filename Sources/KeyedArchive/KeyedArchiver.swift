@@ -379,7 +379,7 @@ public final class KeyedArchiver {
     /// (or its replacement's) without another call.
     func encodeHooked(_ value: Any) -> Int32 {
         if let optional = value as? ArchiveOptional { return encodeObject(optional.archiveWrapped) }
-        if let archivable = value as? any KeyedArchivable, let instance = archivable.keyedArchiveIdentity {
+        if let archivable = value as? any KeyedArchivable, let instance = archivable.archiveIdentity {
             if let existing = identities[Self.identityKey(ObjectIdentifier(instance))] { return existing }
             return encodeSubstituting(archivable, instance: instance)
         }
@@ -396,7 +396,7 @@ public final class KeyedArchiver {
         let uid: Int32
         if let object = current {
             if let archivable = object as? any KeyedArchivable {
-                if let identity = archivable.keyedArchiveIdentity, identity !== instance,
+                if let identity = archivable.archiveIdentity, identity !== instance,
                    let existing = identities[Self.identityKey(ObjectIdentifier(identity))] {
                     uid = existing  // a replacement that was encoded before
                 } else {
@@ -502,7 +502,7 @@ public final class KeyedArchiver {
             typeInfo[typeID] = info
         }
         let uid: Int32
-        if let instance = object.keyedArchiveIdentity {
+        if let instance = object.archiveIdentity {
             let key = Self.identityKey(ObjectIdentifier(instance))
             if let existing = identities[key] { return existing }
             if info.substitutes && !substituted { return encodeSubstituting(object, instance: instance) }

@@ -666,17 +666,6 @@ public final class KeyedUnarchiver {
     }
 }
 
-/// Whether `candidate` is `allowed` or, for classes, a subclass of it.
-func isType(_ candidate: Any.Type, kindOf allowed: Any.Type) -> Bool {
-    if ObjectIdentifier(candidate) == ObjectIdentifier(allowed) { return true }
-    guard var cls = candidate as? AnyClass, let target = allowed as? AnyClass else { return false }
-    while let superclass = _getSuperclass(cls) {
-        if ObjectIdentifier(superclass) == ObjectIdentifier(target) { return true }
-        cls = superclass
-    }
-    return false
-}
-
 /// Decoded class instances by UID (one UID, one instance). The table is allocated when the first instance is
 /// stored, so decoding value types only (the records of a store, say) never touches a table the size of
 /// `$objects`.

@@ -21,6 +21,13 @@ struct Measurement: ArchiveRecord, Codable, Equatable {
     var samples: [Sample]
 }
 
+/// A Codable record archived under another class name than its Swift name.
+struct RenamedReading: ArchiveRecord, Codable, Equatable {
+    static var archivedClassName: String { "Reading" }
+    var id: Int
+    var value: Double
+}
+
 @Suite("Codable ArchiveRecord")
 struct CodableRecordTests {
     let first = Measurement(id: "m1", site: "north", count: 3, ratio: 0.25, valid: true, tags: ["a", "b"],
@@ -87,5 +94,22 @@ struct CodableRecordTests {
         #expect(try ArchiveDecoder().decode(Measurement.self, from: keyed) == first)
         let registered = ClassRegistry([Measurement.self])
         #expect(try KeyedUnarchiver.unarchivedObject(ofType: Measurement.self, from: codable, registry: registered) == first)
+    }
+
+    @Test func aCodableRecordIsArchivedUnderItsArchivedClassNameByBothEncoders() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("data/Reading.archive")
+        try ArchiveRepository<RenamedReading>(path: path).add(RenamedReading(id: 7, value: 0.5))
+        #expect(try ArchiveRepository<RenamedReading>(path: path).get(7) == RenamedReading(id: 7, value: 0.5))
+
+        let registry = ClassRegistry.standard.allowingUnknownClasses()
+        for bytes in [try KeyedArchiver.archivedData(withRootObject: RenamedReading(id: 7, value: 0.5)) as [UInt8],
+                      try ArchiveEncoder().encode(RenamedReading(id: 7, value: 0.5))] {
+            let object = try #require(try KeyedUnarchiver.unarchivedObject(ofType: ArchivedObject.self, from: bytes, registry: registry))
+            #expect(object.classChain == ["Reading", "NSObject"])
+            #expect(object.fields.map(\.key) == ["id", "value"])
+            #expect(try KeyedUnarchiver.unarchivedObject(ofType: RenamedReading.self, from: bytes,
+                                                         registry: ClassRegistry([RenamedReading.self])) == RenamedReading(id: 7, value: 0.5))
+        }
     }
 }

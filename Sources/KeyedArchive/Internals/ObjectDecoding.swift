@@ -260,7 +260,7 @@ extension KeyedUnarchiver {
             }
             inProgress.remove(uid)
             if hooked { return try register(object, replacement: nil, uid: uid) }
-            if let instance = object.keyedArchiveIdentity {
+            if let instance = object.archiveIdentity {
                 instances[uid] = instance
                 if !pending.isEmpty, let waiting = pending.removeValue(forKey: uid) {
                     for assign in waiting { assign(instance) }
@@ -314,7 +314,7 @@ extension KeyedUnarchiver {
             instance = result as AnyObject
             instances[uid] = instance
         } else {
-            instance = object.keyedArchiveIdentity
+            instance = object.archiveIdentity
             state.pointee.substituted.updateValue(result, forKey: uid)
         }
         if !pending.isEmpty, let instance, let waiting = pending.removeValue(forKey: uid) {
