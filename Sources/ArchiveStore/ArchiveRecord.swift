@@ -3,7 +3,20 @@ import KeyedArchive
 
 /// A record an ``ArchiveRepository`` can keep: a ``KeyedArchivable`` value with an `id`.
 ///
-/// The model is all a new record type needs; the format version and migration have defaults:
+/// The model is all a new record type needs; the format version and migration have defaults. A `Codable`
+/// record needs nothing more: its `encode(with:)` and `init(coder:)` come from its Codable conformance (the
+/// archived object has the keys of its `CodingKeys`, as ``ArchiveEncoder`` writes them):
+///
+/// ```swift
+/// struct Workout: ArchiveRecord, Codable {
+///     var id: String
+///     var count: Int
+/// }
+/// let workouts = ArchiveRepository<Workout>(path: path)
+/// try workouts.add(Workout(id: "a", count: 20))
+/// ```
+///
+/// A record may instead write its keys itself, as an `NSCoding` class does:
 ///
 /// ```swift
 /// struct Workout: ArchiveRecord {
@@ -73,5 +86,19 @@ extension ArchiveRecord {
         throw StoreError(
             .unsupportedVersion,
             "store format version \(version) is older than \(archiveFormatVersion) and \(Self.self) has no migration from it")
+    }
+}
+
+extension ArchiveRecord where Self: Codable {
+    /// Writes the record's Codable keys (its `encode(to:)`) into the archived object.
+    /// Mirrors `NSCoding.encode(with:)`.
+    public func encode(with coder: KeyedArchiver) {
+        coder.encodeCodableFields(of: self)
+    }
+
+    /// Reads the record through its Codable `init(from:)`, from the archived object the coder is positioned on.
+    /// Mirrors `NSCoding.init?(coder:)`.
+    public init(coder: KeyedUnarchiver) throws {
+        self = try coder.decodeCurrentCodableObject(Self.self)
     }
 }

@@ -29,23 +29,32 @@ public final class KeyedArchiver {
 
     /// The state touched for every key and object, behind a pointer that only this archiver holds: stored
     /// properties of a class get a dynamic exclusivity check at each access, which cost more than the
-    /// encoding work itself. The archiver is not Sendable and runs on one thread at a time.
+    /// encoding work itself. The archiver is not Sendable and runs on one thread at a time. Used in place,
+    /// as `state.pointee.scratch`, never through forwarding accessors.
     let state: UnsafeMutablePointer<EncodingState>
 
     struct EncodingState {
         var builder: ArchivePlistBuilder = ArchivePlistBuilder()
+        /// `$objects`: archive UID -> plist node (-1 while the object is being encoded).
         var objectNodes: [Int32] = []
+        /// `(key node, value node)` pairs of the objects being encoded, innermost last.
         var scratch: [Int32] = []
         var frameStart: Int = 0
         var unkeyedCount: Int = 0
         var depth: Int = 0
         var identities: IntegerTable = IntegerTable(capacity: 1024)
+        /// Per archived type: see ``TypeInfo``.
         var typeInfo: [ObjectIdentifier: TypeInfo] = [:]
+        /// Per type slot, the keys written at each field position with their nodes: objects of one type write
+        /// the same keys in the same order, so a key is usually found by one string comparison.
         var keyCaches: [[(key: String, node: Int32)]] = []
         var currentSlot: Int = -1
         var retained: [AnyObject] = []
+        /// Per plist string node, the UID of its bare `NSString` object (-1 when it has none).
         var stringUIDs: [Int32] = []
+        /// Per ``StandardKey``, its key node (-1 until first written).
         var standardKeyNodes: [Int32] = [Int32](repeating: -1, count: StandardKey.allCases.count)
+        /// Per ``StandardClass``, its class dictionary UID (-1 until first written).
         var standardClassUIDs: [Int32] = [Int32](repeating: -1, count: StandardClass.allCases.count)
         var frameStack: [(start: Int, unkeyed: Int, slot: Int)] = []
         var maxDepth: Int = 512
@@ -68,46 +77,13 @@ public final class KeyedArchiver {
         set { state.pointee.maxDepth = newValue }
     }
 
-    // The hot state, forwarded to `state` without copies: `_read` borrows, `_modify` yields in place.
-    var builder: ArchivePlistBuilder { _read { yield state.pointee.builder } _modify { yield &state.pointee.builder } }
-    /// `$objects`: archive UID -> plist node (-1 while the object is being encoded).
-    var objectNodes: [Int32] { _read { yield state.pointee.objectNodes } _modify { yield &state.pointee.objectNodes } }
-    /// `(key node, value node)` pairs of the objects being encoded, innermost last.
-    var scratch: [Int32] { _read { yield state.pointee.scratch } _modify { yield &state.pointee.scratch } }
-    var frameStart: Int { _read { yield state.pointee.frameStart } _modify { yield &state.pointee.frameStart } }
-    var unkeyedCount: Int { _read { yield state.pointee.unkeyedCount } _modify { yield &state.pointee.unkeyedCount } }
-    var depth: Int { _read { yield state.pointee.depth } _modify { yield &state.pointee.depth } }
-    var identities: IntegerTable {
-        _read { yield state.pointee.identities } _modify { yield &state.pointee.identities }
-    }
-    /// Per archived type: see ``TypeInfo``.
-    var typeInfo: [ObjectIdentifier: TypeInfo] {
-        _read { yield state.pointee.typeInfo } _modify { yield &state.pointee.typeInfo }
-    }
-    /// Per type slot, the keys written at each field position with their nodes: objects of one type write
-    /// the same keys in the same order, so a key is usually found by one string comparison.
-    var keyCaches: [[(key: String, node: Int32)]] {
-        _read { yield state.pointee.keyCaches } _modify { yield &state.pointee.keyCaches }
-    }
-    var currentSlot: Int { _read { yield state.pointee.currentSlot } _modify { yield &state.pointee.currentSlot } }
-    var retained: [AnyObject] { _read { yield state.pointee.retained } _modify { yield &state.pointee.retained } }
     var conditionals: [ObjectIdentifier] = []
-    /// Per plist string node, the UID of its bare `NSString` object (-1 when it has none).
-    var stringUIDs: [Int32] { _read { yield state.pointee.stringUIDs } _modify { yield &state.pointee.stringUIDs } }
     var integerObjects: [Int64: Int32] = [:]
     var realObjects: [UInt64: Int32] = [:]
     var boolObjects: [Int32] = [-1, -1]
     var nullObject: Int32 = -1
     var chainObjects: [[String]: Int32] = [:]
     var keyNodes: [String: Int32] = [:]
-    /// Per ``StandardKey``, its key node (-1 until first written).
-    var standardKeyNodes: [Int32] {
-        _read { yield state.pointee.standardKeyNodes } _modify { yield &state.pointee.standardKeyNodes }
-    }
-    /// Per ``StandardClass``, its class dictionary UID (-1 until first written).
-    var standardClassUIDs: [Int32] {
-        _read { yield state.pointee.standardClassUIDs } _modify { yield &state.pointee.standardClassUIDs }
-    }
     var classNames: [ObjectIdentifier: String] = [:]
     /// Class dictionary UIDs of the types named by `classForKeyedArchiver` when not the object's own.
     var substituteClassUIDs: [ObjectIdentifier: Int32] = [:]
@@ -119,7 +95,7 @@ public final class KeyedArchiver {
         self.outputFormat = outputFormat
         state = UnsafeMutablePointer<EncodingState>.allocate(capacity: 1)
         state.initialize(to: EncodingState())
-        objectNodes.append(builder.string("$null"))
+        state.pointee.objectNodes.append(state.pointee.builder.string("$null"))
     }
 
     deinit {
@@ -151,21 +127,21 @@ public final class KeyedArchiver {
     // MARK: Scalars
 
     /// Mirrors `encode(_:forKey:)` for `Bool`.
-    public func encode(_ value: Bool, forKey key: String) { addField(userKey(key), builder.bool(value)) }
+    public func encode(_ value: Bool, forKey key: String) { addField(userKey(key), state.pointee.builder.bool(value)) }
     /// Mirrors `encode(_:forKey:)` for `Int` (`encodeInteger`).
-    public func encode(_ value: Int, forKey key: String) { addField(userKey(key), builder.integer(Int64(value))) }
+    public func encode(_ value: Int, forKey key: String) { addField(userKey(key), state.pointee.builder.integer(Int64(value))) }
     /// Mirrors `encodeCInt(_:forKey:)` / `encode(_:forKey:)` for `Int32`.
-    public func encode(_ value: Int32, forKey key: String) { addField(userKey(key), builder.integer(Int64(value))) }
+    public func encode(_ value: Int32, forKey key: String) { addField(userKey(key), state.pointee.builder.integer(Int64(value))) }
     /// Mirrors `encode(_:forKey:)` for `Int64`.
-    public func encode(_ value: Int64, forKey key: String) { addField(userKey(key), builder.integer(value)) }
+    public func encode(_ value: Int64, forKey key: String) { addField(userKey(key), state.pointee.builder.integer(value)) }
     /// Mirrors `encode(_:forKey:)` for `Float`.
-    public func encode(_ value: Float, forKey key: String) { addField(userKey(key), builder.real(Double(value))) }
+    public func encode(_ value: Float, forKey key: String) { addField(userKey(key), state.pointee.builder.real(Double(value))) }
     /// Mirrors `encode(_:forKey:)` for `Double`.
-    public func encode(_ value: Double, forKey key: String) { addField(userKey(key), builder.real(value)) }
+    public func encode(_ value: Double, forKey key: String) { addField(userKey(key), state.pointee.builder.real(value)) }
     /// Mirrors `encodeBytes(_:length:forKey:)`: the bytes are stored inline as plist data.
-    public func encodeBytes(_ bytes: [UInt8], forKey key: String) { addField(userKey(key), builder.data(bytes)) }
+    public func encodeBytes(_ bytes: [UInt8], forKey key: String) { addField(userKey(key), state.pointee.builder.data(bytes)) }
     /// Mirrors `encodeBytes(_:length:forKey:)` for `Data`: the bytes are stored inline as plist data.
-    public func encodeBytes(_ data: Data, forKey key: String) { addField(userKey(key), builder.data(data)) }
+    public func encodeBytes(_ data: Data, forKey key: String) { addField(userKey(key), state.pointee.builder.data(data)) }
 
     // MARK: Objects
 
@@ -217,16 +193,16 @@ public final class KeyedArchiver {
     /// ``ArchivedNull``, ``ArchivedValue``, ``ArchivedOrderedSet``; `nil` writes `$null`.
     /// Mirrors `encode(_:forKey:)` with an `Any?` object.
     public func encodeValue(_ value: Any?, forKey key: String) {
-        addField(userKey(key), builder.uid(Int(encodeObject(value))))
+        addField(userKey(key), state.pointee.builder.uid(Int(encodeObject(value))))
     }
 
     /// Encodes a reference to `object` only if it is also encoded unconditionally somewhere in the archive;
     /// otherwise the key holds `$null`. Mirrors `encodeConditionalObject(_:forKey:)`.
     public func encodeConditionalObject(_ object: (any KeyedArchivable & AnyObject)?, forKey key: String) {
-        guard let object else { return addField(userKey(key), builder.uid(0)) }
+        guard let object else { return addField(userKey(key), state.pointee.builder.uid(0)) }
         let id = ObjectIdentifier(object)
-        if let uid = identities[Self.identityKey(id)] { return addField(userKey(key), builder.uid(Int(uid))) }
-        retained.append(object)
+        if let uid = state.pointee.identities[Self.identityKey(id)] { return addField(userKey(key), state.pointee.builder.uid(Int(uid))) }
+        state.pointee.retained.append(object)
         conditionals.append(id)
         addField(userKey(key), Int32(-conditionals.count))
     }
@@ -234,9 +210,9 @@ public final class KeyedArchiver {
     /// Encodes a value without a key, under the next of `$0`, `$1`, ... of the current object.
     /// Mirrors `NSCoder.encode(_:)` on a keyed archiver.
     public func encodeValue(_ value: Any?) {
-        let key = "$\(unkeyedCount)"
-        unkeyedCount += 1
-        addField(keyNode(key), builder.uid(Int(encodeObject(value))))
+        let key = "$\(state.pointee.unkeyedCount)"
+        state.pointee.unkeyedCount += 1
+        addField(keyNode(key), state.pointee.builder.uid(Int(encodeObject(value))))
     }
 
     // MARK: Finishing
@@ -251,20 +227,20 @@ public final class KeyedArchiver {
         finished = true
         if !conditionals.isEmpty {
             var resolved: [Int32] = []
-            for id in conditionals { resolved.append(builder.uid(Int(identities[Self.identityKey(id)] ?? 0))) }
-            builder.resolvePlaceholders { resolved[Int(-$0) - 1] }
+            for id in conditionals { resolved.append(state.pointee.builder.uid(Int(state.pointee.identities[Self.identityKey(id)] ?? 0))) }
+            state.pointee.builder.resolvePlaceholders { resolved[Int(-$0) - 1] }
             // A conditional reference under a $top key is still in the top frame.
-            for i in scratch.indices where scratch[i] < 0 { scratch[i] = resolved[Int(-scratch[i]) - 1] }
+            for i in state.pointee.scratch.indices where state.pointee.scratch[i] < 0 { state.pointee.scratch[i] = resolved[Int(-state.pointee.scratch[i]) - 1] }
         }
-        let topNode = builder.dictionary(pairs: scratch[...])
-        let objectsNode = builder.collection(.array, objectNodes)
-        let keys = [builder.string("$version"), builder.string("$archiver"), builder.string("$top"),
-                    builder.string("$objects")]
-        let values = [builder.integer(100_000), builder.string("NSKeyedArchiver"), topNode, objectsNode]
+        let topNode = state.pointee.builder.dictionary(pairs: state.pointee.scratch[...])
+        let objectsNode = state.pointee.builder.collection(.array, state.pointee.objectNodes)
+        let keys = [state.pointee.builder.string("$version"), state.pointee.builder.string("$archiver"), state.pointee.builder.string("$top"),
+                    state.pointee.builder.string("$objects")]
+        let values = [state.pointee.builder.integer(100_000), state.pointee.builder.string("NSKeyedArchiver"), topNode, objectsNode]
         var pairs: [Int32] = []
         for i in 0..<4 { pairs.append(keys[i]); pairs.append(values[i]) }
-        let root = builder.dictionary(pairs: pairs[...])
-        return try builder.serialize(top: root, format: outputFormat)
+        let root = state.pointee.builder.dictionary(pairs: pairs[...])
+        return try state.pointee.builder.serialize(top: root, format: outputFormat)
     }
 
     /// Finishes the archive and returns it in ``outputFormat`` as `Data` (chosen where `Data` is expected).
@@ -278,11 +254,11 @@ public final class KeyedArchiver {
 
     /// Writes a plist value inline under a raw (already escaped) key.
     func encodeRawPlistValue(_ value: PlistValue, forRawKey key: String) {
-        addField(keyNode(key), builder.scalar(value))
+        addField(keyNode(key), state.pointee.builder.scalar(value))
     }
 
     func encodeRawObject(_ value: Any?, forRawKey key: String) {
-        addField(keyNode(key), builder.uid(Int(encodeObject(value))))
+        addField(keyNode(key), state.pointee.builder.uid(Int(encodeObject(value))))
     }
 
     func encodeRawObjectArray(_ values: [Any?], forRawKey key: String) {
@@ -297,14 +273,14 @@ public final class KeyedArchiver {
 
     @inline(__always)
     func addField(_ key: Int32, _ value: Int32) {
-        scratch.append(key)
-        scratch.append(value)
+        state.pointee.scratch.append(key)
+        state.pointee.scratch.append(value)
     }
 
     @inline(__always)
     func keyNode(_ key: String) -> Int32 {
         if let n = keyNodes[key] { return n }
-        let n = builder.string(key)
+        let n = state.pointee.builder.string(key)
         keyNodes[key] = n
         return n
     }
@@ -312,17 +288,17 @@ public final class KeyedArchiver {
     /// A user key, escaped as Apple does: a leading `$` gets one more.
     @inline(__always)
     func userKey(_ key: String) -> Int32 {
-        let position = (scratch.count - frameStart) >> 1
-        if currentSlot >= 0, position < keyCaches[currentSlot].count {
-            let cached = keyCaches[currentSlot][position]
+        let position = (state.pointee.scratch.count - state.pointee.frameStart) >> 1
+        if state.pointee.currentSlot >= 0, position < state.pointee.keyCaches[state.pointee.currentSlot].count {
+            let cached = state.pointee.keyCaches[state.pointee.currentSlot][position]
             if cached.key == key { return cached.node }
         }
         let node = key.utf8.first == UInt8(ascii: "$") ? keyNode("$" + key) : keyNode(key)
-        if currentSlot >= 0 {
-            if position < keyCaches[currentSlot].count {
-                keyCaches[currentSlot][position] = (key, node)
-            } else if position == keyCaches[currentSlot].count {
-                keyCaches[currentSlot].append((key, node))
+        if state.pointee.currentSlot >= 0 {
+            if position < state.pointee.keyCaches[state.pointee.currentSlot].count {
+                state.pointee.keyCaches[state.pointee.currentSlot][position] = (key, node)
+            } else if position == state.pointee.keyCaches[state.pointee.currentSlot].count {
+                state.pointee.keyCaches[state.pointee.currentSlot].append((key, node))
             }
         }
         return node
@@ -333,22 +309,22 @@ public final class KeyedArchiver {
     func uidArray(_ values: [Any]) -> Int32 {
         var refs: [Int32] = []
         refs.reserveCapacity(values.count)
-        for v in values { refs.append(builder.uid(Int(encodeObject(v)))) }
-        return builder.collection(.array, refs)
+        for v in values { refs.append(state.pointee.builder.uid(Int(encodeObject(v)))) }
+        return state.pointee.builder.collection(.array, refs)
     }
 
     func uidArray(_ array: ArchiveEncodableArray) -> Int32 {
         var refs: [Int32] = []
         refs.reserveCapacity(array.archiveCount)
-        array.forEachArchiveElement { refs.append(builder.uid(Int(encodeObject($0)))) }
-        return builder.collection(.array, refs)
+        array.forEachArchiveElement { refs.append(state.pointee.builder.uid(Int(encodeObject($0)))) }
+        return state.pointee.builder.collection(.array, refs)
     }
 
     func uidArray(_ values: [Any?]) -> Int32 {
         var refs: [Int32] = []
         refs.reserveCapacity(values.count)
-        for v in values { refs.append(builder.uid(Int(encodeObject(v)))) }
-        return builder.collection(.array, refs)
+        for v in values { refs.append(state.pointee.builder.uid(Int(encodeObject(v)))) }
+        return state.pointee.builder.collection(.array, refs)
     }
 
     /// Adds a field holding a reference to object `uid` (`$null` for nil), after the key: the same order
@@ -356,7 +332,7 @@ public final class KeyedArchiver {
     @inline(__always)
     func addObjectField(_ key: String, _ uid: @autoclosure () -> Int32?) {
         let keyNode = userKey(key)
-        addField(keyNode, builder.uid(Int(uid() ?? 0)))
+        addField(keyNode, state.pointee.builder.uid(Int(uid() ?? 0)))
     }
 
     /// Encodes `value` as an object and returns its UID (0 for nil).
@@ -370,8 +346,8 @@ public final class KeyedArchiver {
     /// (or its replacement's) without another call.
     func encodeHooked(_ value: Any) -> Int32 {
         if let optional = value as? ArchiveOptional { return encodeObject(optional.archiveWrapped) }
-        if let archivable = value as? any KeyedArchivable, let instance = archivable.keyedArchiveIdentity {
-            if let existing = identities[Self.identityKey(ObjectIdentifier(instance))] { return existing }
+        if let archivable = value as? any KeyedArchivable, let instance = archivable.archiveIdentity {
+            if let existing = state.pointee.identities[Self.identityKey(ObjectIdentifier(instance))] { return existing }
             return encodeSubstituting(archivable, instance: instance)
         }
         return encodeSubstituting(value, instance: nil)
@@ -387,8 +363,8 @@ public final class KeyedArchiver {
         let uid: Int32
         if let object = current {
             if let archivable = object as? any KeyedArchivable {
-                if let identity = archivable.keyedArchiveIdentity, identity !== instance,
-                   let existing = identities[Self.identityKey(ObjectIdentifier(identity))] {
+                if let identity = archivable.archiveIdentity, identity !== instance,
+                   let existing = state.pointee.identities[Self.identityKey(ObjectIdentifier(identity))] {
                     uid = existing  // a replacement that was encoded before
                 } else {
                     uid = encodeArchivable(archivable, substituted: true)
@@ -401,9 +377,9 @@ public final class KeyedArchiver {
         }
         if let instance {
             let key = Self.identityKey(ObjectIdentifier(instance))
-            if identities[key] == nil {
-                identities.insert(key, uid)
-                retained.append(instance)
+            if state.pointee.identities[key] == nil {
+                state.pointee.identities.insert(key, uid)
+                state.pointee.retained.append(instance)
             }
         }
         return uid
@@ -426,22 +402,22 @@ public final class KeyedArchiver {
     }
 
     func newObject() -> Int32 {
-        objectNodes.append(-1)
-        return Int32(truncatingIfNeeded: objectNodes.count - 1)
+        state.pointee.objectNodes.append(-1)
+        return Int32(truncatingIfNeeded: state.pointee.objectNodes.count - 1)
     }
 
     /// A bare object (string, number, data): its plist node is the `$objects` entry itself.
     func bareObject(_ node: Int32) -> Int32 {
-        objectNodes.append(node)
-        return Int32(truncatingIfNeeded: objectNodes.count - 1)
+        state.pointee.objectNodes.append(node)
+        return Int32(truncatingIfNeeded: state.pointee.objectNodes.count - 1)
     }
 
     /// Runs `body` with a fresh field frame for a new object, then closes it with `$class`.
     @inline(__always)
     func withObjectFrame(classUID: () -> Int32, _ body: () -> Void) -> Int32 {
-        if depth >= maxDepth {
+        if state.pointee.depth >= maxDepth {
             record(KeyedArchiveError(.depthLimitExceeded, "objects nest deeper than \(maxDepth)",
-                                     objectIndex: objectNodes.count))
+                                     objectIndex: state.pointee.objectNodes.count))
             return 0
         }
         let uid = newObject()
@@ -453,28 +429,24 @@ public final class KeyedArchiver {
 
     @inline(__always)
     func openFrame(_ uid: Int32, slot: Int = -1) {
-        frameStack.append((frameStart, unkeyedCount, currentSlot))
-        frameStart = scratch.count
-        unkeyedCount = 0
-        currentSlot = slot
-        depth += 1
-    }
-
-    var frameStack: [(start: Int, unkeyed: Int, slot: Int)] {
-        _read { yield state.pointee.frameStack } _modify { yield &state.pointee.frameStack }
+        state.pointee.frameStack.append((state.pointee.frameStart, state.pointee.unkeyedCount, state.pointee.currentSlot))
+        state.pointee.frameStart = state.pointee.scratch.count
+        state.pointee.unkeyedCount = 0
+        state.pointee.currentSlot = slot
+        state.pointee.depth += 1
     }
 
     @inline(__always)
     func closeFrame(_ uid: Int32, classUID: Int32) {
-        addField(classKey, builder.uid(Int(classUID)))
-        objectNodes[Int(uid)] = builder.dictionary(pairs: scratch[frameStart...])
-        scratch.removeSubrange(frameStart...)
-        if let saved = frameStack.popLast() {
-            frameStart = saved.start
-            unkeyedCount = saved.unkeyed
-            currentSlot = saved.slot
+        addField(classKey, state.pointee.builder.uid(Int(classUID)))
+        state.pointee.objectNodes[Int(uid)] = state.pointee.builder.dictionary(pairs: state.pointee.scratch[state.pointee.frameStart...])
+        state.pointee.scratch.removeSubrange(state.pointee.frameStart...)
+        if let saved = state.pointee.frameStack.popLast() {
+            state.pointee.frameStart = saved.start
+            state.pointee.unkeyedCount = saved.unkeyed
+            state.pointee.currentSlot = saved.slot
         }
-        depth -= 1
+        state.pointee.depth -= 1
     }
 
     var classKey: Int32 { knownKeyNode(.classKey) }
@@ -482,24 +454,24 @@ public final class KeyedArchiver {
     /// Encodes an archivable object; `substituted`: its `replacementObject(for:)` was already asked.
     func encodeArchivable(_ object: some KeyedArchivable, substituted: Bool = false) -> Int32 {
         let type = Swift.type(of: object)
-        if depth >= maxDepth { return withObjectFrame(classUID: { 0 }, {}) }
+        if state.pointee.depth >= maxDepth { return withObjectFrame(classUID: { 0 }, {}) }
         let typeID = ObjectIdentifier(type)
         let info: TypeInfo
-        if let known = typeInfo[typeID] {
+        if let known = state.pointee.typeInfo[typeID] {
             info = known
         } else {
-            info = TypeInfo(classUID: -1, slot: keyCaches.count, substitutes: type is any KeyedArchiveSubstituting.Type)
-            keyCaches.append([])
-            typeInfo[typeID] = info
+            info = TypeInfo(classUID: -1, slot: state.pointee.keyCaches.count, substitutes: type is any KeyedArchiveSubstituting.Type)
+            state.pointee.keyCaches.append([])
+            state.pointee.typeInfo[typeID] = info
         }
         let uid: Int32
-        if let instance = object.keyedArchiveIdentity {
+        if let instance = object.archiveIdentity {
             let key = Self.identityKey(ObjectIdentifier(instance))
-            if let existing = identities[key] { return existing }
+            if let existing = state.pointee.identities[key] { return existing }
             if info.substitutes && !substituted { return encodeSubstituting(object, instance: instance) }
             uid = newObject()
-            identities.insert(key, uid)
-            retained.append(instance)
+            state.pointee.identities.insert(key, uid)
+            state.pointee.retained.append(instance)
         } else {
             if info.substitutes && !substituted { return encodeSubstituting(object, instance: nil) }
             uid = newObject()
@@ -518,7 +490,7 @@ public final class KeyedArchiver {
             var chain = [classNames[typeID] ?? type.archivedClassName]
             chain.append(contentsOf: type.archivedSuperclassNames)
             classUID = classObject(chain: chain)
-            typeInfo[typeID] = TypeInfo(classUID: classUID, slot: info.slot, substitutes: info.substitutes)
+            state.pointee.typeInfo[typeID] = TypeInfo(classUID: classUID, slot: info.slot, substitutes: info.substitutes)
         }
         closeFrame(uid, classUID: classUID)
         return uid
@@ -538,24 +510,24 @@ public final class KeyedArchiver {
     /// The class dictionary `{$classes, $classname}` for a chain, created once.
     func classObject(chain: [String]) -> Int32 {
         if let uid = chainObjects[chain] { return uid }
-        let classes = builder.collection(.array, chain.map { builder.string($0) })
-        let pairs: [Int32] = [keyNode("$classes"), classes, keyNode("$classname"), builder.string(chain.first ?? "")]
-        let uid = bareObject(builder.dictionary(pairs: pairs[...]))
+        let classes = state.pointee.builder.collection(.array, chain.map { state.pointee.builder.string($0) })
+        let pairs: [Int32] = [keyNode("$classes"), classes, keyNode("$classname"), state.pointee.builder.string(chain.first ?? "")]
+        let uid = bareObject(state.pointee.builder.dictionary(pairs: pairs[...]))
         chainObjects[chain] = uid
         return uid
     }
 
     func classObject(_ standard: StandardClass) -> Int32 {
-        if standardClassUIDs[standard.rawValue] >= 0 { return standardClassUIDs[standard.rawValue] }
+        if state.pointee.standardClassUIDs[standard.rawValue] >= 0 { return state.pointee.standardClassUIDs[standard.rawValue] }
         let uid = classObject(chain: standard.classChain)
-        standardClassUIDs[standard.rawValue] = uid
+        state.pointee.standardClassUIDs[standard.rawValue] = uid
         return uid
     }
 
     func knownKeyNode(_ key: StandardKey) -> Int32 {
-        if standardKeyNodes[key.rawValue] >= 0 { return standardKeyNodes[key.rawValue] }
+        if state.pointee.standardKeyNodes[key.rawValue] >= 0 { return state.pointee.standardKeyNodes[key.rawValue] }
         let node = keyNode(key.name)
-        standardKeyNodes[key.rawValue] = node
+        state.pointee.standardKeyNodes[key.rawValue] = node
         return node
     }
 }

@@ -62,13 +62,16 @@ public final class KeyedUnarchiver {
 
     /// The state touched for every key and object, behind a pointer that only this unarchiver holds: stored
     /// properties of a class get a dynamic exclusivity check at each access, which cost more than the
-    /// decoding work itself. The unarchiver is not Sendable and runs on one thread at a time.
+    /// decoding work itself. The unarchiver is not Sendable and runs on one thread at a time. Used in place,
+    /// as `state.pointee.frame`, never through forwarding accessors.
     let state: UnsafeMutablePointer<DecodingState>
 
     struct DecodingState {
         var frame: Frame
         var instances: InstanceTable
         var inProgress: UIDBitSet
+        /// The plist objects in `keyObjects`: each is the first object found for its name, so no other
+        /// registered object holds that name.
         var registeredKeys: UIDBitSet
         var valid: Bool = true
         var depth: Int = 0
@@ -76,8 +79,12 @@ public final class KeyedUnarchiver {
         var keyPath: [String] = []
         var pending: [Int: [(AnyObject) -> Void]] = [:]
         var classCache: ResolvedClassCache = ResolvedClassCache()
+        /// Recently found keys and their plist string objects.
         var keyObjects: [(key: String, object: Int)] = []
+        /// Per ``StandardKey``, the plist string object that held it last (-1 before it is found).
         var knownKeyObjects: [Int] = [Int](repeating: -1, count: StandardKey.allCases.count)
+        /// Per resolved class, the keys looked up in request order with their plist string objects: every
+        /// object of a class usually reads the same keys in the same order.
         var requestCaches: [[(key: String, object: Int)]] = []
         /// Secure coding: what the decode in progress asked for.
         var requested: RequestedTypes = .anything
@@ -101,38 +108,7 @@ public final class KeyedUnarchiver {
     let reader: ArchiveObjectReader
     let objects: ArchiveObjectReader.ArrayView
     let allowedTypes: [Any.Type]?
-    // The hot state, forwarded to `state` without copies: `_read` borrows, `_modify` yields in place.
-    var frame: Frame { _read { yield state.pointee.frame } _modify { yield &state.pointee.frame } }
-    var valid: Bool { _read { yield state.pointee.valid } _modify { yield &state.pointee.valid } }
-    var depth: Int { _read { yield state.pointee.depth } _modify { yield &state.pointee.depth } }
-    var decodedCount: Int { _read { yield state.pointee.decodedCount } _modify { yield &state.pointee.decodedCount } }
-    var keyPath: [String] { _read { yield state.pointee.keyPath } _modify { yield &state.pointee.keyPath } }
-    var instances: InstanceTable { _read { yield state.pointee.instances } _modify { yield &state.pointee.instances } }
-    var inProgress: UIDBitSet { _read { yield state.pointee.inProgress } _modify { yield &state.pointee.inProgress } }
-    var pending: [Int: [(AnyObject) -> Void]] {
-        _read { yield state.pointee.pending } _modify { yield &state.pointee.pending }
-    }
-    var classCache: ResolvedClassCache {
-        _read { yield state.pointee.classCache } _modify { yield &state.pointee.classCache }
-    }
-    var hooked: Bool { state.pointee.hooked }
-    var requested: RequestedTypes {
-        _read { yield state.pointee.requested } _modify { yield &state.pointee.requested }
-    }
     var deferredFailure: KeyedArchiveError?
-    /// Recently found keys and their plist string objects.
-    var keyObjects: [(key: String, object: Int)] {
-        _read { yield state.pointee.keyObjects } _modify { yield &state.pointee.keyObjects }
-    }
-    /// The plist objects in `keyObjects`: each is the first object found for its name, so no other
-    /// registered object holds that name.
-    var registeredKeys: UIDBitSet {
-        _read { yield state.pointee.registeredKeys } _modify { yield &state.pointee.registeredKeys }
-    }
-    /// Per ``StandardKey``, the plist string object that held it last (-1 before it is found).
-    var knownKeyObjects: [Int] {
-        _read { yield state.pointee.knownKeyObjects } _modify { yield &state.pointee.knownKeyObjects }
-    }
 
     struct Frame {
         var uid: Int
@@ -144,12 +120,6 @@ public final class KeyedUnarchiver {
         var slot = -1
         /// How many keys were looked up in this object so far.
         var requests = 0
-    }
-
-    /// Per resolved class, the keys looked up in request order with their plist string objects: every
-    /// object of a class usually reads the same keys in the same order.
-    var requestCaches: [[(key: String, object: Int)]] {
-        _read { yield state.pointee.requestCaches } _modify { yield &state.pointee.requestCaches }
     }
 
     init(reader: ArchiveObjectReader, registry: ClassRegistry, allowedTypes: [Any.Type]?,
@@ -200,7 +170,7 @@ public final class KeyedUnarchiver {
                 allowedTypes: allowedTypes, requiresSecureCoding: requiresSecureCoding,
                 acceptedArchivers: acceptedArchivers, maxDepth: maxDepth,
                 maxObjects: maxObjects)
-            defer { unarchiver.valid = false }
+            defer { unarchiver.state.pointee.valid = false }
             let result = try body(unarchiver)
             if let failure = unarchiver.deferredFailure { throw failure }
             return result
@@ -283,15 +253,15 @@ public final class KeyedUnarchiver {
     public func allKeys() throws -> [String] {
         try checkValid()
         var keys: [String] = []
-        for i in 0..<frame.fields.count {
-            guard let k = try reader.string(reader.keyReference(frame.fields, i)) else { continue }
+        for i in 0..<state.pointee.frame.fields.count {
+            guard let k = try reader.string(reader.keyReference(state.pointee.frame.fields, i)) else { continue }
             if k.hasPrefix("$$") { keys.append(String(k.dropFirst())) } else if !k.hasPrefix("$") { keys.append(k) }
         }
         return keys
     }
 
     /// The `$classes` chain of the object being decoded (empty at the top level).
-    public var currentClassChain: [String] { frame.classChain }
+    public var currentClassChain: [String] { state.pointee.frame.classChain }
 
     // MARK: Scalars
 
@@ -416,7 +386,7 @@ public final class KeyedUnarchiver {
             throw error(.valueNotFound, "no value for key \"\(key)\"", key: key)
         }
         if requiresSecureCoding { try request([Element].self, at: ref, key: key) }
-        if hooked {
+        if state.pointee.hooked {
             // The array itself is an object the didDecode hook must see: the general path.
             guard let array = try typed(reader.value(ref), [Element].self, key: key) else {
                 throw error(.valueNotFound, "no value for key \"\(key)\"", key: key)
@@ -473,17 +443,17 @@ public final class KeyedUnarchiver {
 
     func checkTopLevel(_ key: String) throws {
         try checkValid()
-        guard frame.uid < 0 else {
+        guard state.pointee.frame.uid < 0 else {
             throw error(.invalidValue, "decodeTopLevelObject reads $top; inside init(coder:) use decode(_:forKey:)", key: key)
         }
     }
 
     /// The next unkeyed value (`$0`, `$1`, ...) of the current object. Mirrors `NSCoder.decodeObject()`.
     public func decodeNext<T>(_ type: T.Type) throws -> T? {
-        let key = "$\(frame.unkeyed)"
-        frame.unkeyed += 1
+        let key = "$\(state.pointee.frame.unkeyed)"
+        state.pointee.frame.unkeyed += 1
         guard let i = try position(ofRawKey: key) else { return nil }
-        let ref = try reader.valueReference(frame.fields, i)
+        let ref = try reader.valueReference(state.pointee.frame.fields, i)
         if requiresSecureCoding { try request(T.self, at: ref, key: key) }
         return try typed(try reader.value(ref), T.self, key: key)
     }
@@ -502,9 +472,9 @@ public final class KeyedUnarchiver {
         guard let ref = try valueReference(forKey: key) else { return assign(nil) }
         if requiresSecureCoding { try request(T.self, at: ref, key: key) }
         let v = try reader.value(ref)
-        if case .uid(let uid) = v, inProgress.contains(uid) {
-            let path = (keyPath + [key]).joined(separator: ".")
-            pending[uid, default: []].append { [weak self] object in
+        if case .uid(let uid) = v, state.pointee.inProgress.contains(uid) {
+            let path = (state.pointee.keyPath + [key]).joined(separator: ".")
+            state.pointee.pending[uid, default: []].append { [weak self] object in
                 if let t = object as? T {
                     assign(t)
                 } else if self?.deferredFailure == nil {
@@ -520,19 +490,19 @@ public final class KeyedUnarchiver {
     // MARK: Internals
 
     func checkValid() throws {
-        guard valid else {
+        guard state.pointee.valid else {
             throw KeyedArchiveError(.invalidValue, "the unarchiver is used outside the scope that created it")
         }
     }
 
     func error(_ code: KeyedArchiveError.Code, _ reason: String, key: String? = nil, uid: Int? = nil,
                chain: [String]? = nil) -> KeyedArchiveError {
-        var path = keyPath
+        var path = state.pointee.keyPath
         if let key { path.append(key) }
         if path.count > 12 { path = Array(path.prefix(4)) + ["…"] + Array(path.suffix(6)) }
-        return KeyedArchiveError(code, reason, objectIndex: uid ?? (frame.uid >= 0 ? frame.uid : nil),
+        return KeyedArchiveError(code, reason, objectIndex: uid ?? (state.pointee.frame.uid >= 0 ? state.pointee.frame.uid : nil),
                                  keyPath: path.isEmpty ? nil : path.joined(separator: "."),
-                                 classChain: chain ?? (frame.classChain.isEmpty ? nil : frame.classChain))
+                                 classChain: chain ?? (state.pointee.frame.classChain.isEmpty ? nil : state.pointee.frame.classChain))
     }
 
     func mismatch(_ key: String, _ expected: String, _ v: ArchiveObjectReader.Value) -> KeyedArchiveError {
@@ -562,26 +532,26 @@ public final class KeyedUnarchiver {
     /// first by number; the string comparison decides otherwise, skipping keys whose objects are known to
     /// hold other names (so a missing key costs one comparison of numbers per key, not of strings).
     func position(ofRawKey key: String) throws -> Int? {
-        let fields = frame.fields
+        let fields = state.pointee.frame.fields
         let n = fields.count
         guard n > 0 else { return nil }
-        let hint = frame.hint < n ? frame.hint : 0
-        let slot = frame.slot
-        let request = frame.requests
-        frame.requests = request + 1
+        let hint = state.pointee.frame.hint < n ? state.pointee.frame.hint : 0
+        let slot = state.pointee.frame.slot
+        let request = state.pointee.frame.requests
+        state.pointee.frame.requests = request + 1
         var known = -1
-        if slot >= 0, request < requestCaches[slot].count, requestCaches[slot][request].key == key {
-            known = requestCaches[slot][request].object
+        if slot >= 0, request < state.pointee.requestCaches[slot].count, state.pointee.requestCaches[slot][request].key == key {
+            known = state.pointee.requestCaches[slot][request].object
         } else {
-            for entry in keyObjects where entry.key == key {
+            for entry in state.pointee.keyObjects where entry.key == key {
                 known = entry.object
                 break
             }
             if slot >= 0, known >= 0 {
-                if request < requestCaches[slot].count {
-                    requestCaches[slot][request] = (key, known)
-                } else if request == requestCaches[slot].count {
-                    requestCaches[slot].append((key, known))
+                if request < state.pointee.requestCaches[slot].count {
+                    state.pointee.requestCaches[slot][request] = (key, known)
+                } else if request == state.pointee.requestCaches[slot].count {
+                    state.pointee.requestCaches[slot].append((key, known))
                 }
             }
         }
@@ -589,7 +559,7 @@ public final class KeyedUnarchiver {
             var i = hint
             for _ in 0..<n {
                 if reader.uncheckedKeyReference(fields, i) == known {
-                    frame.hint = i + 1
+                    state.pointee.frame.hint = i + 1
                     return i
                 }
                 i += 1
@@ -602,17 +572,17 @@ public final class KeyedUnarchiver {
             for _ in 0..<n {
                 let ref = try reader.keyReference(fields, i)
                 // A first-registered key object other than `known` holds another name.
-                if !registeredKeys.contains(ref), try reader.isString(ref, equalTo: utf8) { return (i, ref) }
+                if !state.pointee.registeredKeys.contains(ref), try reader.isString(ref, equalTo: utf8) { return (i, ref) }
                 i += 1
                 if i == n { i = 0 }
             }
             return nil
         }
         guard let found else { return nil }
-        frame.hint = found.position + 1
-        if keyObjects.count < 64, !keyObjects.contains(where: { $0.key == key }) {
-            keyObjects.append((key, found.object))
-            registeredKeys.insert(found.object)
+        state.pointee.frame.hint = found.position + 1
+        if state.pointee.keyObjects.count < 64, !state.pointee.keyObjects.contains(where: { $0.key == key }) {
+            state.pointee.keyObjects.append((key, found.object))
+            state.pointee.registeredKeys.insert(found.object)
         }
         return found.position
     }
@@ -620,7 +590,7 @@ public final class KeyedUnarchiver {
     func fieldValue(forKey key: String) throws -> ArchiveObjectReader.Value? {
         try checkValid()
         guard let i = try position(ofUserKey: key) else { return nil }
-        return try reader.value(reader.valueReference(frame.fields, i))
+        return try reader.value(reader.valueReference(state.pointee.frame.fields, i))
     }
 
     /// A scalar field; a reference to a bare number is followed.
@@ -667,17 +637,6 @@ public final class KeyedUnarchiver {
         }
         return try reader.elementReference(objects, uid)
     }
-}
-
-/// Whether `candidate` is `allowed` or, for classes, a subclass of it.
-func isType(_ candidate: Any.Type, kindOf allowed: Any.Type) -> Bool {
-    if ObjectIdentifier(candidate) == ObjectIdentifier(allowed) { return true }
-    guard var cls = candidate as? AnyClass, let target = allowed as? AnyClass else { return false }
-    while let superclass = _getSuperclass(cls) {
-        if ObjectIdentifier(superclass) == ObjectIdentifier(target) { return true }
-        cls = superclass
-    }
-    return false
 }
 
 /// Decoded class instances by UID (one UID, one instance). The table is allocated when the first instance is

@@ -20,51 +20,8 @@
 /// superclass must be registered, which needs this conformance.
 ///
 /// Mirrors `NSCoding` with `classForKeyedArchiver` / `+[NSKeyedArchiver setClassName:forClass:]`.
-public protocol ArchiveCodable: Codable, SendableMetatype {
-    /// The name written as `$classname`. Default: the unqualified Swift type name (`"RoundedRectangle"`).
-    /// A non-final class that overrides it should declare it as `class var` so that subclasses can too.
-    static var archivedClassName: String { get }
-
-    /// The names written after the class's own name in `$classes`. Default: the archived names of the
-    /// archivable (``ArchiveCodable``, ``KeyedArchivable`` or `Encodable`) superclasses of a class, nearest
-    /// first, then `"NSObject"`; `["NSObject"]` for a struct or an enum.
-    static var archivedSuperclassNames: [String] { get }
-
-    /// The instance whose identity decides sharing: `self` for a class, `nil` for a value type. Provided by
-    /// the library; do not implement it.
-    var archiveIdentity: AnyObject? { get }
-}
-
-extension ArchiveCodable {
-    public var archiveIdentity: AnyObject? { nil }
-}
-
-extension ArchiveCodable where Self: AnyObject {
-    public var archiveIdentity: AnyObject? { self }
-}
-
-extension ArchiveCodable {
-    public static var archivedClassName: String { String(describing: self) }  // `self`: the dynamic type, so a subclass gets its own name
-    public static var archivedSuperclassNames: [String] { archivedSuperclassChain(of: self) }
-}
-
-/// The archived names of the archivable superclasses of `type`, nearest first, then `"NSObject"`.
-func archivedSuperclassChain(of type: Any.Type) -> [String] {
-    var names: [String] = []
-    var next: AnyClass? = (type as? AnyClass).flatMap { _getSuperclass($0) }
-    while let c = next {
-        if let codable = c as? any ArchiveCodable.Type {
-            names.append(codable.archivedClassName)
-        } else if let archivable = c as? any KeyedArchivable.Type {
-            names.append(archivable.archivedClassName)
-        } else if c is any Encodable.Type {
-            names.append(String(describing: c))
-        }
-        next = _getSuperclass(c)
-    }
-    names.append("NSObject")
-    return names
-}
+/// The class name, superclass chain and identity come from ``ArchivableClass``, with its defaults.
+public protocol ArchiveCodable: ArchivableClass, Codable {}
 
 /// The entry `cache` holds for `type`, made by `make` the first time (per-type facts of the coders).
 @inline(__always)
@@ -76,17 +33,17 @@ func cachedEntry<Entry>(_ cache: inout [ObjectIdentifier: Entry], _ type: Any.Ty
     return entry
 }
 
-/// The `$classname` of a Codable type: its ``ArchiveCodable/archivedClassName``, or its Swift type name.
+/// The `$classname` of a Codable type: its ``ArchivableClass/archivedClassName``, or its Swift type name.
 func archivedCodableName(of type: Any.Type) -> String {
-    (type as? any ArchiveCodable.Type)?.archivedClassName ?? String(describing: type)
+    (type as? any ArchivableClass.Type)?.archivedClassName ?? String(describing: type)
 }
 
 /// The `$classes` chain of a Codable type.
 func archivedCodableChain(of type: Any.Type) -> [String] {
-    if let codable = type as? any ArchiveCodable.Type {
-        return [codable.archivedClassName] + codable.archivedSuperclassNames
+    if let archivable = type as? any ArchivableClass.Type {
+        return [archivable.archivedClassName] + archivable.archivedSuperclassNames
     }
-    return [String(describing: type)] + archivedSuperclassChain(of: type)
+    return [String(describing: type)] + archivedSuperclassChain(of: type, namingEncodable: true)
 }
 
 // MARK: Registration

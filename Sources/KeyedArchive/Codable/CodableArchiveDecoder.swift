@@ -75,8 +75,8 @@ final class CodableArchiveDecoder: Decoder {
         self.unarchiver = unarchiver
         self.reader = unarchiver.reader
         self.userInfo = userInfo
-        classKeySlot = unarchiver.requestCaches.count
-        unarchiver.requestCaches.append([])
+        classKeySlot = unarchiver.state.pointee.requestCaches.count
+        unarchiver.state.pointee.requestCaches.append([])
     }
 
     @inline(__always)
@@ -87,9 +87,9 @@ final class CodableArchiveDecoder: Decoder {
     /// `keyed archive: object 7 (Circle < NSObject): reason`
     func describe(_ reason: String, uid: Int? = nil, chain: [String]? = nil) -> String {
         var s = "keyed archive:"
-        let uid = uid ?? (unarchiver.frame.uid >= 0 ? unarchiver.frame.uid : nil)
+        let uid = uid ?? (unarchiver.state.pointee.frame.uid >= 0 ? unarchiver.state.pointee.frame.uid : nil)
         if let uid { s += " object \(uid)" }
-        let chain = chain ?? unarchiver.frame.classChain
+        let chain = chain ?? unarchiver.state.pointee.frame.classChain
         if !chain.isEmpty { s += " (" + chain.joined(separator: " < ") + ")" }
         return s + ": " + reason
     }
@@ -194,9 +194,9 @@ final class CodableArchiveDecoder: Decoder {
         do {
             // Secure coding: a statically typed decode names `T` (an NSCoding type inside a Codable one).
             let u = unarchiver
-            let saved = u.requested
-            u.requested = u.requiresSecureCoding ? .type(T.self, nested: true) : .anything
-            defer { u.requested = saved }
+            let saved = u.state.pointee.requested
+            u.state.pointee.requested = u.requiresSecureCoding ? .type(T.self, nested: true) : .anything
+            defer { u.state.pointee.requested = saved }
             guard let value = try u.typed(v, T.self, key: key?.stringValue ?? "") else { throw null(T.self, key) }
             return value
         } catch let error as KeyedArchiveError {
@@ -236,7 +236,7 @@ final class CodableArchiveDecoder: Decoder {
         do {
             // Validates the UID against `$objects` before anything is looked up by it.
             let reference = try unarchiver.objectReference(uid, key: key?.stringValue)
-            if let instance = unarchiver.instances[uid] {
+            if let instance = unarchiver.state.pointee.instances[uid] {
                 if let t = instance as? T { return t }
                 throw DecodingError.typeMismatch(T.self, DecodingError.Context(
                     codingPath: path(key), debugDescription: describe("expected \(T.self), found \(Swift.type(of: instance))", uid: uid)))
@@ -271,35 +271,35 @@ final class CodableArchiveDecoder: Decoder {
     /// Runs `T.init(from:)` with `object` as the current object and the unarchiver's current frame.
     func decodeFrame<T: Decodable>(_ type: T.Type, _ object: ObjectFrame, isClass: Bool, key: (any CodingKey)?) throws -> T {
         let u = unarchiver
-        guard u.depth < u.maxDepth else {
+        guard u.state.pointee.depth < u.maxDepth else {
             throw corrupted("objects nest deeper than \(u.maxDepth)", key, uid: object.uid)
         }
-        u.decodedCount += 1
-        guard u.decodedCount <= u.maxObjects else {
+        u.state.pointee.decodedCount += 1
+        guard u.state.pointee.decodedCount <= u.maxObjects else {
             throw corrupted("more than \(u.maxObjects) objects decoded", key, uid: object.uid)
         }
         if isClass {
-            guard !u.inProgress.contains(object.uid) else {
+            guard !u.state.pointee.inProgress.contains(object.uid) else {
                 throw corrupted("object \(object.uid) refers back to an object still being decoded (a cycle)", key, uid: object.uid)
             }
-            u.inProgress.insert(object.uid)
+            u.state.pointee.inProgress.insert(object.uid)
         }
-        let savedFrame = u.frame
-        u.frame = KeyedUnarchiver.Frame(uid: object.uid, fields: object.fields, classChain: object.chain, slot: object.slot)
-        u.depth += 1
+        let savedFrame = u.state.pointee.frame
+        u.state.pointee.frame = KeyedUnarchiver.Frame(uid: object.uid, fields: object.fields, classChain: object.chain, slot: object.slot)
+        u.state.pointee.depth += 1
         let value: T
         do {
             defer {
-                u.depth -= 1
-                u.frame = savedFrame
+                u.state.pointee.depth -= 1
+                u.state.pointee.frame = savedFrame
             }
             value = try withCurrent(.object(object), T.self) { try T(from: self) }
         }
         if isClass {
-            u.inProgress.remove(object.uid)
+            u.state.pointee.inProgress.remove(object.uid)
             let instance = value as AnyObject
-            u.instances[object.uid] = instance
-            if let waiting = u.pending.removeValue(forKey: object.uid) { for assign in waiting { assign(instance) } }
+            u.state.pointee.instances[object.uid] = instance
+            if let waiting = u.state.pointee.pending.removeValue(forKey: object.uid) { for assign in waiting { assign(instance) } }
         }
         return value
     }
@@ -321,9 +321,9 @@ final class CodableArchiveDecoder: Decoder {
     /// not know is not an error here: a statically named Codable type may still decode it.
     func objectFrame(_ uid: Int, _ fields: ArchiveObjectReader.DictionaryView) throws -> ObjectFrame {
         let u = unarchiver
-        let saved = u.frame
-        u.frame = KeyedUnarchiver.Frame(uid: uid, fields: fields, slot: classKeySlot)
-        defer { u.frame = saved }
+        let saved = u.state.pointee.frame
+        u.state.pointee.frame = KeyedUnarchiver.Frame(uid: uid, fields: fields, slot: classKeySlot)
+        defer { u.state.pointee.frame = saved }
         guard let i = try u.position(ofRawKey: "$class") else {
             throw KeyedArchiveError(.invalidClass, "object \(uid) has no $class", objectIndex: uid)
         }
@@ -341,8 +341,8 @@ final class CodableArchiveDecoder: Decoder {
                 let resolved = try u.resolveClass(classUID, for: uid)
                 info = ClassInfo(chain: resolved.chain, kind: resolved.kind, slot: resolved.slot)
             } catch let error as KeyedArchiveError where error.code == .unknownClass {
-                info = ClassInfo(chain: error.classChain ?? [], kind: nil, slot: u.requestCaches.count)
-                u.requestCaches.append([])
+                info = ClassInfo(chain: error.classChain ?? [], kind: nil, slot: u.state.pointee.requestCaches.count)
+                u.state.pointee.requestCaches.append([])
             }
             index = classes.count
             classes.append(info)
@@ -373,7 +373,7 @@ final class CodableArchiveDecoder: Decoder {
         }
         do {
             let reference = try unarchiver.objectReference(uid, key: key?.stringValue)  // validates the UID first
-            if unarchiver.instances[uid] == nil, case .dictionary(let fields) = try reader.value(reference) {
+            if unarchiver.state.pointee.instances[uid] == nil, case .dictionary(let fields) = try reader.value(reference) {
                 let object = try objectFrame(uid, fields)
                 switch classes[object.classIndex].kind {
                 case .codable(let registered)?:
@@ -425,9 +425,9 @@ final class CodableArchiveDecoder: Decoder {
     /// An inline array of references under a raw key of an object.
     func references(_ rawKey: String, of uid: Int, _ fields: ArchiveObjectReader.DictionaryView) throws -> ArchiveObjectReader.ArrayView {
         let u = unarchiver
-        let saved = u.frame
-        u.frame = KeyedUnarchiver.Frame(uid: uid, fields: fields)
-        defer { u.frame = saved }
+        let saved = u.state.pointee.frame
+        u.state.pointee.frame = KeyedUnarchiver.Frame(uid: uid, fields: fields)
+        defer { u.state.pointee.frame = saved }
         return try u.elementArray(rawKey) ?? BinaryPlistObjects.ArrayView(refs: 0, count: 0)
     }
 
@@ -576,11 +576,12 @@ extension KeyedUnarchiver {
         }
     }
 
-    /// Decodes the current object (already entered) as the Codable `T`.
-    func decodeCurrentCodableObject<T: Decodable>(_ type: T.Type) throws -> T {
+    /// Decodes the current object (already entered) as the Codable `T`: an `init(coder:)` made of `T`'s
+    /// `init(from:)`.
+    package func decodeCurrentCodableObject<T: Decodable>(_ type: T.Type) throws -> T {
         let decoder = CodableArchiveDecoder(unarchiver: self)
-        let object = CodableArchiveDecoder.ObjectFrame(uid: frame.uid, fields: frame.fields, chain: frame.classChain,
-                                                       slot: frame.slot, classIndex: -1)
+        let object = CodableArchiveDecoder.ObjectFrame(uid: state.pointee.frame.uid, fields: state.pointee.frame.fields, chain: state.pointee.frame.classChain,
+                                                       slot: state.pointee.frame.slot, classIndex: -1)
         do {
             return try decoder.withCurrent(.object(object), T.self) { try T(from: decoder) }
         } catch let error as DecodingError {

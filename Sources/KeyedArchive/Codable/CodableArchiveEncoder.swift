@@ -65,7 +65,7 @@ final class CodableArchiveEncoder: Encoder {
 
     func error(_ value: Any, _ reason: String) -> EncodingError {
         EncodingError.invalidValue(value, EncodingError.Context(
-            codingPath: codingPath, debugDescription: "keyed archive: object \(archiver.objectNodes.count): \(reason)"))
+            codingPath: codingPath, debugDescription: "keyed archive: object \(archiver.state.pointee.objectNodes.count): \(reason)"))
     }
 
     func record(_ error: EncodingError) {
@@ -103,10 +103,10 @@ final class CodableArchiveEncoder: Encoder {
     /// Runs `value.encode(to:)` as the current value and closes what it opened; a class instance encoded
     /// before is its earlier UID.
     func encodeObject<T: Encodable>(_ value: T, _ entry: TypeEntry, identity: AnyObject?) throws -> Int32 {
-        if let identity, let uid = archiver.identities[KeyedArchiver.identityKey(ObjectIdentifier(identity))] {
+        if let identity, let uid = archiver.state.pointee.identities[KeyedArchiver.identityKey(ObjectIdentifier(identity))] {
             return uid
         }
-        guard archiver.depth < archiver.maxDepth else {
+        guard archiver.state.pointee.depth < archiver.maxDepth else {
             throw error(value, "objects nest deeper than \(archiver.maxDepth)")
         }
         let saved = current
@@ -163,14 +163,14 @@ final class CodableArchiveEncoder: Encoder {
     func closeArray(_ uid: Int32) {
         let a = archiver
         var refs: [Int32] = []
-        refs.reserveCapacity((a.scratch.count - a.frameStart) / 2)
-        var i = a.frameStart + 1
-        while i < a.scratch.count {
-            refs.append(a.scratch[i])
+        refs.reserveCapacity((a.state.pointee.scratch.count - a.state.pointee.frameStart) / 2)
+        var i = a.state.pointee.frameStart + 1
+        while i < a.state.pointee.scratch.count {
+            refs.append(a.state.pointee.scratch[i])
             i += 2
         }
-        a.scratch.removeSubrange(a.frameStart...)
-        a.addField(a.keyNode("NS.objects"), a.builder.collection(.array, refs))
+        a.state.pointee.scratch.removeSubrange(a.state.pointee.frameStart...)
+        a.addField(a.keyNode("NS.objects"), a.state.pointee.builder.collection(.array, refs))
         a.closeFrame(uid, classUID: a.classObject(.array))
     }
 
@@ -183,8 +183,8 @@ final class CodableArchiveEncoder: Encoder {
             let uid = openCurrent()
             if let entry = current.entry {
                 if entry.slot < 0 {
-                    entry.slot = archiver.keyCaches.count
-                    archiver.keyCaches.append([])
+                    entry.slot = archiver.state.pointee.keyCaches.count
+                    archiver.state.pointee.keyCaches.append([])
                 }
                 archiver.openFrame(uid, slot: entry.slot)
             } else {
@@ -216,8 +216,8 @@ final class CodableArchiveEncoder: Encoder {
     private func openCurrent() -> Int32 {
         let uid = archiver.newObject()
         if let identity = current.identity {
-            archiver.identities.insert(KeyedArchiver.identityKey(ObjectIdentifier(identity)), uid)
-            archiver.retained.append(identity)
+            archiver.state.pointee.identities.insert(KeyedArchiver.identityKey(ObjectIdentifier(identity)), uid)
+            archiver.state.pointee.retained.append(identity)
         }
         return uid
     }
@@ -270,13 +270,13 @@ final class CodableArchiveEncoder: Encoder {
             var pairs: [Int32] = []
             if d.isDictionary {
                 pairs.append(a.keyNode("NS.keys"))
-                pairs.append(a.builder.collection(.array, d.keys.map { a.builder.uid(Int($0)) }))
+                pairs.append(a.state.pointee.builder.collection(.array, d.keys.map { a.state.pointee.builder.uid(Int($0)) }))
             }
             pairs.append(a.keyNode("NS.objects"))
-            pairs.append(a.builder.collection(.array, d.values.map { a.builder.uid(Int($0)) }))
+            pairs.append(a.state.pointee.builder.collection(.array, d.values.map { a.state.pointee.builder.uid(Int($0)) }))
             pairs.append(a.classKey)
-            pairs.append(a.builder.uid(Int(a.classObject(d.isDictionary ? .dictionary : .array))))
-            a.objectNodes[Int(d.uid)] = a.builder.dictionary(pairs: pairs[...])
+            pairs.append(a.state.pointee.builder.uid(Int(a.classObject(d.isDictionary ? .dictionary : .array))))
+            a.state.pointee.objectNodes[Int(d.uid)] = a.state.pointee.builder.dictionary(pairs: pairs[...])
         }
         detached.removeAll()
     }
@@ -286,7 +286,7 @@ final class CodableArchiveEncoder: Encoder {
         switch parent {
         case .frame(let frame):
             guard isCurrent(frame) else { throw notCurrent(frame) }
-            archiver.addField(key.map { archiver.escapedKeyNode($0) } ?? -1, archiver.builder.uid(Int(uid)))
+            archiver.addField(key.map { archiver.escapedKeyNode($0) } ?? -1, archiver.state.pointee.builder.uid(Int(uid)))
         case .detached(let d):
             if d.isDictionary { d.keys.append(archiver.stringObject(key ?? "")) }
             d.values.append(uid)
@@ -342,7 +342,7 @@ final class CodableArchiveEncoder: Encoder {
     /// Writes an `NSArray` or `NSSet` object whose elements are encoded by `element`, in order.
     func writeArray(class standard: StandardClass, _ indices: Range<Int>,
                     _ element: (Int) throws -> Int32) throws -> Int32 {
-        guard archiver.depth < archiver.maxDepth else { throw error(indices.count, "objects nest deeper than \(archiver.maxDepth)") }
+        guard archiver.state.pointee.depth < archiver.maxDepth else { throw error(indices.count, "objects nest deeper than \(archiver.maxDepth)") }
         let uid = archiver.newObject()
         let objectsKey = archiver.keyNode("NS.objects")
         archiver.openFrame(uid)
@@ -352,20 +352,20 @@ final class CodableArchiveEncoder: Encoder {
             for i in indices {
                 codingPath.append(ArchiveIndexKey(i))
                 defer { codingPath.removeLast() }
-                refs.append(archiver.builder.uid(Int(try element(i))))
+                refs.append(archiver.state.pointee.builder.uid(Int(try element(i))))
             }
         } catch {
             archiver.closeFrame(uid, classUID: 0)
             throw error
         }
-        archiver.addField(objectsKey, archiver.builder.collection(.array, refs))
+        archiver.addField(objectsKey, archiver.state.pointee.builder.collection(.array, refs))
         archiver.closeFrame(uid, classUID: archiver.classObject(standard))
         return uid
     }
 
     /// Writes an `NSDictionary` object: all keys, then all values, as Apple orders them.
     func writeDictionary(_ count: Int, key: (Int) throws -> Int32, value: (Int) throws -> Int32) throws -> Int32 {
-        guard archiver.depth < archiver.maxDepth else { throw error(count, "objects nest deeper than \(archiver.maxDepth)") }
+        guard archiver.state.pointee.depth < archiver.maxDepth else { throw error(count, "objects nest deeper than \(archiver.maxDepth)") }
         let uid = archiver.newObject()
         archiver.openFrame(uid)
         var keys: [Int32] = [], values: [Int32] = []
@@ -375,14 +375,14 @@ final class CodableArchiveEncoder: Encoder {
         // KeyedArchiver creates them, so that a dictionary gives the same bytes through either API.
         let keysNode: Int32, valuesNode: Int32
         do {
-            for i in 0..<count { keys.append(archiver.builder.uid(Int(try key(i)))) }
-            keysNode = archiver.builder.collection(.array, keys)
+            for i in 0..<count { keys.append(archiver.state.pointee.builder.uid(Int(try key(i)))) }
+            keysNode = archiver.state.pointee.builder.collection(.array, keys)
             for i in 0..<count {
                 codingPath.append(ArchiveIndexKey(i))
                 defer { codingPath.removeLast() }
-                values.append(archiver.builder.uid(Int(try value(i))))
+                values.append(archiver.state.pointee.builder.uid(Int(try value(i))))
             }
-            valuesNode = archiver.builder.collection(.array, values)
+            valuesNode = archiver.state.pointee.builder.collection(.array, values)
         } catch {
             archiver.closeFrame(uid, classUID: 0)
             throw error
@@ -434,21 +434,22 @@ extension KeyedArchiver {
             return uid
         } catch {
             encoder.finishDetached()
-            record(KeyedArchiveError(.unsupportedType, "\(error)", objectIndex: objectNodes.count))
+            record(KeyedArchiveError(.unsupportedType, "\(error)", objectIndex: state.pointee.objectNodes.count))
             return 0
         }
     }
 
-    /// Writes the keys of a Codable value into the object being encoded (the frame is already open).
-    func encodeCodableFields<T: Encodable>(of value: T) {
+    /// Writes the keys of a Codable value into the object being encoded (the frame is already open): an
+    /// `encode(with:)` made of the value's `encode(to:)`.
+    package func encodeCodableFields<T: Encodable>(of value: T) {
         let encoder = CodableArchiveEncoder(archiver: self)
         // encode(with:) runs right after the archiver opened the object: it is the last one created.
-        encoder.current.state = .keyed(Int32(truncatingIfNeeded: objectNodes.count - 1))
+        encoder.current.state = .keyed(Int32(truncatingIfNeeded: state.pointee.objectNodes.count - 1))
         do {
             try value.encode(to: encoder)
             if let failure = encoder.failure { throw failure }
         } catch {
-            record(KeyedArchiveError(.unsupportedType, "\(error)", objectIndex: objectNodes.count))
+            record(KeyedArchiveError(.unsupportedType, "\(error)", objectIndex: state.pointee.objectNodes.count))
         }
         encoder.finishDetached()
     }

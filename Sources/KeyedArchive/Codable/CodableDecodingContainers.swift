@@ -11,10 +11,10 @@ struct ArchiveKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     @inline(__always)
     private func lookup(_ key: Key) throws -> ArchiveObjectReader.Value? {
         let u = decoder.unarchiver
-        if u.frame.uid != object.uid { return try lookupElsewhere(key) }
+        if u.state.pointee.frame.uid != object.uid { return try lookupElsewhere(key) }
         do {
             guard let i = try u.position(ofUserKey: key.stringValue) else { return nil }
-            return try u.reader.value(u.reader.valueReference(u.frame.fields, i))
+            return try u.reader.value(u.reader.valueReference(u.state.pointee.frame.fields, i))
         } catch let error as KeyedArchiveError {
             throw decoder.converted(error, key, as: Any.self)
         }
@@ -23,9 +23,9 @@ struct ArchiveKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     /// A container kept and used after another object became current.
     private func lookupElsewhere(_ key: Key) throws -> ArchiveObjectReader.Value? {
         let u = decoder.unarchiver
-        let saved = u.frame
-        u.frame = KeyedUnarchiver.Frame(uid: object.uid, fields: object.fields, classChain: object.chain, slot: object.slot)
-        defer { u.frame = saved }
+        let saved = u.state.pointee.frame
+        u.state.pointee.frame = KeyedUnarchiver.Frame(uid: object.uid, fields: object.fields, classChain: object.chain, slot: object.slot)
+        defer { u.state.pointee.frame = saved }
         return try lookup(key)
     }
 
@@ -37,9 +37,9 @@ struct ArchiveKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
 
     var allKeys: [Key] {
         let u = decoder.unarchiver
-        let saved = u.frame
-        u.frame = KeyedUnarchiver.Frame(uid: object.uid, fields: object.fields, classChain: object.chain)
-        defer { u.frame = saved }
+        let saved = u.state.pointee.frame
+        u.state.pointee.frame = KeyedUnarchiver.Frame(uid: object.uid, fields: object.fields, classChain: object.chain)
+        defer { u.state.pointee.frame = saved }
         return ((try? u.allKeys()) ?? []).compactMap { Key(stringValue: $0) }
     }
 

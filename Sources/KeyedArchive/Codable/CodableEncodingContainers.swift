@@ -15,25 +15,29 @@ struct ArchiveKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
         archiver.addField(archiver.userKey(key.stringValue), node())
     }
 
-    mutating func encodeNil(forKey key: Key) throws { try put(key, encoder.archiver.builder.uid(0)) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { try put(key, encoder.archiver.builder.bool(value)) }
+    /// ``put(_:_:)`` for a scalar stored inline: `make` writes its node with the archiver's plist builder.
+    @inline(__always)
+    private func put(_ key: Key, scalar make: (inout ArchivePlistBuilder) -> Int32) throws {
+        try put(key, make(&encoder.archiver.state.pointee.builder))
+    }
+
+    mutating func encodeNil(forKey key: Key) throws { try put(key) { $0.uid(0) } }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { try put(key) { $0.bool(value) } }
     mutating func encode(_ value: String, forKey key: Key) throws {
-        try put(key, encoder.archiver.builder.uid(Int(encoder.archiver.stringObject(value))))
+        try put(key, encoder.archiver.state.pointee.builder.uid(Int(encoder.archiver.stringObject(value))))
     }
-    mutating func encode(_ value: Double, forKey key: Key) throws { try put(key, encoder.archiver.builder.real(value)) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { try put(key, encoder.archiver.builder.real(Double(value))) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try put(key, encoder.archiver.builder.integer(Int64(value))) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try put(key, encoder.archiver.builder.integer(Int64(value))) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { try put(key, encoder.archiver.builder.integer(Int64(value))) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { try put(key, encoder.archiver.builder.integer(Int64(value))) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try put(key, encoder.archiver.builder.integer(value)) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws {
-        try put(key, encoder.archiver.builder.unsignedInteger(UInt64(value)))
-    }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try put(key, encoder.archiver.builder.integer(Int64(value))) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try put(key, encoder.archiver.builder.integer(Int64(value))) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try put(key, encoder.archiver.builder.integer(Int64(value))) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { try put(key, encoder.archiver.builder.unsignedInteger(value)) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { try put(key) { $0.real(value) } }
+    mutating func encode(_ value: Float, forKey key: Key) throws { try put(key) { $0.real(Double(value)) } }
+    mutating func encode(_ value: Int, forKey key: Key) throws { try put(key) { $0.integer(Int64(value)) } }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { try put(key) { $0.integer(Int64(value)) } }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { try put(key) { $0.integer(Int64(value)) } }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { try put(key) { $0.integer(Int64(value)) } }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { try put(key) { $0.integer(value) } }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { try put(key) { $0.unsignedInteger(UInt64(value)) } }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { try put(key) { $0.integer(Int64(value)) } }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { try put(key) { $0.integer(Int64(value)) } }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { try put(key) { $0.integer(Int64(value)) } }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { try put(key) { $0.unsignedInteger(value) } }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         guard encoder.isCurrent(uid) else { throw encoder.notCurrent(uid) }
@@ -43,7 +47,7 @@ struct ArchiveKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
         encoder.codingPath.append(key)
         defer { encoder.codingPath.removeLast() }
         let child = try encoder.encode(value)
-        archiver.addField(keyNode, archiver.builder.uid(Int(child)))
+        archiver.addField(keyNode, archiver.state.pointee.builder.uid(Int(child)))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type,

@@ -9,11 +9,11 @@ extension KeyedUnarchiver {
     /// A bare string object for the field value `ref` (a UID above 0), counted as one decoded object.
     @inline(__always)
     func directString(_ ref: Int) -> String? {
-        guard !hooked, let uid = try? reader.uid(ref), uid > 0, uid < objects.count,
+        guard !state.pointee.hooked, let uid = try? reader.uid(ref), uid > 0, uid < objects.count,
               let object = try? reader.elementReference(objects, uid),
-              let s = reader.plainString(object), decodedCount < maxObjects
+              let s = reader.plainString(object), state.pointee.decodedCount < maxObjects
         else { return nil }
-        decodedCount += 1
+        state.pointee.decodedCount += 1
         return s
     }
 
@@ -21,8 +21,8 @@ extension KeyedUnarchiver {
     /// `standard` class that may be decoded now (not in progress, within the depth limit).
     @inline(__always)
     private func directStandardObject(_ ref: Int, _ accepts: (StandardClass) -> Bool) -> ArchiveObjectReader.DictionaryView? {
-        guard depth < maxDepth, !hooked, let uid = try? reader.uid(ref), uid > 0, uid < objects.count,
-              !inProgress.contains(uid), instances[uid] == nil,
+        guard state.pointee.depth < maxDepth, !state.pointee.hooked, let uid = try? reader.uid(ref), uid > 0, uid < objects.count,
+              !state.pointee.inProgress.contains(uid), state.pointee.instances[uid] == nil,
               let object = try? reader.elementReference(objects, uid),
               let fields = try? reader.dictionary(object),
               let resolved = try? resolveClass(of: fields, uid: uid),
@@ -36,9 +36,9 @@ extension KeyedUnarchiver {
         guard let fields = directStandardObject(ref, { $0 == .date }),
               let i = try? position(of: .time, in: fields),
               let valueRef = try? reader.valueReference(fields, i),
-              let seconds = reader.real(valueRef), seconds.isFinite, decodedCount < maxObjects
+              let seconds = reader.real(valueRef), seconds.isFinite, state.pointee.decodedCount < maxObjects
         else { return nil }
-        decodedCount += 1
+        state.pointee.decodedCount += 1
         return Date(timeIntervalSinceReferenceDate: seconds)
     }
 
@@ -49,17 +49,17 @@ extension KeyedUnarchiver {
               let k = try? position(of: .keys, in: fields), let o = try? position(of: .objects, in: fields),
               let keysRef = try? reader.valueReference(fields, k), let objectsRef = try? reader.valueReference(fields, o),
               let keys = try? reader.array(keysRef), let values = try? reader.array(objectsRef),
-              keys.count == values.count, decodedCount + 1 + 2 * keys.count <= maxObjects
+              keys.count == values.count, state.pointee.decodedCount + 1 + 2 * keys.count <= maxObjects
         else { return nil }
-        let counted = decodedCount
-        decodedCount += 1
+        let counted = state.pointee.decodedCount
+        state.pointee.decodedCount += 1
         var result: [String: String] = [:]
         result.reserveCapacity(keys.count)
         for i in 0..<keys.count {
             guard let keyRef = try? reader.elementReference(keys, i), let key = directString(keyRef),
                   let valueRef = try? reader.elementReference(values, i), let value = directString(valueRef)
             else {
-                decodedCount = counted
+                state.pointee.decodedCount = counted
                 return nil
             }
             result[key] = value
@@ -72,6 +72,6 @@ extension KeyedUnarchiver {
     func valueReference(forKey key: String) throws -> Int? {
         try checkValid()
         guard let i = try position(ofUserKey: key) else { return nil }
-        return try reader.valueReference(frame.fields, i)
+        return try reader.valueReference(state.pointee.frame.fields, i)
     }
 }

@@ -150,7 +150,7 @@ extension KeyedUnarchiver {
     /// Position of a key of the standard classes in `fields`, first by the plist string object that held it
     /// last (looked for from the end: `$class` is written last), then by comparing strings.
     func position(of known: StandardKey, in fields: ArchiveObjectReader.DictionaryView) throws -> Int? {
-        let object = knownKeyObjects[known.rawValue]
+        let object = state.pointee.knownKeyObjects[known.rawValue]
         if object >= 0 {
             var i = fields.count
             while i > 0 {
@@ -167,7 +167,7 @@ extension KeyedUnarchiver {
             return nil
         }
         guard let found else { return nil }
-        knownKeyObjects[known.rawValue] = found.object
+        state.pointee.knownKeyObjects[known.rawValue] = found.object
         return found.position
     }
 
@@ -175,18 +175,18 @@ extension KeyedUnarchiver {
     @inline(__always)
     func enter<R>(_ uid: Int, _ chain: [String], _ fields: ArchiveObjectReader.DictionaryView, key: String,
                   slot: Int = -1, _ body: () throws -> R) throws -> R {
-        guard depth < maxDepth else {
+        guard state.pointee.depth < maxDepth else {
             throw error(.depthLimitExceeded, "objects nest deeper than \(maxDepth)", key: key, uid: uid)
         }
         // Swapped in and out rather than copied: a copy of a frame retains and releases its class chain.
         var other = Frame(uid: uid, fields: fields, classChain: chain, slot: slot)
-        swap(&frame, &other)
-        keyPath.append(key)
-        depth += 1
+        swap(&state.pointee.frame, &other)
+        state.pointee.keyPath.append(key)
+        state.pointee.depth += 1
         defer {
-            depth -= 1
-            keyPath.removeLast()
-            swap(&frame, &other)
+            state.pointee.depth -= 1
+            state.pointee.keyPath.removeLast()
+            swap(&state.pointee.frame, &other)
         }
         return try body()
     }
@@ -194,7 +194,7 @@ extension KeyedUnarchiver {
     /// The inline array of references under a raw key of the current frame.
     func elementArray(_ rawKey: String) throws -> ArchiveObjectReader.ArrayView? {
         guard let i = try position(ofRawKey: rawKey) else { return nil }
-        guard case .array(let a) = try reader.value(reader.valueReference(frame.fields, i)) else {
+        guard case .array(let a) = try reader.value(reader.valueReference(state.pointee.frame.fields, i)) else {
             throw error(.invalidValue, "\(rawKey) is not an array", key: rawKey)
         }
         return a
@@ -203,21 +203,21 @@ extension KeyedUnarchiver {
     /// Decodes `$objects[uid]` to its natural Swift value (`nil` for `$null`).
     func decodeObject(_ uid: Int, key: String) throws -> Any? {
         if uid == 0 { return nil }
-        decodedCount += 1
-        guard decodedCount <= maxObjects else {
+        state.pointee.decodedCount += 1
+        guard state.pointee.decodedCount <= maxObjects else {
             throw error(.elementLimitExceeded, "more than \(maxObjects) objects decoded", key: key, uid: uid)
         }
         let ref = try objectReference(uid, key: key)
-        if let instance = instances[uid] {
+        if let instance = state.pointee.instances[uid] {
             // Shared: decoded before. A type asked for is checked by `as?` after; a list of types here.
-            if case .list = requested { try checkListed(instance, uid: uid, key: key) }
+            if case .list = state.pointee.requested { try checkListed(instance, uid: uid, key: key) }
             if state.pointee.cycles.isActive, let generic = instance as? ArchivedObject {
                 state.pointee.cycles.reference(generic)
             }
             return instance
         }
         if state.pointee.hasSubstitutes, let value = state.pointee.substituted[uid] { return value }
-        if inProgress.contains(uid) {
+        if state.pointee.inProgress.contains(uid) {
             throw error(.cycle,
                         "object \(uid) refers back to an object still being decoded (a cycle through a value type, or a key not read with decodeDeferred)",
                         key: key, uid: uid)
@@ -233,55 +233,55 @@ extension KeyedUnarchiver {
             default:
                 throw error(.invalidValue, "object \(uid) is \(describe(entry)), not an archived object", key: key, uid: uid)
             }
-            return hooked ? try substitute(value, uid: uid) : value
+            return state.pointee.hooked ? try substitute(value, uid: uid) : value
         }
         let resolved = try resolveClass(of: fields, uid: uid)
         if allowedTypes != nil { try checkAllowed(resolved, uid: uid, key: key) }
         switch resolved.kind {
         case .standard(let standard):
             // Value-typed collections cannot hold themselves: a reference back into one is a cycle error.
-            inProgress.insert(uid)
-            defer { inProgress.remove(uid) }
+            state.pointee.inProgress.insert(uid)
+            defer { state.pointee.inProgress.remove(uid) }
             let value: Any = try enter(uid, resolved.chain, fields, key: key) { try decodeStandard(standard, uid: uid) }
-            return hooked ? try substitute(value, uid: uid) : value
+            return state.pointee.hooked ? try substitute(value, uid: uid) : value
         case .custom(let type):
             // Secure coding checks the class before its initializer runs; the decodes inside `init(coder:)`
             // name their own types, and the request is restored for the next element of a collection.
-            let saved = requested
+            let saved = state.pointee.requested
             if !saved.isAnything {
                 try checkRequested(resolved, uid: uid, key: key)
-                if !requiresSecureCoding { requested = .anything }
+                if !requiresSecureCoding { state.pointee.requested = .anything }
             }
-            defer { requested = saved }
+            defer { state.pointee.requested = saved }
             if resolved.substitutes { return try decodeSubstituting(type, uid: uid, resolved, fields, key: key) }
-            inProgress.insert(uid)
+            state.pointee.inProgress.insert(uid)
             let object: any KeyedArchivable = try enter(uid, resolved.chain, fields, key: key, slot: resolved.slot) {
                 try type.init(coder: self)
             }
-            inProgress.remove(uid)
-            if hooked { return try register(object, replacement: nil, uid: uid) }
-            if let instance = object.keyedArchiveIdentity {
-                instances[uid] = instance
-                if !pending.isEmpty, let waiting = pending.removeValue(forKey: uid) {
+            state.pointee.inProgress.remove(uid)
+            if state.pointee.hooked { return try register(object, replacement: nil, uid: uid) }
+            if let instance = object.archiveIdentity {
+                state.pointee.instances[uid] = instance
+                if !state.pointee.pending.isEmpty, let waiting = state.pointee.pending.removeValue(forKey: uid) {
                     for assign in waiting { assign(instance) }
                 }
             }
             return object
         case .codable(let type):
-            let saved = requested
+            let saved = state.pointee.requested
             if !saved.isAnything {
                 try checkRequested(resolved, uid: uid, key: key)
-                if !requiresSecureCoding { requested = .anything }
+                if !requiresSecureCoding { state.pointee.requested = .anything }
             }
-            defer { requested = saved }
+            defer { state.pointee.requested = saved }
             let value = try decodeCodableObject(uid, type, key: key)
-            return hooked ? try substitute(value, uid: uid) : value
+            return state.pointee.hooked ? try substitute(value, uid: uid) : value
         case .generic:
-            if !requested.isAnything { try checkRequested(resolved, uid: uid, key: key) }
+            if !state.pointee.requested.isAnything { try checkRequested(resolved, uid: uid, key: key) }
             let object = ArchivedObject(classChain: resolved.chain)
-            instances[uid] = object
+            state.pointee.instances[uid] = object
             try enter(uid, resolved.chain, fields, key: key) { try decodeAllFields(into: object) }
-            return hooked ? try substitute(object, uid: uid) : object
+            return state.pointee.hooked ? try substitute(object, uid: uid) : object
         }
     }
 
@@ -289,7 +289,7 @@ extension KeyedUnarchiver {
     /// `init(coder:)`, with the unarchiver still on the object's keys, and its result is registered.
     private func decodeSubstituting(_ type: any KeyedArchivable.Type, uid: Int, _ resolved: ResolvedClass,
                                     _ fields: ArchiveObjectReader.DictionaryView, key: String) throws -> Any? {
-        inProgress.insert(uid)
+        state.pointee.inProgress.insert(uid)
         var replacement: Any?? = nil
         let object: any KeyedArchivable = try enter(uid, resolved.chain, fields, key: key, slot: resolved.slot) {
             let object = try type.init(coder: self)
@@ -298,7 +298,7 @@ extension KeyedUnarchiver {
             }
             return object
         }
-        inProgress.remove(uid)
+        state.pointee.inProgress.remove(uid)
         return try register(object, replacement: replacement, uid: uid)
     }
 
@@ -308,16 +308,16 @@ extension KeyedUnarchiver {
     private func register(_ object: any KeyedArchivable, replacement: Any??, uid: Int) throws -> Any? {
         var result: Any? = object
         if let replacement { result = replacement }
-        if hooked, let current = result, let hook = state.pointee.didDecode { result = try hook(current) }
+        if state.pointee.hooked, let current = result, let hook = state.pointee.didDecode { result = try hook(current) }
         let instance: AnyObject?
         if let result, type(of: result) is AnyClass {
             instance = result as AnyObject
-            instances[uid] = instance
+            state.pointee.instances[uid] = instance
         } else {
-            instance = object.keyedArchiveIdentity
+            instance = object.archiveIdentity
             state.pointee.substituted.updateValue(result, forKey: uid)
         }
-        if !pending.isEmpty, let instance, let waiting = pending.removeValue(forKey: uid) {
+        if !state.pointee.pending.isEmpty, let instance, let waiting = state.pointee.pending.removeValue(forKey: uid) {
             for assign in waiting { assign(instance) }
         }
         return result
@@ -328,9 +328,9 @@ extension KeyedUnarchiver {
         guard let hook = state.pointee.didDecode else { return value }
         let result = try hook(value)
         if let result, type(of: result) is AnyClass {
-            instances[uid] = result as AnyObject
+            state.pointee.instances[uid] = result as AnyObject
         } else {
-            instances[uid] = nil  // an ArchivedObject registered before its fields were read
+            state.pointee.instances[uid] = nil  // an ArchivedObject registered before its fields were read
             state.pointee.substituted.updateValue(result, forKey: uid)
         }
         return result
@@ -352,10 +352,10 @@ extension KeyedUnarchiver {
     }
 
     private func readAllFields(into object: ArchivedObject) throws {
-        let fields = frame.fields
+        let fields = state.pointee.frame.fields
         for i in 0..<fields.count {
             guard let key = try reader.string(reader.keyReference(fields, i)) else {
-                throw error(.invalidValue, "a key of object \(frame.uid) is not a string")
+                throw error(.invalidValue, "a key of object \(state.pointee.frame.uid) is not a string")
             }
             if key == "$class" { continue }
             let v = try reader.value(reader.valueReference(fields, i))

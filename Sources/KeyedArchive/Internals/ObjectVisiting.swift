@@ -57,9 +57,9 @@ extension KeyedUnarchiver {
 
     /// Decodes archived object `uid` as `T`, as decoding a reference to it under `key` would.
     package func decodeObject<T>(_ type: T.Type, uid: Int, key: String) throws -> T {
-        let saved = requested
-        if requiresSecureCoding { requested = .type(T.self, nested: frame.uid >= 0) }
-        defer { requested = saved }
+        let saved = state.pointee.requested
+        if requiresSecureCoding { state.pointee.requested = .type(T.self, nested: state.pointee.frame.uid >= 0) }
+        defer { state.pointee.requested = saved }
         guard let object = try decodeObject(uid, key: key) else {
             throw error(.valueNotFound, "object \(uid) is $null", key: key, uid: uid)
         }

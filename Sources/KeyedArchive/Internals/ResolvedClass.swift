@@ -20,7 +20,7 @@ struct ResolvedClass {
 extension KeyedUnarchiver {
     /// Reads and resolves the class dictionary at `classUID` (cached per UID).
     func resolveClass(_ classUID: Int, for uid: Int) throws -> ResolvedClass {
-        if let c = classCache[classUID] { return c }
+        if let c = state.pointee.classCache[classUID] { return c }
         func bad(_ reason: String) -> KeyedArchiveError {
             error(.invalidClass, reason, uid: uid)
         }
@@ -64,10 +64,10 @@ extension KeyedUnarchiver {
             throw error(.unknownClass, "class \"\(name)\" is not registered (its $classes: \(fullChain.joined(separator: ", ")))",
                         uid: uid, chain: fullChain)
         }
-        var resolved = ResolvedClass(chain: fullChain, kind: kind, slot: requestCaches.count)
+        var resolved = ResolvedClass(chain: fullChain, kind: kind, slot: state.pointee.requestCaches.count)
         if case .custom(let t) = kind { resolved.substitutes = t is any KeyedArchiveSubstituting.Type }
-        requestCaches.append([])
-        classCache[classUID] = resolved
+        state.pointee.requestCaches.append([])
+        state.pointee.classCache[classUID] = resolved
         return resolved
     }
 

@@ -120,7 +120,7 @@ enum SecureCoding {
 extension KeyedUnarchiver {
     /// The verdict for an object whose class decodes as `found`, under the current request.
     func verdict(found: Any.Type) -> SecureVerdict {
-        switch requested {
+        switch state.pointee.requested {
         case .anything: .allowed
         case .type(let t, let nested): SecureCoding.verdict(found: found, type: t, nested: nested)
         case .list(let index): SecureCoding.verdict(found: found, list: state.pointee.requestLists[index])
@@ -129,7 +129,7 @@ extension KeyedUnarchiver {
 
     /// The current request as it reads in an error: `Circle`, `Array<Circle>`, `Circle, Rectangle`.
     var requestDescription: String {
-        switch requested {
+        switch state.pointee.requested {
         case .anything: "anything"
         case .type(let t, _): "\(t)"
         case .list(let index): SecureCoding.describe(state.pointee.requestLists[index])
@@ -138,12 +138,12 @@ extension KeyedUnarchiver {
 
     /// Runs `body` with a list of types as the request, restoring the request after.
     func withRequestedList<R>(_ types: [Any.Type], _ body: () throws -> R) rethrows -> R {
-        let saved = requested
+        let saved = state.pointee.requested
         state.pointee.requestLists.append(types)
-        requested = .list(state.pointee.requestLists.count - 1)
+        state.pointee.requested = .list(state.pointee.requestLists.count - 1)
         defer {
             state.pointee.requestLists.removeLast()
-            requested = saved
+            state.pointee.requested = saved
         }
         return try body()
     }
@@ -152,9 +152,9 @@ extension KeyedUnarchiver {
     /// first, which keeps the generic decode methods small enough to be specialized in client modules); a
     /// nested decode that names no type is refused here when it finds a value (`ref`, not `$null`).
     func request(_ type: Any.Type, at ref: Int, key: String) throws {
-        let nested = frame.uid >= 0
+        let nested = state.pointee.frame.uid >= 0
         if nested { try checkNamesAType(type, at: ref, key: key) }
-        requested = .type(type, nested: nested)
+        state.pointee.requested = .type(type, nested: nested)
     }
 
     /// Secure coding: a nested decode of `Any` (or `[Any]`, `[String: Any]`) is refused when it finds a value.
@@ -184,7 +184,7 @@ extension KeyedUnarchiver {
     /// must be one of them too, as a class found was before its initializer ran; an array, set or
     /// dictionary holds what the list allows, its elements having been checked.
     func checkListed(_ value: Any, key: String) throws {
-        guard case .list(let index) = requested else { return }
+        guard case .list(let index) = state.pointee.requested else { return }
         let types = state.pointee.requestLists[index]
         let found: Any.Type = type(of: value)
         if found is any SecureCodingContainer.Type || value is ArchivedOrderedSet { return }
@@ -205,7 +205,7 @@ extension KeyedUnarchiver {
     /// the object's initializer runs. The verdict is cached per class and request.
     @inline(__always)
     func checkRequested(_ resolved: ResolvedClass, uid: Int, key: String) throws {
-        let cacheKey = requested.cacheKey
+        let cacheKey = state.pointee.requested.cacheKey
         if cacheKey != 0, resolved.slot < state.pointee.allowedRequests.count,
            state.pointee.allowedRequests[resolved.slot] == cacheKey {
             return

@@ -125,7 +125,7 @@ extension KeyedUnarchiver {
                                             bottom: try number("NS.edgeval.bottom"), right: try number("NS.edgeval.right"))
         default:
             // An NSValue of an Objective-C type encoding: kept whole.
-            let object = ArchivedObject(classChain: frame.classChain)
+            let object = ArchivedObject(classChain: state.pointee.frame.classChain)
             try decodeAllFields(into: object)
             return object
         }
@@ -134,7 +134,7 @@ extension KeyedUnarchiver {
     /// The raw value of a raw key of the current frame.
     func rawField(_ rawKey: String) throws -> ArchiveObjectReader.Value? {
         guard let i = try position(ofRawKey: rawKey) else { return nil }
-        return try reader.value(reader.valueReference(frame.fields, i))
+        return try reader.value(reader.valueReference(state.pointee.frame.fields, i))
     }
 
     /// A field value as a natural Swift value (`nil` for `$null`).

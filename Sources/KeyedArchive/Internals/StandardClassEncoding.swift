@@ -11,7 +11,7 @@ extension KeyedArchiver {
         case let d as Double: return realObject(d)
         case let b as Bool:
             let slot = b ? 1 : 0
-            if boolObjects[slot] < 0 { boolObjects[slot] = bareObject(builder.bool(b)) }
+            if boolObjects[slot] < 0 { boolObjects[slot] = bareObject(state.pointee.builder.bool(b)) }
             return boolObjects[slot]
         case let d as Data: return dataObject(d)
         case let date as Date: return dateObject(date)
@@ -24,7 +24,7 @@ extension KeyedArchiver {
         case let set as ArchivedOrderedSet:
             return withObjectFrame(classUID: { classObject(.orderedSet) }) {
                 for (i, element) in set.elements.enumerated() {
-                    addField(keyNode("NS.object.\(i)"), builder.uid(Int(encodeObject(element.base))))
+                    addField(keyNode("NS.object.\(i)"), state.pointee.builder.uid(Int(encodeObject(element.base))))
                 }
             }
         case let i as Int64: return integerObject(i)
@@ -33,7 +33,7 @@ extension KeyedArchiver {
         case let i as Int8: return integerObject(Int64(i))
         case let u as UInt64:
             if u <= UInt64(Int64.max) { return integerObject(Int64(u)) }
-            return bareObject(builder.unsignedInteger(u))
+            return bareObject(state.pointee.builder.unsignedInteger(u))
         case let u as UInt: return encodeStandard(UInt64(u))
         case let u as UInt32: return integerObject(Int64(u))
         case let u as UInt16: return integerObject(Int64(u))
@@ -67,13 +67,13 @@ extension KeyedArchiver {
         case let set as OrderedMembers:
             return withObjectFrame(classUID: { classObject(.set) }) { addField(keyNode("NS.objects"), uidArray(set.members)) }
         case let bytes as [UInt8]:
-            return bareObject(builder.data(bytes))
+            return bareObject(state.pointee.builder.data(bytes))
         case let encodable as any Encodable:
             return encodeCodableValue(encodable)
         default:
             record(KeyedArchiveError(.unsupportedType,
                                      "a value of type \(type(of: value)) is not KeyedArchivable nor a standard class",
-                                     objectIndex: objectNodes.count))
+                                     objectIndex: state.pointee.objectNodes.count))
             return 0
         }
     }
@@ -81,18 +81,18 @@ extension KeyedArchiver {
     /// A bare `NSString`, uniqued by value: the builder uniques the string's plist node (one hash of the
     /// string), and the node's object UID is kept in an array indexed by node.
     func stringObject(_ s: String) -> Int32 {
-        let node = Int(builder.string(s))
-        if node < stringUIDs.count {
-            if stringUIDs[node] >= 0 { return stringUIDs[node] }
+        let node = Int(state.pointee.builder.string(s))
+        if node < state.pointee.stringUIDs.count {
+            if state.pointee.stringUIDs[node] >= 0 { return state.pointee.stringUIDs[node] }
         } else {
-            stringUIDs.append(contentsOf: repeatElement(-1, count: node - stringUIDs.count + 1))
+            state.pointee.stringUIDs.append(contentsOf: repeatElement(-1, count: node - state.pointee.stringUIDs.count + 1))
         }
         let uid = bareObject(Int32(truncatingIfNeeded: node))
-        stringUIDs[node] = uid
+        state.pointee.stringUIDs[node] = uid
         return uid
     }
 
-    func dataObject(_ d: Data) -> Int32 { bareObject(builder.data(d)) }
+    func dataObject(_ d: Data) -> Int32 { bareObject(state.pointee.builder.data(d)) }
 
     /// An `NSArray`. Elements of one archivable type are encoded without boxing each in `Any` and looking up
     /// its conformance; an element of another dynamic type (a subclass) takes the general path, as all do
@@ -109,9 +109,9 @@ extension KeyedArchiver {
                 refs.reserveCapacity(elements.count)
                 for element in elements {
                     let uid = type(of: element) == A.self ? encodeArchivable(element) : encodeObject(element)
-                    refs.append(builder.uid(Int(uid)))
+                    refs.append(state.pointee.builder.uid(Int(uid)))
                 }
-                addField(key, builder.collection(.array, refs))
+                addField(key, state.pointee.builder.collection(.array, refs))
             }
         }
         return encodeElements(archivable)
@@ -123,11 +123,11 @@ extension KeyedArchiver {
         return withObjectFrame(classUID: { classObject(.dictionary) }) {
             var refs: [Int32] = []
             refs.reserveCapacity(entries.count)
-            for entry in entries { refs.append(builder.uid(Int(stringObject(entry.key)))) }
-            let keys = builder.collection(.array, refs)
+            for entry in entries { refs.append(state.pointee.builder.uid(Int(stringObject(entry.key)))) }
+            let keys = state.pointee.builder.collection(.array, refs)
             refs.removeAll(keepingCapacity: true)
-            for entry in entries { refs.append(builder.uid(Int(stringObject(entry.value)))) }
-            let values = builder.collection(.array, refs)
+            for entry in entries { refs.append(state.pointee.builder.uid(Int(stringObject(entry.value)))) }
+            let values = state.pointee.builder.collection(.array, refs)
             addField(knownKeyNode(.keys), keys)
             addField(knownKeyNode(.objects), values)
         }
@@ -136,7 +136,7 @@ extension KeyedArchiver {
     /// An `NSDate` object (`NS.time`).
     func dateObject(_ date: Date) -> Int32 {
         withObjectFrame(classUID: { classObject(.date) }) {
-            addField(knownKeyNode(.time), builder.real(date.timeIntervalSinceReferenceDate))
+            addField(knownKeyNode(.time), state.pointee.builder.real(date.timeIntervalSinceReferenceDate))
         }
     }
 
@@ -145,7 +145,7 @@ extension KeyedArchiver {
         withObjectFrame(classUID: { classObject(.uuid) }) {
             let u = uuid.uuid
             let bytes: [UInt8] = [u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7, u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15]
-            addField(keyNode("NS.uuidbytes"), builder.data(bytes))
+            addField(keyNode("NS.uuidbytes"), state.pointee.builder.data(bytes))
         }
     }
 
@@ -153,22 +153,22 @@ extension KeyedArchiver {
     func urlObject(_ url: URL) -> Int32 {
         withObjectFrame(classUID: { classObject(.url) }) {
             let base = url.baseURL
-            addField(keyNode("NS.base"), builder.uid(Int(encodeObject(base))))
+            addField(keyNode("NS.base"), state.pointee.builder.uid(Int(encodeObject(base))))
             let relative = base == nil ? url.absoluteString : url.relativeString
-            addField(keyNode("NS.relative"), builder.uid(Int(stringObject(relative))))
+            addField(keyNode("NS.relative"), state.pointee.builder.uid(Int(stringObject(relative))))
         }
     }
 
     func integerObject(_ i: Int64) -> Int32 {
         if let uid = integerObjects[i] { return uid }
-        let uid = bareObject(builder.integer(i))
+        let uid = bareObject(state.pointee.builder.integer(i))
         integerObjects[i] = uid
         return uid
     }
 
     func realObject(_ d: Double) -> Int32 {
         if let uid = realObjects[d.bitPattern] { return uid }
-        let uid = bareObject(builder.real(d))
+        let uid = bareObject(state.pointee.builder.real(d))
         realObjects[d.bitPattern] = uid
         return uid
     }
@@ -178,22 +178,22 @@ extension KeyedArchiver {
             let f = ArchivedValue.format
             switch v {
             case .point(let x, let y):
-                addField(keyNode("NS.pointval"), builder.uid(Int(stringObject("{\(f(x)), \(f(y))}"))))
+                addField(keyNode("NS.pointval"), state.pointee.builder.uid(Int(stringObject("{\(f(x)), \(f(y))}"))))
             case .size(let w, let h):
-                addField(keyNode("NS.sizeval"), builder.uid(Int(stringObject("{\(f(w)), \(f(h))}"))))
+                addField(keyNode("NS.sizeval"), state.pointee.builder.uid(Int(stringObject("{\(f(w)), \(f(h))}"))))
             case .rect(let x, let y, let w, let h):
                 addField(keyNode("NS.rectval"),
-                         builder.uid(Int(stringObject("{{\(f(x)), \(f(y))}, {\(f(w)), \(f(h))}}"))))
+                         state.pointee.builder.uid(Int(stringObject("{{\(f(x)), \(f(y))}, {\(f(w)), \(f(h))}}"))))
             case .range(let location, let length):
-                addField(keyNode("NS.rangeval.length"), builder.uid(Int(integerObject(Int64(length)))))
-                addField(keyNode("NS.rangeval.location"), builder.uid(Int(integerObject(Int64(location)))))
+                addField(keyNode("NS.rangeval.length"), state.pointee.builder.uid(Int(integerObject(Int64(length)))))
+                addField(keyNode("NS.rangeval.location"), state.pointee.builder.uid(Int(integerObject(Int64(location)))))
             case .edgeInsets(let top, let left, let bottom, let right):
-                addField(keyNode("NS.edgeval.top"), builder.real(top))
-                addField(keyNode("NS.edgeval.left"), builder.real(left))
-                addField(keyNode("NS.edgeval.bottom"), builder.real(bottom))
-                addField(keyNode("NS.edgeval.right"), builder.real(right))
+                addField(keyNode("NS.edgeval.top"), state.pointee.builder.real(top))
+                addField(keyNode("NS.edgeval.left"), state.pointee.builder.real(left))
+                addField(keyNode("NS.edgeval.bottom"), state.pointee.builder.real(bottom))
+                addField(keyNode("NS.edgeval.right"), state.pointee.builder.real(right))
             }
-            addField(keyNode("NS.special"), builder.integer(Int64(v.special)))
+            addField(keyNode("NS.special"), state.pointee.builder.integer(Int64(v.special)))
         }
     }
 }

@@ -1,0 +1,73 @@
+/// What a keyed archive records about a type besides its keys: its class name, its superclass chain and the
+/// identity that decides sharing. The metadata both coding protocols declare, ``KeyedArchivable`` (the
+/// `NSCoding` style) and ``ArchiveCodable`` (the Codable bridge), with one set of defaults.
+///
+/// ```swift
+/// final class RoundedRectangle: Rectangle {      // Rectangle: KeyedArchivable or ArchiveCodable
+///     override class var archivedClassName: String { "RRect" }
+/// }
+/// RoundedRectangle.archivedSuperclassNames        // ["Rectangle", "NSObject"]
+/// ```
+///
+/// Mirrors `classForKeyedArchiver`, `+[NSKeyedArchiver setClassName:forClass:]` and the `$classes` chain
+/// that `NSKeyedArchiver` writes from `-[NSObject superclass]`.
+public protocol ArchivableClass: SendableMetatype {
+    /// The name written as `$classname`. Default: the unqualified Swift type name (`"RoundedRectangle"`).
+    /// A non-final class that overrides it should declare it as `class var` so that subclasses can too.
+    static var archivedClassName: String { get }
+
+    /// The names written after the class's own name in `$classes`. Default: the archived names of the
+    /// archivable superclasses of a class, nearest first, then `"NSObject"`; `["NSObject"]` for a struct or
+    /// an enum. Archivable superclasses are the ``KeyedArchivable`` ones, and for an ``ArchiveCodable`` type
+    /// also the ``ArchiveCodable`` and `Encodable` ones.
+    static var archivedSuperclassNames: [String] { get }
+
+    /// The instance whose identity decides sharing: `self` for a class, `nil` for a value type. Provided by
+    /// the library; do not implement it.
+    var archiveIdentity: AnyObject? { get }
+}
+
+extension ArchivableClass {
+    public static var archivedClassName: String { String(describing: self) }  // `self`: the dynamic type, so a subclass gets its own name
+
+    public static var archivedSuperclassNames: [String] {
+        archivedSuperclassChain(of: self, namingEncodable: self is any ArchiveCodable.Type)
+    }
+
+    public var archiveIdentity: AnyObject? { nil }
+}
+
+extension ArchivableClass where Self: AnyObject {
+    public var archiveIdentity: AnyObject? { self }
+}
+
+/// The superclasses of `type`, nearest first; none for a value type. The one walk of a class hierarchy.
+func superclasses(of type: Any.Type) -> UnfoldSequence<AnyClass, AnyClass?> {
+    sequence(state: (type as? AnyClass).flatMap { _getSuperclass($0) }) { next in
+        defer { next = next.flatMap { _getSuperclass($0) } }
+        return next
+    }
+}
+
+/// The archived names of the archivable superclasses of `type`, nearest first, then `"NSObject"`: the
+/// ``KeyedArchivable`` ones, and with `namingEncodable` (a Codable type, which encodes its superclass's keys
+/// through `super.encode(to:)`) every `Encodable` one too, under its Swift name unless it names itself.
+func archivedSuperclassChain(of type: Any.Type, namingEncodable: Bool) -> [String] {
+    var names: [String] = []
+    for c in superclasses(of: type) {
+        if let archivable = c as? any KeyedArchivable.Type {
+            names.append(archivable.archivedClassName)
+        } else if namingEncodable, c is any Encodable.Type {
+            names.append((c as? any ArchivableClass.Type)?.archivedClassName ?? String(describing: c))
+        }
+    }
+    names.append("NSObject")
+    return names
+}
+
+/// Whether `candidate` is `allowed` or, for classes, a subclass of it.
+func isType(_ candidate: Any.Type, kindOf allowed: Any.Type) -> Bool {
+    if ObjectIdentifier(candidate) == ObjectIdentifier(allowed) { return true }
+    guard allowed is AnyClass else { return false }
+    return superclasses(of: candidate).contains { ObjectIdentifier($0) == ObjectIdentifier(allowed) }
+}
