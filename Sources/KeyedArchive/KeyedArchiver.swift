@@ -306,25 +306,36 @@ public final class KeyedArchiver {
 
     static func identityKey(_ id: ObjectIdentifier) -> UInt64 { UInt64(UInt(bitPattern: id)) }
 
+    /// The plist UID object that refers to object `uid` (`$objects` index).
+    @inline(__always)
+    func reference(_ uid: Int32) -> Int32 { state.pointee.builder.uid(Int(uid)) }
+
+    /// A plist array of the plist objects `nodes`.
+    @inline(__always)
+    func arrayNode(_ nodes: [Int32]) -> Int32 { state.pointee.builder.collection(.array, nodes) }
+
+    /// A plist array of references to the objects `uids`, as `NS.objects` holds them.
+    func referenceArray(_ uids: [Int32]) -> Int32 { arrayNode(uids.map(reference)) }
+
     func uidArray(_ values: [Any]) -> Int32 {
         var refs: [Int32] = []
         refs.reserveCapacity(values.count)
-        for v in values { refs.append(state.pointee.builder.uid(Int(encodeObject(v)))) }
-        return state.pointee.builder.collection(.array, refs)
+        for v in values { refs.append(reference(encodeObject(v))) }
+        return arrayNode(refs)
     }
 
     func uidArray(_ array: ArchiveEncodableArray) -> Int32 {
         var refs: [Int32] = []
         refs.reserveCapacity(array.archiveCount)
-        array.forEachArchiveElement { refs.append(state.pointee.builder.uid(Int(encodeObject($0)))) }
-        return state.pointee.builder.collection(.array, refs)
+        array.forEachArchiveElement { refs.append(reference(encodeObject($0))) }
+        return arrayNode(refs)
     }
 
     func uidArray(_ values: [Any?]) -> Int32 {
         var refs: [Int32] = []
         refs.reserveCapacity(values.count)
-        for v in values { refs.append(state.pointee.builder.uid(Int(encodeObject(v)))) }
-        return state.pointee.builder.collection(.array, refs)
+        for v in values { refs.append(reference(encodeObject(v))) }
+        return arrayNode(refs)
     }
 
     /// Adds a field holding a reference to object `uid` (`$null` for nil), after the key: the same order
@@ -332,7 +343,7 @@ public final class KeyedArchiver {
     @inline(__always)
     func addObjectField(_ key: String, _ uid: @autoclosure () -> Int32?) {
         let keyNode = userKey(key)
-        addField(keyNode, state.pointee.builder.uid(Int(uid() ?? 0)))
+        addField(keyNode, reference(uid() ?? 0))
     }
 
     /// Encodes `value` as an object and returns its UID (0 for nil).

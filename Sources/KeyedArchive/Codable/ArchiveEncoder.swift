@@ -70,7 +70,7 @@ public struct ArchiveEncoder: Sendable {
         let rootKey = archiver.keyNode("root")
         let root = try body(encoder)
         encoder.finishDetached()
-        archiver.addField(rootKey, archiver.state.pointee.builder.uid(Int(root)))
+        archiver.addField(rootKey, archiver.reference(root))
         do {
             return try archiver.finishEncoding()
         } catch let error as KeyedArchiveError {

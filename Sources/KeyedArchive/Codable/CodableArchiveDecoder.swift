@@ -284,16 +284,14 @@ final class CodableArchiveDecoder: Decoder {
             }
             u.state.pointee.inProgress.insert(object.uid)
         }
-        let savedFrame = u.state.pointee.frame
-        u.state.pointee.frame = KeyedUnarchiver.Frame(uid: object.uid, fields: object.fields, classChain: object.chain, slot: object.slot)
         u.state.pointee.depth += 1
         let value: T
         do {
-            defer {
-                u.state.pointee.depth -= 1
-                u.state.pointee.frame = savedFrame
+            defer { u.state.pointee.depth -= 1 }
+            value = try u.onFrame(KeyedUnarchiver.Frame(uid: object.uid, fields: object.fields, classChain: object.chain,
+                                                        slot: object.slot)) {
+                try withCurrent(.object(object), T.self) { try T(from: self) }
             }
-            value = try withCurrent(.object(object), T.self) { try T(from: self) }
         }
         if isClass {
             u.state.pointee.inProgress.remove(object.uid)
@@ -321,10 +319,7 @@ final class CodableArchiveDecoder: Decoder {
     /// not know is not an error here: a statically named Codable type may still decode it.
     func objectFrame(_ uid: Int, _ fields: ArchiveObjectReader.DictionaryView) throws -> ObjectFrame {
         let u = unarchiver
-        let saved = u.state.pointee.frame
-        u.state.pointee.frame = KeyedUnarchiver.Frame(uid: uid, fields: fields, slot: classKeySlot)
-        defer { u.state.pointee.frame = saved }
-        guard let i = try u.position(ofRawKey: "$class") else {
+        guard let i = try u.onFrame(KeyedUnarchiver.Frame(uid: uid, fields: fields, slot: classKeySlot), { try u.position(ofRawKey: "$class") }) else {
             throw KeyedArchiveError(.invalidClass, "object \(uid) has no $class", objectIndex: uid)
         }
         guard case .uid(let classUID) = try reader.value(reader.valueReference(fields, i)) else {
@@ -425,10 +420,8 @@ final class CodableArchiveDecoder: Decoder {
     /// An inline array of references under a raw key of an object.
     func references(_ rawKey: String, of uid: Int, _ fields: ArchiveObjectReader.DictionaryView) throws -> ArchiveObjectReader.ArrayView {
         let u = unarchiver
-        let saved = u.state.pointee.frame
-        u.state.pointee.frame = KeyedUnarchiver.Frame(uid: uid, fields: fields)
-        defer { u.state.pointee.frame = saved }
-        return try u.elementArray(rawKey) ?? BinaryPlistObjects.ArrayView(refs: 0, count: 0)
+        return try u.onFrame(KeyedUnarchiver.Frame(uid: uid, fields: fields)) { try u.elementArray(rawKey) }
+            ?? BinaryPlistObjects.ArrayView(refs: 0, count: 0)
     }
 
     /// The elements of an `NSArray` / `NSSet`.

@@ -170,7 +170,7 @@ final class CodableArchiveEncoder: Encoder {
             i += 2
         }
         a.state.pointee.scratch.removeSubrange(a.state.pointee.frameStart...)
-        a.addField(a.keyNode("NS.objects"), a.state.pointee.builder.collection(.array, refs))
+        a.addField(a.keyNode("NS.objects"), a.arrayNode(refs))
         a.closeFrame(uid, classUID: a.classObject(.array))
     }
 
@@ -270,12 +270,12 @@ final class CodableArchiveEncoder: Encoder {
             var pairs: [Int32] = []
             if d.isDictionary {
                 pairs.append(a.keyNode("NS.keys"))
-                pairs.append(a.state.pointee.builder.collection(.array, d.keys.map { a.state.pointee.builder.uid(Int($0)) }))
+                pairs.append(a.referenceArray(d.keys))
             }
             pairs.append(a.keyNode("NS.objects"))
-            pairs.append(a.state.pointee.builder.collection(.array, d.values.map { a.state.pointee.builder.uid(Int($0)) }))
+            pairs.append(a.referenceArray(d.values))
             pairs.append(a.classKey)
-            pairs.append(a.state.pointee.builder.uid(Int(a.classObject(d.isDictionary ? .dictionary : .array))))
+            pairs.append(a.reference(a.classObject(d.isDictionary ? .dictionary : .array)))
             a.state.pointee.objectNodes[Int(d.uid)] = a.state.pointee.builder.dictionary(pairs: pairs[...])
         }
         detached.removeAll()
@@ -286,7 +286,7 @@ final class CodableArchiveEncoder: Encoder {
         switch parent {
         case .frame(let frame):
             guard isCurrent(frame) else { throw notCurrent(frame) }
-            archiver.addField(key.map { archiver.escapedKeyNode($0) } ?? -1, archiver.state.pointee.builder.uid(Int(uid)))
+            archiver.addField(key.map { archiver.escapedKeyNode($0) } ?? -1, archiver.reference(uid))
         case .detached(let d):
             if d.isDictionary { d.keys.append(archiver.stringObject(key ?? "")) }
             d.values.append(uid)
@@ -352,13 +352,13 @@ final class CodableArchiveEncoder: Encoder {
             for i in indices {
                 codingPath.append(ArchiveIndexKey(i))
                 defer { codingPath.removeLast() }
-                refs.append(archiver.state.pointee.builder.uid(Int(try element(i))))
+                refs.append(archiver.reference(try element(i)))
             }
         } catch {
             archiver.closeFrame(uid, classUID: 0)
             throw error
         }
-        archiver.addField(objectsKey, archiver.state.pointee.builder.collection(.array, refs))
+        archiver.addField(objectsKey, archiver.arrayNode(refs))
         archiver.closeFrame(uid, classUID: archiver.classObject(standard))
         return uid
     }
@@ -375,14 +375,14 @@ final class CodableArchiveEncoder: Encoder {
         // KeyedArchiver creates them, so that a dictionary gives the same bytes through either API.
         let keysNode: Int32, valuesNode: Int32
         do {
-            for i in 0..<count { keys.append(archiver.state.pointee.builder.uid(Int(try key(i)))) }
-            keysNode = archiver.state.pointee.builder.collection(.array, keys)
+            for i in 0..<count { keys.append(archiver.reference(try key(i))) }
+            keysNode = archiver.arrayNode(keys)
             for i in 0..<count {
                 codingPath.append(ArchiveIndexKey(i))
                 defer { codingPath.removeLast() }
-                values.append(archiver.state.pointee.builder.uid(Int(try value(i))))
+                values.append(archiver.reference(try value(i)))
             }
-            valuesNode = archiver.state.pointee.builder.collection(.array, values)
+            valuesNode = archiver.arrayNode(values)
         } catch {
             archiver.closeFrame(uid, classUID: 0)
             throw error

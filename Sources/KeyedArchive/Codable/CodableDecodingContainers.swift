@@ -22,11 +22,8 @@ struct ArchiveKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
 
     /// A container kept and used after another object became current.
     private func lookupElsewhere(_ key: Key) throws -> ArchiveObjectReader.Value? {
-        let u = decoder.unarchiver
-        let saved = u.state.pointee.frame
-        u.state.pointee.frame = KeyedUnarchiver.Frame(uid: object.uid, fields: object.fields, classChain: object.chain, slot: object.slot)
-        defer { u.state.pointee.frame = saved }
-        return try lookup(key)
+        try decoder.unarchiver.onFrame(KeyedUnarchiver.Frame(uid: object.uid, fields: object.fields, classChain: object.chain,
+                                                             slot: object.slot)) { try lookup(key) }
     }
 
     @inline(__always)
@@ -37,10 +34,10 @@ struct ArchiveKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
 
     var allKeys: [Key] {
         let u = decoder.unarchiver
-        let saved = u.state.pointee.frame
-        u.state.pointee.frame = KeyedUnarchiver.Frame(uid: object.uid, fields: object.fields, classChain: object.chain)
-        defer { u.state.pointee.frame = saved }
-        return ((try? u.allKeys()) ?? []).compactMap { Key(stringValue: $0) }
+        let keys = u.onFrame(KeyedUnarchiver.Frame(uid: object.uid, fields: object.fields, classChain: object.chain)) {
+            (try? u.allKeys()) ?? []
+        }
+        return keys.compactMap { Key(stringValue: $0) }
     }
 
     func contains(_ key: Key) -> Bool { (try? lookup(key)) != nil }

@@ -24,7 +24,7 @@ struct ArchiveKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     mutating func encodeNil(forKey key: Key) throws { try put(key) { $0.uid(0) } }
     mutating func encode(_ value: Bool, forKey key: Key) throws { try put(key) { $0.bool(value) } }
     mutating func encode(_ value: String, forKey key: Key) throws {
-        try put(key, encoder.archiver.state.pointee.builder.uid(Int(encoder.archiver.stringObject(value))))
+        try put(key, encoder.archiver.reference(encoder.archiver.stringObject(value)))
     }
     mutating func encode(_ value: Double, forKey key: Key) throws { try put(key) { $0.real(value) } }
     mutating func encode(_ value: Float, forKey key: Key) throws { try put(key) { $0.real(Double(value)) } }
@@ -47,7 +47,7 @@ struct ArchiveKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
         encoder.codingPath.append(key)
         defer { encoder.codingPath.removeLast() }
         let child = try encoder.encode(value)
-        archiver.addField(keyNode, archiver.state.pointee.builder.uid(Int(child)))
+        archiver.addField(keyNode, archiver.reference(child))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type,

@@ -191,6 +191,16 @@ extension KeyedUnarchiver {
         return try body()
     }
 
+    /// Runs `body` with `frame` as the current object (the one whose keys are read), then restores the one
+    /// before, swapped rather than copied. The Codable bridge reads its objects' keys through this.
+    @inline(__always)
+    func onFrame<R>(_ frame: Frame, _ body: () throws -> R) rethrows -> R {
+        var other = frame
+        swap(&state.pointee.frame, &other)
+        defer { swap(&state.pointee.frame, &other) }
+        return try body()
+    }
+
     /// The inline array of references under a raw key of the current frame.
     func elementArray(_ rawKey: String) throws -> ArchiveObjectReader.ArrayView? {
         guard let i = try position(ofRawKey: rawKey) else { return nil }
