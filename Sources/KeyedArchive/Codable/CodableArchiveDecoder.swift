@@ -18,9 +18,6 @@ final class CodableArchiveDecoder: Decoder {
     var types: [ObjectIdentifier: TypeEntry] = [:]
     /// Types that ``decodeAny(_:from:key:)`` decodes by the registry alone (existentials, NSCoding types).
     var leafTypes: Set<ObjectIdentifier> = []
-    /// Per `$objects` index of a class dictionary: its index in ``classes`` (-1 when not read yet).
-    var classIndex: [Int32] = []
-    var classes: [ClassInfo] = []
     /// A request-cache slot of the unarchiver for reading `$class` (always the first key read).
     let classKeySlot: Int
 
@@ -35,14 +32,10 @@ final class CodableArchiveDecoder: Decoder {
         var fields: ArchiveObjectReader.DictionaryView
         var chain: [String]
         var slot: Int
-        var classIndex: Int
-    }
-
-    struct ClassInfo {
-        var chain: [String]
-        /// `nil` for a class the registry does not know (decodable only as a statically named type).
+        /// The class dictionary's UID (-1 for an object the NSCoding path entered), with what it resolved to:
+        /// `kind` is `nil` for a class the registry does not know (decodable only as a statically named type).
+        var classUID: Int
         var kind: ResolvedClass.Kind?
-        var slot: Int
         /// The last type whose name was found in `chain`.
         var verified: ObjectIdentifier?
     }
@@ -245,7 +238,7 @@ final class CodableArchiveDecoder: Decoder {
                 return try withCurrent(.value(v), T.self) { try T(from: self) }
             }
             let object = try objectFrame(uid, fields)
-            switch classes[object.classIndex].kind {
+            switch object.kind {
             case .codable(let registered)? where ObjectIdentifier(registered) != ObjectIdentifier(T.self)
                 && isType(registered, kindOf: T.self):
                 // A registered subclass of T: decode the dynamic type.
@@ -325,25 +318,9 @@ final class CodableArchiveDecoder: Decoder {
         guard case .uid(let classUID) = try reader.value(reader.valueReference(fields, i)) else {
             throw KeyedArchiveError(.invalidClass, "$class of object \(uid) is not a UID", objectIndex: uid)
         }
-        if classIndex.isEmpty { classIndex = Array(repeating: -1, count: u.objects.count) }
-        guard classUID >= 0 && classUID < classIndex.count else {
-            throw KeyedArchiveError(.invalidReference, "UID \(classUID) is not below the \(u.objects.count) objects", objectIndex: uid)
-        }
-        var index = Int(classIndex[classUID])
-        if index < 0 {
-            let info: ClassInfo
-            do {
-                let resolved = try u.resolveClass(classUID, for: uid)
-                info = ClassInfo(chain: resolved.chain, kind: resolved.kind, slot: resolved.slot)
-            } catch let error as KeyedArchiveError where error.code == .unknownClass {
-                info = ClassInfo(chain: error.classChain ?? [], kind: nil, slot: u.state.pointee.requestCaches.count)
-                u.state.pointee.requestCaches.append([])
-            }
-            index = classes.count
-            classes.append(info)
-            classIndex[classUID] = Int32(index)
-        }
-        return ObjectFrame(uid: uid, fields: fields, chain: classes[index].chain, slot: classes[index].slot, classIndex: index)
+        let resolved = try u.classEntry(classUID, for: uid)
+        return ObjectFrame(uid: uid, fields: fields, chain: resolved.chain, slot: resolved.slot, classUID: classUID,
+                           kind: resolved.unregisteredName == nil ? resolved.kind : nil, verified: resolved.verified)
     }
 
     // MARK: Polymorphic values
@@ -370,7 +347,7 @@ final class CodableArchiveDecoder: Decoder {
             let reference = try unarchiver.objectReference(uid, key: key?.stringValue)  // validates the UID first
             if unarchiver.state.pointee.instances[uid] == nil, case .dictionary(let fields) = try reader.value(reference) {
                 let object = try objectFrame(uid, fields)
-                switch classes[object.classIndex].kind {
+                switch object.kind {
                 case .codable(let registered)?:
                     let value = try decodeRegistered(registered, object, key: key)
                     if let t = value as? V { return t }
@@ -406,7 +383,7 @@ final class CodableArchiveDecoder: Decoder {
                 throw mismatch(type, v, key)
             }
             let object = try objectFrame(uid, fields)
-            guard case .standard(let standard)? = classes[object.classIndex].kind else {
+            guard case .standard(let standard)? = object.kind else {
                 throw DecodingError.typeMismatch(type, DecodingError.Context(
                     codingPath: path(key),
                     debugDescription: describe("expected \(type), found an object of class \(object.chain.first ?? "?")", uid: uid, chain: object.chain)))
@@ -526,10 +503,10 @@ final class CodableArchiveDecoder: Decoder {
     /// class's keys.
     func verifyChain(_ object: ObjectFrame) throws {
         let id = ObjectIdentifier(currentType)
-        if object.classIndex >= 0, classes[object.classIndex].verified == id { return }
+        if object.verified == id { return }
         let name = archivedCodableName(of: currentType)
         var renamed = false
-        if object.classIndex >= 0, case .codable(let registered)? = classes[object.classIndex].kind {
+        if case .codable(let registered)? = object.kind {
             renamed = ObjectIdentifier(registered) == id  // a registry rename names this type
         }
         guard renamed || object.chain.contains(name) else {
@@ -538,7 +515,7 @@ final class CodableArchiveDecoder: Decoder {
                 debugDescription: describe("expected \(currentType) (archived as \"\(name)\"), found class \(object.chain.first ?? "?") whose $classes do not include \"\(name)\"",
                                            uid: object.uid, chain: object.chain)))
         }
-        if object.classIndex >= 0 { classes[object.classIndex].verified = id }
+        if object.classUID >= 0 { unarchiver.state.pointee.classCache.setVerified(id, forClass: object.classUID) }
     }
 
     /// A decoder whose current value is `v` (for `superDecoder(forKey:)`).
@@ -574,7 +551,7 @@ extension KeyedUnarchiver {
     package func decodeCurrentCodableObject<T: Decodable>(_ type: T.Type) throws -> T {
         let decoder = CodableArchiveDecoder(unarchiver: self)
         let object = CodableArchiveDecoder.ObjectFrame(uid: state.pointee.frame.uid, fields: state.pointee.frame.fields, chain: state.pointee.frame.classChain,
-                                                       slot: state.pointee.frame.slot, classIndex: -1)
+                                                       slot: state.pointee.frame.slot, classUID: -1)
         do {
             return try decoder.withCurrent(.object(object), T.self) { try T(from: decoder) }
         } catch let error as DecodingError {

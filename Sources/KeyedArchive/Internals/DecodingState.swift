@@ -37,6 +37,15 @@ struct ResolvedClassCache {
     private var overflow: [Int: ResolvedClass] = [:]
     private static let linearLimit = 16
 
+    /// Sets the ``ResolvedClass/verified`` type of the class at `classUID` (already cached).
+    mutating func setVerified(_ type: ObjectIdentifier, forClass classUID: Int) {
+        if let i = uids.firstIndex(of: classUID) {
+            classes[i].verified = type
+        } else {
+            overflow[classUID]?.verified = type
+        }
+    }
+
     subscript(classUID: Int) -> ResolvedClass? {
         get {
             for i in uids.indices where uids[i] == classUID { return classes[i] }

@@ -15,11 +15,29 @@ struct ResolvedClass {
     var substitutes = false
     /// Index of this class's key request cache.
     var slot: Int
+    /// The `$classname` when the registry has no type for it: such a class is an ``KeyedArchiveError/Code/unknownClass``
+    /// error for the NSCoding path (``KeyedUnarchiver/resolveClass(_:for:)``); the Codable bridge may still
+    /// decode it as a statically named type. `nil` for a class the registry resolved.
+    var unregisteredName: String?
+    /// Codable bridge: the last Swift type found named in `chain` (checked once per class and type).
+    var verified: ObjectIdentifier?
 }
 
 extension KeyedUnarchiver {
-    /// Reads and resolves the class dictionary at `classUID` (cached per UID).
+    /// Reads and resolves the class dictionary at `classUID` (cached per UID); a class the registry does not
+    /// know is an ``KeyedArchiveError/Code/unknownClass`` error.
     func resolveClass(_ classUID: Int, for uid: Int) throws -> ResolvedClass {
+        let resolved = try classEntry(classUID, for: uid)
+        if let name = resolved.unregisteredName {
+            throw error(.unknownClass, "class \"\(name)\" is not registered (its $classes: \(resolved.chain.joined(separator: ", ")))",
+                        uid: uid, chain: resolved.chain)
+        }
+        return resolved
+    }
+
+    /// The one cache of class dictionaries, for both coding paths: the class at `classUID`, read and resolved
+    /// the first time, with ``ResolvedClass/unregisteredName`` set when the registry does not know it.
+    func classEntry(_ classUID: Int, for uid: Int) throws -> ResolvedClass {
         if let c = state.pointee.classCache[classUID] { return c }
         func bad(_ reason: String) -> KeyedArchiveError {
             error(.invalidClass, reason, uid: uid)
@@ -51,20 +69,19 @@ extension KeyedUnarchiver {
         }
         guard let name else { throw bad("class object \(classUID) has no $classname") }
         let fullChain = chain ?? [name]
-        let kind: ResolvedClass.Kind
+        var kind = ResolvedClass.Kind.generic
+        var unregistered: String?
         if let custom = registry.type(forClassName: name) {
             kind = (custom as? any CodableRegistryEntryType.Type).map { .codable($0.codableType) } ?? .custom(custom)
         } else if let standard = StandardClass(className: name) {
             kind = .standard(standard)
         } else if let custom = registry.fallbackType(forClassName: name, classChain: fullChain) {
             kind = (custom as? any CodableRegistryEntryType.Type).map { .codable($0.codableType) } ?? .custom(custom)
-        } else if registry.decodesUnknownClassesAsArchivedObjects {
-            kind = .generic
-        } else {
-            throw error(.unknownClass, "class \"\(name)\" is not registered (its $classes: \(fullChain.joined(separator: ", ")))",
-                        uid: uid, chain: fullChain)
+        } else if !registry.decodesUnknownClassesAsArchivedObjects {
+            unregistered = name
         }
-        var resolved = ResolvedClass(chain: fullChain, kind: kind, slot: state.pointee.requestCaches.count)
+        var resolved = ResolvedClass(chain: fullChain, kind: kind, slot: state.pointee.requestCaches.count,
+                                     unregisteredName: unregistered)
         if case .custom(let t) = kind { resolved.substitutes = t is any KeyedArchiveSubstituting.Type }
         state.pointee.requestCaches.append([])
         state.pointee.classCache[classUID] = resolved
