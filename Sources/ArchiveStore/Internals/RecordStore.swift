@@ -95,7 +95,13 @@ final class StoreSnapshot {
         self.tuning = tuning
         // From here on the descriptor is ours: `deinit` closes it, also when this initializer throws.
         try attachIndex()
-        try scanTail()
+        do {
+            try scanTail()
+        } catch where index != nil && error.code == .corrupt {
+            // The index's covered length is not a frame boundary of this log (an index kept from another
+            // branch of it, as when the log alone is restored from a backup): the log decides.
+            try dropIndex()
+        }
     }
 
     deinit { fileSystem.close(fd) }
@@ -264,7 +270,9 @@ final class StoreSnapshot {
     }
 
     /// Calls `body` with every live record's frame location, without reading frames (index entries, then the
-    /// tail). Order: by key hash, then the tail's; callers sort by ordinal when order matters.
+    /// tail). Order: by key hash, then the tail's; callers sort by ordinal when order matters. Nothing is
+    /// delivered until the number of live records is known to be the commit's: an index that disagrees is
+    /// dropped (the log is scanned), a log that disagrees with its commit is corrupt.
     func forEachLiveLocation(_ body: (FrameLocation) throws(StoreError) -> Void) throws(StoreError) {
         try forEachLiveIndexEntry { entry throws(StoreError) in
             try body(FrameLocation(kind: .put, offset: entry.offset, ordinal: entry.ordinal, length: 0, expiryBits: entry.expiryBits))
@@ -272,20 +280,38 @@ final class StoreSnapshot {
         for location in tail.values where location.kind == .put { try body(location) }
     }
 
+    /// The tail's live records, how many.
+    private var tailLiveCount: Int { tail.values.reduce(0) { $0 + ($1.kind == .put ? 1 : 0) } }
+
     /// Calls `body` with each index entry that the tail has not replaced. The whole index is checked first
-    /// (every bucket's checksum and every entry's bounds), so that damage found part way never hands `body`
-    /// some entries twice: a damaged index is dropped before anything is delivered, and the log is scanned.
+    /// (every bucket's checksum, every entry's bounds, and that its live entries and the tail's make the
+    /// commit's live count), so that damage found part way never hands `body` some entries twice: an index
+    /// that fails is dropped before anything is delivered, and the log is scanned.
     private func forEachLiveIndexEntry(_ body: (IndexEntry) throws(StoreError) -> Void) throws(StoreError) {
-        guard let index else { return }
+        let superseded = try supersededOrdinals()
+        guard let index else {
+            guard tailLiveCount == state.liveCount else {
+                throw StoreError(.corrupt, "the log holds \(tailLiveCount) live records, its commit says \(state.liveCount)",
+                                 path: path, offset: state.committed)
+            }
+            return
+        }
+        var live = 0
         do {
-            try index.forEachChunk { _ in }
+            try index.forEachChunk { entries in
+                for entry in entries where !superseded.contains(entry.ordinal) { live += 1 }
+            }
         } catch let error as StoreError {
             throw error
         } catch {
             try dropIndex()
-            return
+            return try forEachLiveIndexEntry(body)
         }
-        let superseded = try supersededOrdinals()
+        guard live + tailLiveCount == state.liveCount else {
+            // Checksums right, contents of another state of the log (a stale branch of it).
+            try dropIndex()
+            return try forEachLiveIndexEntry(body)
+        }
         do {
             try index.forEachChunk { entries in
                 for entry in entries where !superseded.contains(entry.ordinal) { try body(entry) }
@@ -315,14 +341,20 @@ final class StoreSnapshot {
         return result
     }
 
-    /// The ordinals of the live frames, as a bitmap of `frameCount` bits.
+    /// The ordinals of the live frames, as a bitmap of `frameCount` bits. An index that names one frame twice
+    /// is dropped and the log scanned.
     func liveOrdinals() throws(StoreError) -> LiveBitmap {
         var bitmap = LiveBitmap(count: state.frameCount)
+        var distinct = true
         try forEachLiveLocation { location throws(StoreError) in
             guard location.ordinal >= 0, location.ordinal < state.frameCount else {
                 throw StoreError(.corrupt, "an index entry names frame \(location.ordinal) of \(state.frameCount)", path: indexPath)
             }
-            bitmap.insert(location.ordinal)
+            if !bitmap.insert(location.ordinal) { distinct = false }
+        }
+        guard distinct || index == nil else {
+            try dropIndex()
+            return try liveOrdinals()
         }
         return bitmap
     }
@@ -484,10 +516,14 @@ struct LiveBitmap {
 
     init(count: Int) { words = [UInt64](repeating: 0, count: (count + 63) / 64) }
 
-    /// Adds `ordinal`; one outside the bitmap is ignored (callers check bounds first).
-    mutating func insert(_ ordinal: Int) {
-        guard ordinal >= 0, ordinal >> 6 < words.count else { return }
-        words[ordinal >> 6] |= 1 << UInt64(ordinal & 63)
+    /// Adds `ordinal`, and says whether it was new; one outside the bitmap is ignored (callers check bounds
+    /// first).
+    @discardableResult
+    mutating func insert(_ ordinal: Int) -> Bool {
+        guard ordinal >= 0, ordinal >> 6 < words.count else { return false }
+        let bit: UInt64 = 1 << UInt64(ordinal & 63)
+        defer { words[ordinal >> 6] |= bit }
+        return words[ordinal >> 6] & bit == 0
     }
 
     func contains(_ ordinal: Int) -> Bool {

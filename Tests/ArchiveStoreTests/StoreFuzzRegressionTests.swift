@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+@testable import ArchiveStore
+import FormCache
+import TestSupport
+
+/// Findings of the `store` fuzz target (`Fuzz/StoreFuzz.swift`), each as the scenario it stands for.
+@Suite struct StoreFuzzRegressionTests {
+    func forms(_ directory: TemporaryDirectory, mergeFrames: Int = 1024) -> ArchiveRepository<FormRecord> {
+        var options = RepositoryOptions()
+        options.tuning.mergeFrames = mergeFrames
+        return ArchiveRepository<FormRecord>(path: directory.file("Forms.archive"), options: options)
+    }
+
+    /// Two branches of one log (same generation): `a` rewrote id0...id3, `b` added id4...id7 instead.
+    /// Returns the directory of `b` and the index `a` merged.
+    func branches(sameFrameSizes: Bool) throws -> (TemporaryDirectory, [UInt8]) {
+        let a = try TemporaryDirectory(), b = try TemporaryDirectory()
+        let repository = forms(a, mergeFrames: 4)
+        for record in sampleRecords(0..<4) { try repository.add(record) }   // merged: the index covers 4 frames
+        try b.write(try a.read("Forms.archive"), to: "Forms.archive")
+        try b.write(try a.read("Forms.archive.index"), to: "Forms.archive.index")
+        for record in sampleRecords(0..<4) { try repository.update(record) }  // merged again: 8 frames
+        let added = sameFrameSizes ? sampleRecords(4..<8)
+            : sampleRecords(4..<8).map { FormRecord(id: $0.id + "-longer", name: $0.name, fields: $0.fields,
+                                                     registeredAt: $0.registeredAt, expiresAt: $0.expiresAt) }
+        for record in added { try forms(b).add(record) }                      // b keeps its 4-frame index
+        return (b, try a.read("Forms.archive.index"))
+    }
+
+    /// Finding 1 (session 6, `count() 6 but all() returned 0`): an index with valid checksums that belongs to
+    /// another branch of the same log, its covered length a frame boundary of this one, made `all()` deliver
+    /// only the frames its entries named, while `count()` (the commit) said more.
+    @Test func anIndexFromAnotherBranchOfTheLogDoesNotHideRecordsFromAll() throws {
+        let (b, foreignIndex) = try branches(sameFrameSizes: true)
+        let repository = forms(b)
+        #expect(try repository.all() == sampleRecords(0..<8))
+        try b.write(foreignIndex, to: "Forms.archive.index")
+        #expect(try repository.count() == 8)
+        #expect(try repository.all() == sampleRecords(0..<8))
+        #expect(try repository.all().count == repository.count())
+        #expect(try repository.expired(at: Date(timeIntervalSince1970: 3_000)).count == 8)
+    }
+
+    /// The same index where its covered length falls inside a frame of this log: the log was reported
+    /// corrupt; the index is now set aside and the log read.
+    @Test func anIndexWhoseCoveredLengthFallsInsideAFrameIsSetAside() throws {
+        let (b, foreignIndex) = try branches(sameFrameSizes: false)
+        try b.write(foreignIndex, to: "Forms.archive.index")
+        let repository = forms(b)
+        #expect(try repository.count() == 8)
+        #expect(try repository.all().map(\.id) == ["id0", "id1", "id2", "id3", "id4-longer", "id5-longer", "id6-longer", "id7-longer"])
+        #expect(try repository.get("id5-longer")?.name == "name5")
+        // The next writer replaces the index with one of this log.
+        try repository.add(sampleRecords(8..<9)[0])
+        #expect(try repository.all().count == 9)
+    }
+
+    /// A log whose frames disagree with its own commit's live count is corrupt for `all()` and `expired(at:)`.
+    @Test func aCommitWhoseLiveCountDisagreesWithTheFramesIsCorrupt() throws {
+        let directory = try TemporaryDirectory()
+        let repository = forms(directory)
+        for record in sampleRecords(0..<3) { try repository.add(record) }
+        var bytes = try directory.read("Forms.archive")
+        let state = try RecordLog.state(fromPrologue: Array(bytes[0..<RecordLog.firstFrame]), path: "x")
+        var lying = state
+        lying.liveCount = 2
+        let slot = [UInt8](lying.serialized())
+        // Both slots hold the lying state (the higher sequence wins either way).
+        bytes.replaceSubrange(RecordLog.headerSize..<RecordLog.headerSize + slot.count, with: slot)
+        bytes.replaceSubrange(RecordLog.headerSize + RecordLog.slotSize..<RecordLog.headerSize + RecordLog.slotSize + slot.count, with: slot)
+        try directory.write(bytes, to: "Forms.archive")
+        try? FileManager.default.removeItem(atPath: directory.file("Forms.archive.index"))
+        #expect(try repository.count() == 2)
+        let error = #expect(throws: StoreError.self) { try repository.all() }
+        #expect(error?.code == .corrupt)
+        #expect(error?.reason == "the log holds 3 live records, its commit says 2")
+        let expired = #expect(throws: StoreError.self) { try repository.expired(at: Date(timeIntervalSince1970: 3_000)) }
+        #expect(expired?.code == .corrupt)
+    }
+}
