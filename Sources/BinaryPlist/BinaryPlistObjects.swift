@@ -294,8 +294,9 @@ public struct BinaryPlistObjects {
         return plainASCII(start: start, marker: marker)
     }
 
-    /// The ASCII string object at `start` when it is well formed and every byte is below 0x80 (what
-    /// ``scalar(_:start:marker:)`` returns for it too); `nil` for anything else, which that then reads or rejects.
+    /// The ASCII string object (marker `0x5n`, which the caller checked) at `start` when it is well formed and
+    /// every byte is below 0x80 (what ``scalar(_:start:marker:)`` returns for it too); `nil` for anything else,
+    /// which that then reads or rejects.
     @inlinable @inline(__always)
     func plainASCII(start: Int, marker: UInt8) -> String? {
         var n = Int(marker & 0x0F)
@@ -322,7 +323,7 @@ public struct BinaryPlistObjects {
         let start = offset(index)
         let marker = raw[start]
         guard marker >> 4 == 0x5 || marker >> 4 == 0x6 else { return nil }
-        if let s = plainASCII(start: start, marker: marker) { return s }
+        if marker >> 4 == 0x5, let s = plainASCII(start: start, marker: marker) { return s }
         guard case .string(let s) = try scalar(index, start: start, marker: marker) else { return nil }
         return s
     }

@@ -14,6 +14,20 @@ struct BinaryPlistObjectsTests {
         return (try? PropertyList.encode(value, format: .binary)) ?? []
     }()
 
+    /// Found by the `decoder` fuzz target (session 6): `string(_:)` took a UTF-16 string (marker `0x6n`)
+    /// for ASCII, reading its count of UTF-16 units as bytes, so "é" read as "\0" and "kא" as "\0k"; every
+    /// non-ASCII string `ArchiveDecoder` read came back wrong.
+    @Test func aUTF16StringIsNotReadAsASCII() throws {
+        for text in ["é", "kא", "k\u{80}\u{02}", "😀 emoji", "plain"] {
+            let bytes = try PropertyList.encode(.array([.string(text)]), format: .binary)
+            let read = try BinaryPlistDocument(bytes).withObjects { objects -> String? in
+                guard case .array(let array) = try objects.value(objects.topObject) else { return nil }
+                return try objects.string(objects.elementReference(array, 0))
+            }
+            #expect(read == text)
+        }
+    }
+
     @Test func viewsReadOneObjectAtATime() throws {
         let document = try BinaryPlistDocument(Self.sample)
         let found: [String] = try document.withObjects { objects in

@@ -67,6 +67,21 @@ private func roundTrip<T: Codable>(_ value: T, registry: ClassRegistry = codable
 
 @Suite("Codable bridge: round trips through ArchiveEncoder and ArchiveDecoder")
 struct CodableRoundTripTests {
+    /// Found by the `decoder` fuzz target (session 6): every string `ArchiveDecoder` read that the archive held
+    /// as UTF-16 (any non-ASCII text) came back wrong ("é" as "\0"), as fields, dictionary keys and elements.
+    @Test func nonASCIIStringsRoundTripAsFieldsKeysAndElements() throws {
+        let texts = ["é", "kא", "k\u{80}\u{02}", "日本語 😀", ""]
+        for text in texts {
+            let frame = Frame(origin: Spot(x: 1, y: 2), name: text, tags: [text, "ascii"])
+            #expect(try ArchiveDecoder().decode(Frame.self, from: ArchiveEncoder().encode(frame)) == frame)
+            let keyed = [text: frame]
+            #expect(try ArchiveDecoder().decode([String: Frame].self, from: ArchiveEncoder().encode(keyed)) == keyed)
+            // And what the NSCoding archiver writes reads the same through the bridge.
+            let archived = try KeyedArchiver.archivedData(withRootObject: [text])
+            #expect(try ArchiveDecoder().decode([String].self, from: archived) == [text])
+        }
+    }
+
     @Test func nestedStructsRoundTrip() throws {
         let value = Outer(frame: Frame(origin: Spot(x: 1.5, y: -2), name: "main", tags: ["a", "b"]), count: 42,
                           ratio: 0.25, flag: true)
