@@ -21,6 +21,20 @@ struct ReadmeExampleTests {
         }
     }
 
+    struct Reading: ArchiveRecord, Codable {
+        let id: String
+        var celsius: Double
+    }
+
+    @Test func aCodableRecordNeedsNoCoderMethods() throws {
+        let directory = try TemporaryDirectory(prefix: "readme")
+        defer { directory.remove() }
+        let path = directory.file("readings.archive")
+        try ArchiveRepository<Reading>(path: path).add(Reading(id: "kitchen", celsius: 21.5))
+        #expect(try ArchiveRepository<Reading>(path: path).get("kitchen")?.celsius == 21.5)
+        #expect(try ArchiveRepository<Reading>(path: path).count() == 1)
+    }
+
     @Test func aNewRecordTypeNeedsOnlyItsModel() throws {
         let directory = try TemporaryDirectory(prefix: "readme")
         defer { directory.remove() }
