@@ -245,6 +245,14 @@ final class CodableArchiveDecoder: Decoder {
                 guard let t = try decodeRegistered(registered, object, key: key) as? T else { throw mismatch(T.self, v, key) }
                 return t
             case .standard?:
+                // An NSArray, NSDictionary... counts as a level, as the encoder and the unarchiver count it: the
+                // collections between nested objects would otherwise double the recursion the limit allows.
+                let u = unarchiver
+                guard u.state.pointee.depth < u.maxDepth else {
+                    throw corrupted("objects nest deeper than \(u.maxDepth)", key, uid: uid)
+                }
+                u.state.pointee.depth += 1
+                defer { u.state.pointee.depth -= 1 }
                 return try withCurrent(.value(v), T.self) { try T(from: self) }
             default:
                 return try decodeFrame(T.self, object, isClass: entry.isClass, key: key)
