@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target over the BinaryPlist readers. Downloads nothing.
 #
-#   Fuzz/run.sh [binary|append|xml|json|cache|store|unarchiver|decoder|archive-json|all] [seconds]  default: all, 600 seconds per target
+#   Fuzz/run.sh [binary|xml|json|cache|store|unarchiver|decoder|archive-json|all] [seconds]  default: all, 600 seconds per target
 #
 # Environment: MAX_LEN (default 8192), FUZZ_ARGS (extra libFuzzer flags, e.g. "-seed=1 -runs=1000").
 # Output: Fuzz/build/<target> (the fuzzer), Fuzz/build/corpus-<target>/ (seeds from Fixtures/ plus what the
@@ -20,7 +20,6 @@ max_len="${MAX_LEN:-8192}"
 entry_file() {
     case "$1" in
         binary) echo "$root/Fuzz/BinaryPlistFuzz.swift" ;;
-        append) echo "$root/Fuzz/BinaryPlistAppendFuzz.swift" ;;
         xml) echo "$root/Fuzz/XMLPlistFuzz.swift" ;;
         json) echo "$root/Fuzz/PlistJSONFuzz.swift" ;;
         cache) echo "$root/Fuzz/CacheFuzz.swift" ;;
@@ -28,13 +27,13 @@ entry_file() {
         unarchiver) echo "$root/Fuzz/UnarchiverFuzz.swift" ;;
         decoder) echo "$root/Fuzz/ArchiveDecoderFuzz.swift" ;;
         archive-json) echo "$root/Fuzz/ArchiveJSONFuzz.swift" ;;
-        *) echo "Error: unknown target '$1' (binary, append, xml, json, cache, store, unarchiver, decoder, archive-json or all)" >&2; exit 2 ;;
+        *) echo "Error: unknown target '$1' (binary, xml, json, cache, store, unarchiver, decoder, archive-json or all)" >&2; exit 2 ;;
     esac
 }
 
 dictionary() {
     case "$1" in
-        binary | append) echo "$root/Fuzz/bplist.dict" ;;
+        binary) echo "$root/Fuzz/bplist.dict" ;;
         xml) echo "$root/Fuzz/xml.dict" ;;
         json) echo "$root/Fuzz/json.dict" ;;
         cache) echo "$root/Fuzz/cache.dict" ;;
@@ -48,7 +47,7 @@ dictionary() {
 is_seed() {
     local target="$1" file="$2"
     case "$target" in
-        binary | append) [ "$(head -c 7 "$file")" = "bplist0" ] ;;
+        binary) [ "$(head -c 7 "$file")" = "bplist0" ] ;;
         xml) head -c 64 "$file" | LC_ALL=C grep -q '^\(\xEF\xBB\xBF\)\?[[:space:]]*<' ;;
         json) case "$file" in *.plist.json) true ;; *) false ;; esac ;;
         decoder) false ;;       # seeded from Fuzz/seeds-decoder (archives ArchiveEncoder wrote) and the keyed fixtures
@@ -183,7 +182,7 @@ run_target() {
 command -v swiftc >/dev/null || { echo "Error: swiftc not found" >&2; exit 2; }
 if [ "$target" = all ]; then
     failed=0
-    for t in binary append xml json cache store unarchiver decoder archive-json; do run_target "$t" || failed=1; done  # one after another: shared cores
+    for t in binary xml json cache store unarchiver decoder archive-json; do run_target "$t" || failed=1; done  # one after another: shared cores
     exit "$failed"
 fi
 entry_file "$target" >/dev/null

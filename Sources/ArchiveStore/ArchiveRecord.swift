@@ -88,17 +88,3 @@ extension ArchiveRecord {
             "store format version \(version) is older than \(archiveFormatVersion) and \(Self.self) has no migration from it")
     }
 }
-
-extension ArchiveRecord where Self: Codable {
-    /// Writes the record's Codable keys (its `encode(to:)`) into the archived object.
-    /// Mirrors `NSCoding.encode(with:)`.
-    public func encode(with coder: KeyedArchiver) {
-        coder.encodeCodableFields(of: self)
-    }
-
-    /// Reads the record through its Codable `init(from:)`, from the archived object the coder is positioned on.
-    /// Mirrors `NSCoding.init?(coder:)`.
-    public init(coder: KeyedUnarchiver) throws {
-        self = try coder.decodeCurrentCodableObject(Self.self)
-    }
-}

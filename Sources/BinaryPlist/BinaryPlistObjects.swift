@@ -1,5 +1,5 @@
 /// The objects of a validated ``BinaryPlistDocument``, read one at a time from its borrowed bytes: the one
-/// object accessor of the package, used by the materializer, the appender and the keyed unarchiver.
+/// object accessor of the package, used by the materializer, the keyed unarchiver and the archive graph.
 ///
 /// A value of this type exists only inside ``BinaryPlistDocument/withObjects(_:)``, so everything it reads
 /// lies behind a checked header, trailer and offset table. Every size read from an object (a count, a
@@ -382,36 +382,6 @@ public struct BinaryPlistObjects {
     public func materialize(_ index: Int) throws(PlistError) -> PlistValue {
         var materializer = BinaryPlistMaterializer(objects: self)
         return try materializer.value(index, depth: 1)
-    }
-
-    /// Where object `index` ends (one past its last byte), its header checked to fit in the object area, and
-    /// for a collection how many references end there (they fill the object's last bytes; the caller checks
-    /// them). Scalar payloads are not interpreted (a string's bytes are not decoded).
-    @inline(__always)
-    func extent(_ index: Int) throws(PlistError) -> (end: Int, references: Int) {
-        let start = offset(index)
-        let marker = raw[start]
-        let low = Int(marker & 0x0F)
-        let kind = marker >> 4
-        let fixed: Int
-        switch kind {
-        case 0x0 where low == 0x0 || low == 0x8 || low == 0x9: fixed = 0
-        case 0x1 where low <= 4: fixed = 1 << low          // integers of 1 to 16 bytes
-        case 0x2 where low == 2 || low == 3: fixed = 1 << low  // reals of 4 or 8 bytes
-        case 0x3 where low == 3: fixed = 8                  // dates
-        case 0x8: fixed = low + 1                           // UIDs
-        case 0x4, 0x5, 0x6, 0xA, 0xC, 0xD:
-            let (n, p) = try count(marker, at: start, index)
-            let size = kind == 0x6 ? 2 : kind == 0xD ? 2 * referenceWidth : kind >= 0xA ? referenceWidth : 1
-            try checkFits(n, size, at: p, index, start)
-            return (p + n * size, kind == 0xD ? 2 * n : kind >= 0xA ? n : 0)
-        default:
-            throw error(.invalidMarker, "marker 0x\(hex(marker)) is not an object type", index, start)
-        }
-        guard fixed <= left(start + 1) else {
-            throw error(.truncated, "object of \(fixed + 1) bytes runs past the object area", index, start)
-        }
-        return (start + 1 + fixed, 0)
     }
 
     /// Reads a non-collection object at `start`.

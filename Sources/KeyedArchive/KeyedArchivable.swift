@@ -45,3 +45,30 @@ extension KeyedArchivable {
     @available(*, deprecated, renamed: "archiveIdentity")
     public var keyedArchiveIdentity: AnyObject? { archiveIdentity }
 }
+
+/// A `Codable` type needs no `encode(with:)` or `init(coder:)` of its own: its coding keys become the keys of
+/// its archived object, written and read through the Codable bridge (the same bytes ``ArchiveEncoder``
+/// writes for the value's fields).
+///
+/// ```swift
+/// struct Reading: KeyedArchivable, Codable {
+///     var room: String
+///     var celsius: Double
+/// }
+/// let bytes = try KeyedArchiver.archivedData(withRootObject: Reading(room: "kitchen", celsius: 21.5))
+/// ```
+///
+/// A type that implements either method keeps its own.
+extension KeyedArchivable where Self: Codable {
+    /// Writes the value's Codable keys (its `encode(to:)`) into the archived object.
+    /// Mirrors `NSCoding.encode(with:)`.
+    public func encode(with coder: KeyedArchiver) {
+        coder.encodeCodableFields(of: self)
+    }
+
+    /// Reads the value through its Codable `init(from:)`, from the archived object the coder is positioned on.
+    /// Mirrors `NSCoding.init?(coder:)`.
+    public init(coder: KeyedUnarchiver) throws {
+        self = try coder.decodeCurrentCodableObject(Self.self)
+    }
+}

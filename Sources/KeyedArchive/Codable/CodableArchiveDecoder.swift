@@ -556,7 +556,7 @@ extension KeyedUnarchiver {
 
     /// Decodes the current object (already entered) as the Codable `T`: an `init(coder:)` made of `T`'s
     /// `init(from:)`.
-    package func decodeCurrentCodableObject<T: Decodable>(_ type: T.Type) throws -> T {
+    func decodeCurrentCodableObject<T: Decodable>(_ type: T.Type) throws -> T {
         let decoder = CodableArchiveDecoder(unarchiver: self)
         let object = CodableArchiveDecoder.ObjectFrame(uid: state.pointee.frame.uid, fields: state.pointee.frame.fields, chain: state.pointee.frame.classChain,
                                                        slot: state.pointee.frame.slot, classUID: -1)

@@ -441,7 +441,7 @@ extension KeyedArchiver {
 
     /// Writes the keys of a Codable value into the object being encoded (the frame is already open): an
     /// `encode(with:)` made of the value's `encode(to:)`.
-    package func encodeCodableFields<T: Encodable>(of value: T) {
+    func encodeCodableFields<T: Encodable>(of value: T) {
         let encoder = CodableArchiveEncoder(archiver: self)
         // encode(with:) runs right after the archiver opened the object: it is the last one created.
         encoder.current.state = .keyed(Int32(truncatingIfNeeded: state.pointee.objectNodes.count - 1))
