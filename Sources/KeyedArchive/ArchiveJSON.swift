@@ -420,6 +420,8 @@ struct ArchiveJSONBuilder {
                 enclosing.append(generic)
                 defer { enclosing.removeLast() }
                 try requireUniqueKeys(fields, "fields of \"\(name)\"")
+                // The archiver writes `$class` itself; a field of that name would be a second one.
+                if fields.contains(where: { $0.0 == "$class" }) { throw fail("fields of \"\(name)\": \"$class\" is not a field") }
                 for (key, v) in fields { generic.fields.append((key, try field(v, depth: depth + 1))) }
                 return generic
             }

@@ -88,6 +88,16 @@ struct ArchiveJSONFuzzRegressionTests {
         #expect(error.map { "\($0)".contains("duplicate key") } == true)
     }
 
+    /// Found by the `archive-json` fuzz target (session 6, 1,371,197 executions): a tree-form field named
+    /// `$class` was written beside the archiver's own `$class`, and the graph form of the result refused the
+    /// key twice (`$objects[25]: duplicate field "$class"`). The tree form refuses such a field.
+    @Test func aFieldNamedClassIsRefusedInTheTreeForm() {
+        let json = #"{"class": "Drawing", "fields": {"name": "x", "$class": {"class": "Other", "fields": {}}}}"#
+        let error = #expect(throws: KeyedArchiveError.self) { try ArchiveJSON.encode(json) }
+        #expect(error?.code == .invalidJSON)
+        #expect(error?.reason == #"archive-json: fields of "Drawing": "$class" is not a field"#)
+    }
+
     @Test func theSameObjectWithDistinctKeysRoundTripsThroughTheGraphForm() throws {
         let bytes = try ArchiveJSON.encode(#"{"class": "Drawing", "fields": {"created": {"date": 0.0}, "name": "x"}}"#)
         #expect(try ArchiveJSON.encode(try ArchiveJSON.renderGraph(bytes)) == bytes)
