@@ -19,12 +19,15 @@ let package = Package(
         .target(name: "BinaryPlist", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         // NSKeyedArchiver / NSKeyedUnarchiver and the Codable bridge: at most FoundationEssentials.
         .target(name: "KeyedArchive", dependencies: ["BinaryPlist"]),
-        // Storage engines over archive files: the repository (a record log) and the file cache.
-        .target(name: "ArchiveStore", dependencies: ["BinaryPlist", "KeyedArchive"]),
+        // The one platform layer: the only library code that imports Glibc, Musl or Darwin.
+        .target(name: "ArchivePlatform"),
+        // Storage engines over archive files: the repository (a record log) and the file cache, on one floor
+        // (Storage/: the FileSystem seam and its primitives).
+        .target(name: "ArchiveStore", dependencies: ["BinaryPlist", "KeyedArchive", "ArchivePlatform"]),
         // An application of the store: form records with an expiry in the user's data directory.
         .target(name: "FormCache", dependencies: ["ArchiveStore", "KeyedArchive"]),
         // Argument parsing and help layout shared by the command-line tools.
-        .target(name: "CommandLineSupport"),
+        .target(name: "CommandLineSupport", dependencies: ["ArchivePlatform"]),
         .target(name: "FormCacheCLI", dependencies: ["BinaryPlist", "FormCache", "ArchiveStore", "CommandLineSupport"]),
         .executableTarget(name: "formcache", dependencies: ["FormCacheCLI"]),
         .target(name: "InspectorCLI", dependencies: ["BinaryPlist", "KeyedArchive", "ArchiveStore", "CommandLineSupport"]),
@@ -37,8 +40,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["BinaryPlist", "KeyedArchive"], path: "Tests/TestSupport"),
         .testTarget(name: "BinaryPlistTests", dependencies: ["TestSupport", "BinaryPlist"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["TestSupport", "KeyedArchive"]),
-        .testTarget(name: "ArchiveStoreTests", dependencies: ["TestSupport", "ArchiveStore", "FormCache"]),
-        .testTarget(name: "FormCacheCLITests", dependencies: ["TestSupport", "FormCacheCLI", "FormCache", "ArchiveStore", "CommandLineSupport"]),
+        .testTarget(name: "ArchiveStoreTests", dependencies: ["TestSupport", "ArchiveStore", "ArchivePlatform", "FormCache"]),
+        .testTarget(name: "FormCacheCLITests", dependencies: ["TestSupport", "ArchivePlatform", "FormCacheCLI", "FormCache", "ArchiveStore", "CommandLineSupport"]),
         .testTarget(name: "CommandLineSupportTests", dependencies: ["TestSupport", "CommandLineSupport"]),
         .testTarget(name: "InspectorCLITests", dependencies: ["TestSupport", "InspectorCLI", "BinaryPlist", "KeyedArchive", "ArchiveStore", "CommandLineSupport"]),
     ],

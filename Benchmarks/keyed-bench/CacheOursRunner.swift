@@ -33,7 +33,7 @@ final class OursCacheRunner {
     }
 
     /// The workload's options: byte limit at half the working set, a memory layer, entries living a week.
-    func options(memory: Bool = true, byteLimit: Int? = nil, durability: CacheDurability = .relaxed) -> CacheOptions {
+    func options(memory: Bool = true, byteLimit: Int? = nil, durability: Durability = .relaxed) -> CacheOptions {
         var options = CacheOptions()
         options.byteLimit = byteLimit ?? plan.byteLimit
         options.countLimit = 0

@@ -29,11 +29,18 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidArchive = Code(rawValue: "invalidArchive")
         /// A system call failed (see ``StoreError/errno``).
         public static let io = Code(rawValue: "io")
-        /// The store file, its lock file or its temporary file is a symbolic link, which is refused.
+        /// The store file, its index, its lock file or its temporary file is a symbolic link, which is refused.
         public static let symbolicLink = Code(rawValue: "symbolicLink")
-        /// The store file or its lock file has more than one hard link, which is refused (writing it would
-        /// change the other name's file too).
+        /// The store file, its index or its lock file has more than one hard link, which is refused (writing
+        /// it would change the other name's file too).
         public static let hardLink = Code(rawValue: "hardLink")
+        /// A FIFO, device, socket or directory is where a store, index, lock or cache file should be: refused
+        /// before anything blocks on it or writes through it.
+        public static let notRegularFile = Code(rawValue: "notRegularFile")
+        /// The store's newer commit slot is damaged while intact records follow its older one: the newest
+        /// commit may be what the damage hides. The store is left as it is (nothing is cut off); see
+        /// ``ArchiveRepository/recoverDamagedCommit()`` and ``ArchiveRepository/moveAside(suffix:)``.
+        public static let damagedCommit = Code(rawValue: "damagedCommit")
         /// Another process held the store's lock for longer than the timeout.
         public static let locked = Code(rawValue: "locked")
         /// No data directory can be determined (no `HOME` and no password-database entry).

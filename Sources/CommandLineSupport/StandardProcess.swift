@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ArchivePlatform
 
 /// What a `main.swift` needs from the running process: its arguments, its environment and a way to exit.
 ///
@@ -29,64 +23,30 @@ public enum StandardProcess {
     public static func exit(_ status: Int32) -> Never { SystemCalls.exit(status) }
 }
 
-/// Thin wrappers over the C calls this module uses.
+/// The process-level calls of the command-line tools, through the platform layer.
 enum SystemCalls {
-    /// Writes every byte of `buffer` to `descriptor`, retrying after `EINTR` and short writes; returns `0`,
-    /// or the `errno` of the write that failed. Mirrors `write(2)`.
+    /// Writes every byte of `buffer` to `descriptor`, retrying after short writes; returns `0`, or the `errno`
+    /// of the write that failed. Mirrors `write(2)`.
     static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Int32 {
-        guard var base = buffer.baseAddress else { return 0 }
-        var left = buffer.count
-        while left > 0 {
-            let n = systemWrite(descriptor, base, left)
-            if n < 0 {
-                if errno == EINTR { continue }
-                return errno
+        var done = 0
+        while done < buffer.count {
+            do throws(Errno) {
+                let n = try Kernel.write(descriptor, from: UnsafeRawBufferPointer(rebasing: buffer[done...]))
+                guard n > 0 else { return Errno.io.rawValue }
+                done += n
+            } catch {
+                return error.rawValue
             }
-            if n == 0 { return EIO }
-            base += n
-            left -= n
         }
         return 0
     }
 
     /// `strerror(3)`.
-    static func describe(_ code: Int32) -> String {
-        guard let text = strerror(code) else { return "errno \(code)" }
-        return String(cString: text)
-    }
+    static func describe(_ code: Int32) -> String { Errno(code).description }
 
-    /// The environment as a dictionary. Mirrors `environ(7)`.
-    static func environment() -> [String: String] {
-        var result: [String: String] = [:]
-        let start: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = environ
-        guard var entry = start else { return result }
-        while let pointer = entry.pointee {
-            let text = String(validatingCString: pointer) ?? "\u{0}" + String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") {
-                var name = String(text[..<equals])
-                if name.first == "\u{0}" {
-                    // The bytes after `=` were not UTF-8, the name's were: keep the mark on the value.
-                    name.removeFirst()
-                    let value = "\u{0}" + text[text.index(after: equals)...]
-                    if result[name] == nil { result[name] = value }
-                    entry += 1
-                    continue
-                }
-                if result[name] == nil { result[name] = String(text[text.index(after: equals)...]) }
-            }
-            entry += 1
-        }
-        return result
-    }
+    /// The environment as a dictionary (see `Kernel.environment()`).
+    static func environment() -> [String: String] { Kernel.environment() }
 
     /// Mirrors `exit(3)`.
-    static func exit(_ status: Int32) -> Never { systemExit(status) }
-}
-
-private func systemWrite(_ descriptor: Int32, _ base: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, base, count)
-}
-
-private func systemExit(_ status: Int32) -> Never {
-    exit(status)
+    static func exit(_ status: Int32) -> Never { Kernel.exit(status) }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 import ArchiveStore
 
 /// Form records kept in the user's data directory with an expiry: the library behind the `formcache` command.

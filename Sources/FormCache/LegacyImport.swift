@@ -1,11 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 import KeyedArchive
 import ArchiveStore
 
@@ -45,11 +42,10 @@ extension FormCache {
     /// manager wrote with `NSKeyedArchiver`. Each becomes a record with no fields, registered at its
     /// `registerDatetime` and expiring ``TimeToLive/defaultValue`` after it. Ids already in the store are
     /// skipped, so importing twice adds nothing. Throws ``StoreError/Code/invalidArchive`` for a file that is
-    /// not such an archive and ``StoreError/Code/io`` for one that cannot be read.
+    /// not such an archive and ``StoreError/Code/io`` for one that cannot be read. `path` may name a pipe or a
+    /// FIFO (`/dev/stdin`, `<(...)`): it is read to its end.
     public func importLegacy(file path: String) throws(StoreError) -> LegacyImportResult {
-        let fd = try SystemCalls.openFile(path, O_RDONLY)
-        defer { SystemCalls.closeFile(fd) }
-        return try importLegacy(archive: try SystemCalls.readAll(fd, path), source: path)
+        try importLegacy(archive: try readImport(path), source: path)
     }
 
     /// Imports the legacy archive `bytes`; `source` names it in errors. See ``importLegacy(file:)``.
@@ -63,14 +59,21 @@ extension FormCache {
     /// Imports a keyed archive of either kind: one that ``export(to:)`` wrote (root `ArchiveRepositoryFile`,
     /// records kept as they are, with their own expiry), or a legacy one of `FormModel` objects (see
     /// ``importLegacy(file:)``). Ids already in the store are skipped. All added records are one commit.
+    /// `path` may name a pipe or a FIFO, read to its end as `cat` reads it.
     public func importArchive(file path: String) throws(StoreError) -> LegacyImportResult {
-        let fd = try SystemCalls.openFile(path, O_RDONLY)
-        defer { SystemCalls.closeFile(fd) }
-        let bytes = try SystemCalls.readAll(fd, path)
+        let bytes = try readImport(path)
         if let records = try? ArchiveRepository<FormRecord>.records(inArchive: bytes, source: path) {
             return try importRecords(records)
         }
         return try importLegacy(archive: bytes, source: path)
+    }
+
+    /// The largest archive imported: 1 GiB.
+    static let largestImport = 1 << 30
+
+    /// The bytes of the file to import, through the store's file system.
+    private func readImport(_ path: String) throws(StoreError) -> [UInt8] {
+        try repository.options.fileSystem.readInput(path, limit: Self.largestImport)
     }
 
     /// Adds the records whose ids are free, in one commit.

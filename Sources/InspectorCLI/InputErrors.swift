@@ -5,7 +5,7 @@ import KeyedArchive
 extension Inspector {
     /// The bytes of `path`, or a failure with ``ExitStatus/noInput``.
     static func readInput(_ path: String) throws -> [UInt8] {
-        try FileSystem.readFile(path)
+        try InputFiles.readFile(path)
     }
 
     /// Runs `body`, turning a ``PlistError`` or ``KeyedArchiveError`` into a failure with
@@ -43,7 +43,7 @@ extension Inspector {
         if output == "-" {
             context.stdout.write(bytes: bytes)
         } else {
-            try FileSystem.writeFile(bytes, to: output)
+            try InputFiles.writeFile(bytes, to: output)
         }
     }
 }

@@ -44,7 +44,7 @@ extension Inspector {
             for file in files {
                 let bytes: [UInt8]
                 do {
-                    bytes = try FileSystem.readFile(file)
+                    bytes = try InputFiles.readFile(file)
                 } catch let failure as CommandFailure {
                     unreadable = true
                     context.stdout.write(failure.message.replacingNewlines + "\n")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import ArchiveStore
+import ArchivePlatform
 import FormCache
 
 /// Every single fault (EIO, ENOSPC, a short write) at every file-system call of each kind of change to a

@@ -37,7 +37,7 @@ private func writeAll(_ bytes: [UInt8], _ path: String) {
 private func patchCurrentSlot(_ path: String, _ change: (inout LogState) -> Void) -> Bool {
     var bytes = readAll(path)
     guard bytes.count >= RecordLog.firstFrame,
-          let state = try? RecordLog.state(fromPrologue: Array(bytes[0..<RecordLog.firstFrame]), path: path)
+          let state = try? RecordLog.prologue(Array(bytes[0..<RecordLog.firstFrame]), path: path).state
     else { return false }
     var patched = state
     change(&patched)
@@ -87,15 +87,15 @@ private func makeStoreWithADamagedSecondIndexChunk(_ path: String) -> Int {
             next += 1
         }
         appendLittleEndian(UInt64(first), width: 4, to: &fan)
-        appendLittleEndian(UInt64(CRC32.update(0, body, bodyStart..<body.count)), width: 4, to: &fan)
+        appendLittleEndian(UInt64(Checksum.crc32(body, bodyStart..<body.count)), width: 4, to: &fan)
     }
     appendLittleEndian(UInt64(count), width: 4, to: &fan)
     appendLittleEndian(0, width: 4, to: &fan)
     fan[(1 << newBits) * 8 - 4] ^= 1   // the last bucket's checksum
     var header = Array(real[0..<40])
     appendLittleEndian(UInt64(newBits), width: 4, to: &header)
-    appendLittleEndian(0, width: 4, to: &header)
-    appendLittleEndian(UInt64(CRC32.checksum(header)), width: 4, to: &header)
+    header += real[44..<48]   // the chain of the log it covers
+    appendLittleEndian(UInt64(Checksum.crc32(header)), width: 4, to: &header)
     header += [UInt8](repeating: 0, count: 64 - header.count)
     writeAll(header + fan + body, path + ".index")
     return entries.filter { readLittleEndian($0, 0, width: 8) >> 63 == 0 }.count
@@ -267,7 +267,7 @@ struct RecordLogReviewTests {
             guard index.count == entries + 32 else { exit(5) }
             for i in 0..<8 { index[entries + 16 + i] = 0xFF }   // ordinal = -1
             let bucket = Int(readLittleEndian(index, entries, width: 8) >> UInt64(64 - bits))
-            let crc = CRC32.update(0, index, entries..<entries + 32)
+            let crc = Checksum.crc32(index, entries..<entries + 32)
             for i in 0..<4 { index[64 + bucket * 8 + 4 + i] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * i)) }
             writeAll(index, path + ".index")
             _ = try? repository.all()
@@ -303,8 +303,8 @@ struct RecordLogReviewTests {
                 appendLittleEndian(word, width: 8, to: &header)
             }
             appendLittleEndian(1, width: 4, to: &header)   // bits
-            appendLittleEndian(0, width: 4, to: &header)
-            appendLittleEndian(UInt64(CRC32.checksum(header)), width: 4, to: &header)
+            header += real[44..<48]   // the chain of the log it covers
+            appendLittleEndian(UInt64(Checksum.crc32(header)), width: 4, to: &header)
             header += [UInt8](repeating: 0, count: 64 - header.count)
             for first in [0, 0, count] {
                 appendLittleEndian(first, width: 4, to: &header)

@@ -62,7 +62,7 @@ import TestSupport
         let repository = forms(directory)
         for record in sampleRecords(0..<3) { try repository.add(record) }
         var bytes = try directory.read("Forms.archive")
-        let state = try RecordLog.state(fromPrologue: Array(bytes[0..<RecordLog.firstFrame]), path: "x")
+        let state = try RecordLog.prologue(Array(bytes[0..<RecordLog.firstFrame]), path: "x").state
         var lying = state
         lying.liveCount = 2
         let slot = [UInt8](lying.serialized())

@@ -1,3 +1,4 @@
+import ArchivePlatform
 import FormCache
 import TestSupport
 @testable import ArchiveStore

@@ -1,5 +1,5 @@
 import TestSupport
-import ArchiveStore
+@testable import ArchiveStore
 import CommandLineSupport
 import Foundation
 import InspectorCLI
@@ -174,7 +174,9 @@ private func iso(_ date: Date) -> String { ISO8601Text.format(date) }
         let name = try #require(try FileManager.default.contentsOfDirectory(atPath: scratch.url.appendingPathComponent(fanOut).path).first)
         let file = scratch.url.appendingPathComponent(fanOut).appendingPathComponent(name)
         let json = #"{"class": "ArchiveCacheEntry", "fields": {"key": "k", "created": {"date": 0}}}"#
-        try Data(try ArchiveJSON.encode(json)).write(to: file)
+        var bytes = try ArchiveJSON.encode(json)
+        CacheEntryChecksum.seal(&bytes)   // intact, so that what is missing is the value
+        try Data(bytes).write(to: file)
         let result = inspect(["cache", "get", scratch.path, "k"])
         #expect(result.status == ExitStatus.dataError)
         #expect(result.stdout.isEmpty)

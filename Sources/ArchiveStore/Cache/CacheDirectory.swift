@@ -1,126 +1,94 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// The files of one cache directory and the operations on them that every ``ArchiveCache`` shares:
-/// entry paths, the staging area for temporary files, journal appends and reads, loading and compacting
-/// the index. It holds open descriptors (lock file, journal, staging owner) for the cache's lifetime.
+/// The files of one cache directory and the operations on them that every ``ArchiveCache`` shares: the lock,
+/// the journal (``CacheJournalFile``), the staging area (``CacheStaging``), the entry files and the index
+/// snapshot. It holds open descriptors for the cache's lifetime.
 ///
 /// Layout of `directory` (mode 0700, files 0600):
-/// - `<hh>/<32 hex>.archive`: one entry file per key, named by the ``StableHash`` of the key's UTF-8
-///   bytes, `hh` its first two digits;
-/// - `cache.index`, `cache.journal`, `cache.lock`: see ``CacheJournal``;
-/// - `staging/`: temporary files, each writer's under a name that starts with its number, beside a
-///   `<writer>.owner` file it keeps locked while it lives; files of writers whose owner file is no longer
-///   locked are removed by the next open or trim. Among them, up to ``poolLimit`` retired entry files per
-///   writer wait to be written again (see ``retire(_:move:)``).
+/// - `<hh>/<32 hex>.archive`: one entry file per key, named by the ``StableHash`` of the key's UTF-8 bytes,
+///   `hh` its first two digits (see `CacheEntryFile` for what it holds and where its checksum sits);
+/// - `cache.index` (``CacheIndexSnapshot``), `cache.journal` (``CacheJournalFile``), `cache.lock`;
+/// - `staging/`: temporary files (``CacheStaging``).
 ///
 /// Anything else in the directory is never touched.
-final class CacheDirectory: @unchecked Sendable { // Sendable: the descriptors that change are behind `handles`; the rest is set once.
+final class CacheDirectory: @unchecked Sendable { // Sendable: `lock` is used only under the owning cache's disk mutex; journal and staging guard themselves; the rest is set once.
+    static let indexName = "cache.index"
+    static let lockName = "cache.lock"
+
     let path: String
     let fileSystem: FileSystem
-    let writer: UInt32
-    /// The directory itself, open, for looking up the journal and lock file by name.
-    private let directoryFD: Int32
-    private let handles: Locked<Handles>
-    private let ownerFD: Int32
-    private let ownerPath: String
-    let stagingPath: String
     let lockPath: String
-    let journalPath: String
     let indexPath: String
-    private let temporaryCounter = Locked<UInt64>(0)
-    /// Retired entry files, ready to be rewritten as temporary files.
-    private let pool = Locked<[String]>([])
-    static let poolLimit = 64
+    /// The directory itself, open, for looking up the journal by name.
+    private let directoryFD: Int32
+    /// The writers' lock (`cache.lock`): shared for appends of uses, exclusive for every change to entry
+    /// files with its journal record, and for loading, compacting and resetting the index.
+    private let lock: WriterLock
+    let journal: CacheJournalFile
+    let staging: CacheStaging
 
-    /// The lock file and the journal as open descriptors, with the file each was when opened (its inode).
-    /// A file replaced or removed at its path is followed: the one there now is opened (see
-    /// ``followJournal(creating:)`` and ``exclusively(_:)``). Descriptors of files left behind stay open until
-    /// the cache closes, since a read on another thread may still be using one.
-    private struct Handles {
-        var lock: Int32
-        var lockInode: UInt64
-        var journal: Int32
-        var journalInode: UInt64
-        /// Bumped whenever the journal descriptor changes: a view of the journal taken before is void.
-        var journalIdentity: UInt64 = 0
-        var left: [Int32] = []
-    }
-
-    var lockFD: Int32 { handles.withLock { $0.lock } }
-
-    /// Closes the descriptors of files left behind. The caller holds both of the owning cache's locks, so
-    /// no other thread is using one (every use of the journal or lock descriptor happens under one of them).
-    func closeLeftDescriptors() {
-        let left = handles.withLock { h -> [Int32] in
-            defer { h.left.removeAll() }
-            return h.left
-        }
-        for fd in left { fileSystem.close(fd) }
-    }
-    var journalFD: Int32 { handles.withLock { $0.journal } }
+    /// This open cache's writer number, in its journal records and temporary file names.
+    var writer: UInt32 { staging.writer }
 
     init(path: String, fileSystem: FileSystem) throws(StoreError) {
         self.path = path
         self.fileSystem = fileSystem
-        lockPath = PathName.join(path, CacheJournal.lockName)
-        journalPath = PathName.join(path, CacheJournal.journalName)
-        indexPath = PathName.join(path, CacheJournal.indexName)
-        stagingPath = PathName.join(path, CacheJournal.stagingName)
+        lockPath = PathName.join(path, Self.lockName)
+        indexPath = PathName.join(path, Self.indexName)
         try fileSystem.makeDirectories(path)
-        guard let directoryFD = try fileSystem.open(path, O_RDONLY | O_DIRECTORY) else {
-            throw StoreError(.io, "cannot open the directory", path: path)
-        }
+        let directoryFD = try fileSystem.open(path, [.readOnly, .directory])
         self.directoryFD = directoryFD
-        var opened: [Int32] = [directoryFD]
         do throws(StoreError) {
-            let lockFD = try Self.openOwnFile(fileSystem, lockPath, O_RDWR | O_CREAT)
-            opened.append(lockFD)
-            let journalFD = try Self.openJournal(fileSystem, journalPath: journalPath, indexPath: indexPath,
-                                                 directory: path, lockFD: lockFD, lockPath: lockPath)
-            opened.append(journalFD)
-            handles = Locked(Handles(lock: lockFD, lockInode: UInt64(try fileSystem.status(lockFD, lockPath).st_ino),
-                                     journal: journalFD, journalInode: UInt64(try fileSystem.status(journalFD, journalPath).st_ino)))
-            try fileSystem.makeDirectory(stagingPath)
-            var candidate: UInt32 = 0
-            var owner: (fd: Int32, path: String)?
-            for _ in 0..<16 where owner == nil {
-                candidate = UInt32.random(in: 1 ... .max)
-                owner = try Self.claimOwner(fileSystem, PathName.join(stagingPath, Self.hex32(candidate) + ".owner"))
-            }
-            guard let owner else { throw StoreError(.io, "cannot claim a staging owner file", path: stagingPath) }
-            writer = candidate
-            ownerFD = owner.fd
-            ownerPath = owner.path
+            lock = try WriterLock(path: lockPath, fileSystem: fileSystem)
+            let indexPath = self.indexPath
+            journal = try CacheJournalFile(directory: path, directoryFD: directoryFD, lock: lock, hasEntries: { () throws(StoreError) -> Bool in
+                if try fileSystem.linkStatus(indexPath) != nil { return true }
+                return (try fileSystem.list(path) ?? []).contains(where: Self.isFanOutDirectory)
+            }, fileSystem: fileSystem)
+            staging = try CacheStaging(directory: path, fileSystem: fileSystem)
         } catch {
-            for fd in opened { fileSystem.close(fd) }
+            fileSystem.close(directoryFD)
             throw error
         }
-        removeStaleTemporaryFiles()
+        staging.removeStaleTemporaryFiles()
     }
 
-    deinit {
-        // Other temporary files are gone (each is renamed or removed by the call that made it).
-        for file in pool.withLock({ $0 }) { _ = try? fileSystem.unlink(file) }
-        _ = try? fileSystem.unlink(ownerPath)
-        fileSystem.unlock(ownerFD)
-        fileSystem.close(ownerFD)
-        let all = handles.withLock { [$0.journal, $0.lock] + $0.left }
-        for fd in all { fileSystem.close(fd) }
-        fileSystem.close(directoryFD)
+    deinit { fileSystem.close(directoryFD) }
+
+    // MARK: Locking
+
+    /// Runs `body` holding the lock file exclusively: every change to entry files and the journal record
+    /// that says so happen inside, so that the journal's order is the order of the changes on disk in every
+    /// process (a removal and a set of one entry by two processes can never leave a file the index lost).
+    /// Loading, compacting and resetting the index also run inside.
+    func exclusively<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result {
+        _ = try lock.acquire(exclusive: true, waiting: .forever)
+        defer { lock.release() }
+        try journal.follow(creating: true)
+        return try body()
+    }
+
+    /// ``exclusively(_:)`` when the lock file is free now; `nil` without waiting when another process holds
+    /// it (a reader must never wait for a writer).
+    func exclusivelyIfAvailable<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result? {
+        guard try lock.acquire(exclusive: true, waiting: .never) else { return nil }
+        defer { lock.release() }
+        try journal.follow(creating: true)
+        return try body()
+    }
+
+    /// Appends records that change no file (uses), holding the lock file shared: they may go in beside
+    /// other processes' appends, never into a compaction. `false` when not written (the lock was busy and
+    /// `nonBlocking`, or there is no journal).
+    func appendShared(_ records: [CacheJournalRecord], nonBlocking: Bool = false) throws(StoreError) -> Bool {
+        guard !records.isEmpty else { return true }
+        guard try lock.acquire(exclusive: false, waiting: nonBlocking ? .never : .forever) else { return false }
+        defer { lock.release() }
+        try journal.follow(creating: false)
+        guard try journal.exists else { return false }
+        try journal.append(records)
+        return true
     }
 
     // MARK: Names
-
-    static func hex32(_ value: UInt32) -> String {
-        let text = String(value, radix: 16)
-        return String(repeating: "0", count: 8 - text.count) + text
-    }
 
     func entryDirectory(_ hash: StableHash) -> String { PathName.join(path, String(hash.hex.prefix(2))) }
 
@@ -140,611 +108,4 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: the descriptors t
     static func isFanOutDirectory(_ name: String) -> Bool {
         name.utf8.count == 2 && name.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
-
-    // MARK: Opening
-
-    /// Opens (creating) one of the cache's own files, refusing links and anything but a regular file.
-    private static func openOwnFile(_ fs: FileSystem, _ path: String, _ flags: Int32) throws(StoreError) -> Int32 {
-        guard let fd = try fs.open(path, flags | O_NOFOLLOW | O_NONBLOCK) else {
-            throw StoreError(.io, "cannot open", path: path)
-        }
-        do throws(StoreError) {
-            let info = try fs.status(fd, path)
-            guard SystemCalls.isRegularFile(info) else { throw StoreError(.io, "not a regular file", path: path) }
-            guard info.st_nlink == 1 else { throw StoreError(.io, "refusing a file with \(info.st_nlink) hard links", path: path) }
-            return fd
-        } catch {
-            fs.close(fd)
-            throw error
-        }
-    }
-
-    /// Opens the journal, creating it (under the exclusive lock) with a header: generation 0 for a new
-    /// directory, ``CacheJournal/unknownGeneration`` when entries or an index exist without a journal.
-    private static func openJournal(_ fs: FileSystem, journalPath: String, indexPath: String, directory: String,
-                                    lockFD: Int32, lockPath: String) throws(StoreError) -> Int32 {
-        do {
-            if let fd = try fs.open(journalPath, O_RDWR | O_APPEND | O_NOFOLLOW | O_NONBLOCK, missingIsNil: true) {
-                fs.close(fd)
-                return try openOwnFile(fs, journalPath, O_RDWR | O_APPEND)
-            }
-        }
-        _ = try fs.lock(lockFD, LOCK_EX, lockPath)
-        defer { fs.unlock(lockFD) }
-        let fd: Int32
-        do {
-            fd = try openOwnFile(fs, journalPath, O_RDWR | O_APPEND | O_CREAT)
-        }
-        do throws(StoreError) {
-            if try fs.status(fd, journalPath).st_size == 0 {
-                let hasIndex = try fs.linkStatus(indexPath) != nil
-                let names = try fs.list(directory) ?? []
-                let existing = hasIndex || names.contains(where: isFanOutDirectory)
-                var header: [UInt8] = []
-                CacheJournalRecord.header(generation: existing ? CacheJournal.unknownGeneration : 0).append(to: &header)
-                try fs.write(fd, header, journalPath)
-            }
-            return fd
-        } catch {
-            fs.close(fd)
-            throw error
-        }
-    }
-
-    /// Creates and locks a staging owner file; `nil` when the name is taken or was removed under us.
-    private static func claimOwner(_ fs: FileSystem, _ path: String) throws(StoreError) -> (fd: Int32, path: String)? {
-        let fd: Int32
-        do {
-            guard let opened = try fs.open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW) else { return nil }
-            fd = opened
-        } catch where error.errno == EEXIST {
-            return nil
-        }
-        do throws(StoreError) {
-            _ = try fs.lock(fd, LOCK_EX, path)
-            // A cleaner may have taken the file for a dead writer's between create and lock.
-            guard try fs.status(fd, path).st_nlink == 1 else {
-                fs.close(fd)
-                return nil
-            }
-            return (fd, path)
-        } catch {
-            fs.close(fd)
-            throw error
-        }
-    }
-
-    // MARK: Staging
-
-    /// Removes the temporary files of writers that no longer live (their owner file is not locked).
-    /// Failures are ignored: they only leave files for the next try.
-    /// The writer number a staging name starts with, when the name is one the cache writes: `<8 hex>.owner`
-    /// or `<8 hex>-<digits>.tmp`. Any other name is not the cache's and is never touched.
-    static func stagingWriter(_ name: String, owner: Bool) -> String? {
-        let bytes = Array(name.utf8)
-        guard bytes.count >= 9, bytes[0..<8].allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
-        if owner { return bytes.count == 14 && name.hasSuffix(".owner") ? String(name.prefix(8)) : nil }
-        guard bytes[8] == UInt8(ascii: "-"), name.hasSuffix(".tmp"), bytes.count > 13,
-              bytes[9..<(bytes.count - 4)].allSatisfy({ (48...57).contains($0) })
-        else { return nil }
-        return String(name.prefix(8))
-    }
-
-    func removeStaleTemporaryFiles() {
-        guard let names = try? fileSystem.list(stagingPath) else { return }
-        let own = Self.hex32(writer)
-        var dead: Set<String> = []
-        var owners: Set<String> = []
-        for name in names {
-            guard let prefix = Self.stagingWriter(name, owner: true) else { continue }
-            owners.insert(prefix)
-            guard prefix != own,
-                  let fd = try? fileSystem.open(PathName.join(stagingPath, name), O_RDWR | O_NOFOLLOW | O_NONBLOCK)
-            else { continue }
-            if (try? fileSystem.lock(fd, LOCK_EX, nonBlocking: true, name)) == true { dead.insert(prefix) }
-            fileSystem.close(fd)
-        }
-        for name in names {
-            guard let prefix = Self.stagingWriter(name, owner: false) else { continue }
-            if prefix != own && (dead.contains(prefix) || !owners.contains(prefix)) {
-                _ = try? fileSystem.unlink(PathName.join(stagingPath, name))
-            }
-        }
-        for prefix in dead { _ = try? fileSystem.unlink(PathName.join(stagingPath, prefix + ".owner")) }
-    }
-
-    private func temporaryName() -> String {
-        let number = temporaryCounter.withLock { value -> UInt64 in
-            value &+= 1
-            return value
-        }
-        return PathName.join(stagingPath, Self.hex32(writer) + "-" + String(number) + ".tmp")
-    }
-
-    /// Keeps the file of an entry being replaced or evicted as a future temporary file, by renaming it into
-    /// the staging area while the pool has room. Returns the file's new path when it left its entry path
-    /// (`nil`: nothing there, or the pool is full).
-    ///
-    /// Two ext4 behaviours make this worth two renames. Without a journal, allocating an inode scans every
-    /// inode freed in the last minutes, on every create, so a cache that churns would pay a growing scan
-    /// on every `set`; a pooled file needs no new inode and frees none. With `auto_da_alloc` (the default),
-    /// renaming over an existing file or truncating one to zero starts writeback of the data at once; moving
-    /// the old entry away first means the new one is renamed onto a free name, and a pooled file is
-    /// rewritten in place and cut to length, never truncated to zero. A reader meanwhile sees the old
-    /// entry, none, or the new one.
-    @discardableResult
-    func retire(_ path: String) -> String? {
-        guard pool.withLock({ $0.count }) < Self.poolLimit else { return nil }
-        let temporary = temporaryName()
-        guard (try? fileSystem.rename(path, temporary)) != nil else { return nil }
-        pool.withLock { $0.append(temporary) }
-        return temporary
-    }
-
-    /// Puts a retired file back where it was (a write that replaced it failed); `false` when it cannot.
-    func restore(_ retired: String, to path: String) -> Bool {
-        guard pool.withLock({ pool -> Bool in
-            guard let index = pool.lastIndex(of: retired) else { return false }
-            pool.remove(at: index)
-            return true
-        }) else { return false }
-        if (try? fileSystem.rename(retired, path)) != nil { return true }
-        _ = try? fileSystem.unlink(retired)
-        return false
-    }
-
-    /// A retired file to write again, opened, with its size, when one is at hand and still only ours. The
-    /// oldest retired file is used first: the longer since it was an entry, the less likely that a reader
-    /// still has it open.
-    ///
-    /// A reader that opened the file while it was an entry may still be reading it while it is rewritten
-    /// in place. Such a read is never used: ``readEntry(_:limit:)`` keeps a file only if, after the read,
-    /// it is still the file at the entry path with the change time it had before (writing changes it).
-    private func reusableTemporary() -> (fd: Int32, path: String, size: Int)? {
-        while let candidate = pool.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
-            if let fd = try? fileSystem.open(candidate, O_WRONLY | O_NOFOLLOW | O_NONBLOCK) {
-                if let info = try? fileSystem.status(fd, candidate), SystemCalls.isRegularFile(info), info.st_nlink == 1 {
-                    return (fd, candidate, Int(info.st_size))
-                }
-                fileSystem.close(fd)
-            }
-            _ = try? fileSystem.unlink(candidate)
-        }
-        return nil
-    }
-
-    /// Writes `bytes` to a temporary file in the staging area (fsynced when `sync`) and returns its path.
-    func writeTemporary(_ bytes: [UInt8], sync: Bool) throws(StoreError) -> String {
-        let fd: Int32
-        let temporary: String
-        var oldSize = 0
-        if let reused = reusableTemporary() {
-            (fd, temporary, oldSize) = reused
-        } else {
-            temporary = temporaryName()
-            guard let created = try fileSystem.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW) else {
-                throw StoreError(.io, "cannot create", path: temporary)
-            }
-            fd = created
-        }
-        do throws(StoreError) {
-            try fileSystem.write(fd, bytes, temporary)
-            if oldSize > bytes.count { try fileSystem.truncate(fd, to: bytes.count, temporary) }
-            if sync { try fileSystem.sync(fd, temporary) }
-            fileSystem.close(fd)
-        } catch {
-            fileSystem.close(fd)
-            _ = try? fileSystem.unlink(temporary)
-            throw error
-        }
-        return temporary
-    }
-
-    /// Renames a temporary file to the entry file of `hash`, creating its fan-out directory if needed.
-    func install(_ temporary: String, as hash: StableHash) throws(StoreError) {
-        let destination = entryPath(hash)
-        do {
-            try fileSystem.rename(temporary, destination)
-        } catch where error.errno == ENOENT {
-            try fileSystem.makeDirectory(entryDirectory(hash))
-            try fileSystem.rename(temporary, destination)
-        }
-    }
-
-    // MARK: Entry files
-
-    /// The largest entry file read (larger ones are misses): an entry is never larger than the byte limit,
-    /// and a file claiming more (a sparse file of a terabyte) must not make the reader allocate it.
-    static let largestEntry = 1 << 30
-
-    /// Reads an entry file: `nil` when absent, not a regular file (never blocks on a FIFO), a symbolic
-    /// link, larger than `limit`, or changing while read (a read shorter than the size it had).
-    ///
-    /// The file read must still be the entry afterwards (the same inode at the entry path): a file moved
-    /// away meanwhile (replaced, evicted, or reused by a write that then failed) is a miss.
-    func readEntry(_ hash: StableHash, limit: Int = largestEntry) throws(StoreError) -> (bytes: [UInt8], inode: UInt64)? {
-        let path = entryPath(hash)
-        let file: (bytes: [UInt8], inode: UInt64, changed: timespec)?
-        do {
-            file = try readFile(path, limit: limit)
-        } catch where error.errno == ELOOP {
-            return nil
-        }
-        guard let file, let info = try fileSystem.linkStatus(path), UInt64(info.st_ino) == file.inode,
-              info.st_ctim.tv_sec == file.changed.tv_sec, info.st_ctim.tv_nsec == file.changed.tv_nsec
-        else { return nil }
-        return (file.bytes, file.inode)
-    }
-
-    /// Reads a whole regular file without following a link: `nil` when absent, not a regular file, larger
-    /// than `limit` or shorter when read than its size said.
-    func readFile(_ path: String, limit: Int = largestEntry) throws(StoreError) -> (bytes: [UInt8], inode: UInt64, changed: timespec)? {
-        guard let fd = try fileSystem.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, missingIsNil: true) else { return nil }
-        defer { fileSystem.close(fd) }
-        let info = try fileSystem.status(fd, path)
-        guard SystemCalls.isRegularFile(info), info.st_size >= 0, info.st_size <= limit else { return nil }
-        let bytes = try fileSystem.read(fd, count: Int(info.st_size), at: 0, path)
-        guard bytes.count == Int(info.st_size) else { return nil }
-        return (bytes, UInt64(info.st_ino), info.st_ctim)
-    }
-
-    /// Removes the entry file of `hash`, only if it is still the file with `inode` (when given).
-    @discardableResult
-    func removeEntry(_ hash: StableHash, inode: UInt64? = nil) throws(StoreError) -> Bool {
-        let path = entryPath(hash)
-        if let inode {
-            guard let info = try fileSystem.linkStatus(path), UInt64(info.st_ino) == inode else { return false }
-        } else if let info = try fileSystem.linkStatus(path), !SystemCalls.isRegularFile(info) {
-            return false
-        }
-        return try fileSystem.unlink(path)
-    }
-
-    /// Takes the entry file of `hash` out of service for eviction (into the pool, or removed); `false` when
-    /// nothing was there.
-    @discardableResult
-    func evictEntry(_ hash: StableHash) throws(StoreError) -> Bool {
-        let path = entryPath(hash)
-        guard let info = try fileSystem.linkStatus(path), SystemCalls.isRegularFile(info) else { return false }
-        if info.st_size <= 1 << 20 && retire(path) != nil { return true }
-        return try fileSystem.unlink(path)
-    }
-
-    /// Every entry file: its hash, size and modification time (nanoseconds since 1970). The index rebuild.
-    func scanEntries() throws(StoreError) -> [CacheIndex.Entry] {
-        var found: [CacheIndex.Entry] = []
-        for directory in (try fileSystem.list(path) ?? []).sorted() where Self.isFanOutDirectory(directory) {
-            let directoryPath = PathName.join(path, directory)
-            for name in try fileSystem.list(directoryPath) ?? [] {
-                guard let hash = Self.entryHash(directory: directory, name: name),
-                      let info = try fileSystem.linkStatus(PathName.join(directoryPath, name)),
-                      SystemCalls.isRegularFile(info)
-                else { continue }
-                let tick = UInt64(max(0, info.st_mtim.tv_sec)) &* 1_000_000_000 &+ UInt64(max(0, info.st_mtim.tv_nsec))
-                found.append(CacheIndex.Entry(hash: hash, size: UInt64(info.st_size), tick: tick, expires: CacheIndex.unknownExpiry))
-            }
-        }
-        found.sort { ($0.tick, $0.hash) < ($1.tick, $1.hash) }
-        return found
-    }
-
-    // MARK: Journal
-
-    /// Appends records (one `write`, `O_APPEND`) while holding the lock file shared.
-    /// Runs `body` holding the lock file exclusively: every change to entry files and the journal record
-    /// that says so happen inside, so that the journal's order is the order of the changes on disk in every
-    /// process (a removal and a set of one entry by two processes can never leave a file the index lost).
-    /// Loading, compacting and resetting the index also run inside.
-    func exclusively<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result {
-        let fd = try acquire(LOCK_EX, nonBlocking: false)
-        defer { fileSystem.unlock(fd ?? -1) }
-        _ = try followJournal(creating: true)
-        return try body()
-    }
-
-    /// ``exclusively(_:)`` when the lock file is free now; `nil` without waiting when another process
-    /// holds it (a reader must never wait for a writer).
-    func exclusivelyIfAvailable<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result? {
-        guard let fd = try acquire(LOCK_EX, nonBlocking: true) else { return nil }
-        defer { fileSystem.unlock(fd) }
-        _ = try followJournal(creating: true)
-        return try body()
-    }
-
-    /// Locks the lock file that is at its path now; returns its descriptor (`nil`: busy, when not
-    /// waiting). A lock taken on a file that was meanwhile removed or replaced at the path would exclude
-    /// nobody who opened the new one, so the lock is taken again on the file that is there.
-    private func acquire(_ operation: Int32, nonBlocking: Bool) throws(StoreError) -> Int32? {
-        for _ in 0..<8 {
-            let (fd, inode) = handles.withLock { ($0.lock, $0.lockInode) }
-            guard try fileSystem.lock(fd, operation, nonBlocking: nonBlocking, lockPath) else { return nil }
-            if let info = try fileSystem.status(in: directoryFD, CacheJournal.lockName, lockPath),
-               UInt64(info.st_ino) == inode {
-                return fd
-            }
-            fileSystem.unlock(fd)
-            let fresh = try Self.openOwnFile(fileSystem, lockPath, O_RDWR | O_CREAT)
-            let freshInode = UInt64(try fileSystem.status(fresh, lockPath).st_ino)
-            handles.withLock { h in
-                h.left.append(h.lock)
-                h.lock = fresh
-                h.lockInode = freshInode
-            }
-        }
-        throw StoreError(.io, "the lock file keeps being replaced", path: lockPath)
-    }
-
-    /// Makes `fd` the journal descriptor (the old one is left open until ``closeLeftDescriptors()``).
-    private func adoptJournal(_ fd: Int32) throws(StoreError) {
-        let inode = UInt64(try fileSystem.status(fd, journalPath).st_ino)
-        handles.withLock { h in
-            h.left.append(h.journal)
-            h.journal = fd
-            h.journalInode = inode
-            h.journalIdentity &+= 1
-        }
-    }
-
-    /// Makes the journal descriptor the file at the journal's path, when that is another file (removed
-    /// and created again, or replaced by another process's compaction); with `creating` (the lock file held
-    /// exclusively) a missing journal is created, its header saying the index must be rebuilt. Returns
-    /// whether the descriptor changed.
-    @discardableResult
-    func followJournal(creating: Bool) throws(StoreError) -> Bool {
-        let inode = handles.withLock { $0.journalInode }
-        let info = try fileSystem.status(in: directoryFD, CacheJournal.journalName, journalPath)
-        if let info, UInt64(info.st_ino) == inode { return false }
-        let fd: Int32
-        if info != nil {
-            fd = try Self.openOwnFile(fileSystem, journalPath, O_RDWR | O_APPEND)
-        } else {
-            guard creating else { return false }
-            fd = try Self.openOwnFile(fileSystem, journalPath, O_RDWR | O_APPEND | O_CREAT)
-            if try fileSystem.status(fd, journalPath).st_size == 0 {
-                var header: [UInt8] = []
-                CacheJournalRecord.header(generation: CacheJournal.unknownGeneration).append(to: &header)
-                do throws(StoreError) { try fileSystem.write(fd, header, journalPath) } catch {
-                    fileSystem.close(fd)
-                    throw error
-                }
-            }
-        }
-        try adoptJournal(fd)
-        return true
-    }
-
-    /// Appends records (one `write`, `O_APPEND`); the caller holds the lock file (``exclusively(_:)``).
-    func appendHoldingLock(_ records: [CacheJournalRecord]) throws(StoreError) {
-        guard !records.isEmpty else { return }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(records.count * CacheJournalRecord.size)
-        for record in records { record.append(to: &bytes) }
-        try fileSystem.write(journalFD, bytes, journalPath)
-    }
-
-    /// Appends records that change no file (uses), holding the lock file shared: they may go in beside
-    /// other processes' appends, never into a compaction.
-    func appendShared(_ records: [CacheJournalRecord], nonBlocking: Bool = false) throws(StoreError) -> Bool {
-        guard !records.isEmpty else { return true }
-        guard let fd = try acquire(LOCK_SH, nonBlocking: nonBlocking) else { return false }
-        defer { fileSystem.unlock(fd) }
-        try followJournal(creating: false)
-        guard try fileSystem.status(in: directoryFD, CacheJournal.journalName, journalPath) != nil else { return false }
-        try appendHoldingLock(records)
-        return true
-    }
-
-    /// What identifies the journal's current state without reading it: which file (a new one after a
-    /// compaction or a loss), its size and modification time.
-    struct JournalStamp: Equatable {
-        var identity: UInt64
-        var size: Int
-        var seconds: Int
-        var nanoseconds: Int
-    }
-
-    /// The journal's stamp, after following it to the file at its path (see ``followJournal(creating:)``).
-    /// One `fstatat` when the journal is the file already open (every read of the memory layer asks).
-    func journalStamp() throws(StoreError) -> JournalStamp {
-        let (inode, identity) = handles.withLock { ($0.journalInode, $0.journalIdentity) }
-        if let info = try fileSystem.status(in: directoryFD, CacheJournal.journalName, journalPath),
-           UInt64(info.st_ino) == inode {
-            return JournalStamp(identity: identity, size: Int(info.st_size), seconds: Int(info.st_mtim.tv_sec),
-                                nanoseconds: Int(info.st_mtim.tv_nsec))
-        }
-        try followJournal(creating: false)
-        let (fd, followed) = handles.withLock { ($0.journal, $0.journalIdentity) }
-        let info = try fileSystem.status(fd, journalPath)
-        return JournalStamp(identity: followed, size: Int(info.st_size), seconds: Int(info.st_mtim.tv_sec),
-                            nanoseconds: Int(info.st_mtim.tv_nsec))
-    }
-
-    /// The journal's records from `offset` to `end`, its header's generation, where reading stopped, and
-    /// whether a damaged record was skipped. A trailing partial record is left for the next read.
-    func readJournal(from offset: Int, to end: Int) throws(StoreError)
-        -> (generation: UInt64?, records: [CacheJournalRecord], consumed: Int, damaged: Bool)
-    {
-        let headerBytes = try fileSystem.read(journalFD, count: CacheJournalRecord.size, at: 0, journalPath)
-        var generation: UInt64?
-        if let header = CacheJournalRecord(headerBytes, at: 0), header.kind == .header,
-           header.size == CacheJournalRecord.formatVersion {
-            generation = header.tick
-        }
-        let start = max(offset, CacheJournalRecord.size)
-        guard end > start else { return (generation, [], max(start, offset), false) }
-        guard end - start <= Self.largestJournalRead else {
-            // More than any journal this cache lets grow: read nothing of it, report it damaged (the index
-            // is then rebuilt from the entry files and the journal started over).
-            return (generation, [], start, true)
-        }
-        let bytes = try fileSystem.read(journalFD, count: end - start, at: start, journalPath)
-        let parsed = Self.parse(bytes)
-        return (generation, parsed.records, start + parsed.consumed, parsed.damaged)
-    }
-
-    /// The most journal bytes read at once (about 4.8 million records).
-    static let largestJournalRead = 256 << 20
-
-    /// Parses records, skipping forward past damage to the next record whose check holds.
-    static func parse(_ bytes: [UInt8]) -> (records: [CacheJournalRecord], consumed: Int, damaged: Bool) {
-        var records: [CacheJournalRecord] = []
-        records.reserveCapacity(bytes.count / CacheJournalRecord.size)
-        var offset = 0
-        var damaged = false
-        while offset + CacheJournalRecord.size <= bytes.count {
-            if let record = CacheJournalRecord(bytes, at: offset) {
-                if record.kind != .header { records.append(record) }
-                offset += CacheJournalRecord.size
-                continue
-            }
-            var next = offset + 1
-            while next + CacheJournalRecord.size <= bytes.count, CacheJournalRecord(bytes, at: next) == nil { next += 1 }
-            if next + CacheJournalRecord.size > bytes.count { break }  // maybe a record still being written
-            damaged = true
-            offset = next
-        }
-        return (records, offset, damaged)
-    }
-
-    // MARK: Index
-
-    /// The index as the snapshot and journal give it; `nil` when they do not agree (a compaction or rebuild
-    /// is needed). The caller holds the lock file.
-    func loadIndex() throws(StoreError) -> (index: CacheIndex, generation: UInt64, offset: Int, stamp: JournalStamp)? {
-        try readIndex(requireAgreement: true)
-    }
-
-    private func readSnapshot() throws(StoreError) -> CacheIndexSnapshot?? {
-        guard let fd = try fileSystem.open(indexPath, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, missingIsNil: true) else {
-            return .some(nil)  // no snapshot: generation 0, empty
-        }
-        defer { fileSystem.close(fd) }
-        // The header says how long the file must be; anything else, or more entries than a cache keeps,
-        // is damage, found before the body is allocated.
-        let header = try fileSystem.read(fd, count: CacheIndexSnapshot.headerSize, at: 0, indexPath)
-        let info = try fileSystem.status(fd, indexPath)
-        guard header.count == CacheIndexSnapshot.headerSize, SystemCalls.isRegularFile(info) else { return nil }
-        let count = readLittleEndian(header, 32, width: 8)
-        guard count <= CacheIndexSnapshot.largestCount,
-              Int(info.st_size) == CacheIndexSnapshot.headerSize + Int(count) * CacheIndexSnapshot.lineSize
-        else { return nil }
-        let bytes = try fileSystem.read(fd, count: Int(info.st_size), at: 0, indexPath)
-        guard let snapshot = CacheIndexSnapshot(bytes) else { return nil }  // damaged
-        return .some(snapshot)
-    }
-
-    /// Reads snapshot + journal. With `requireAgreement`, `nil` unless the journal is the snapshot's own
-    /// generation; without, applies what can be trusted and returns `nil` only when a rebuild is needed.
-    private func readIndex(requireAgreement: Bool) throws(StoreError)
-        -> (index: CacheIndex, generation: UInt64, offset: Int, stamp: JournalStamp)?
-    {
-        let stamp = try journalStamp()
-        guard let snapshotOrNone = try readSnapshot() else { return nil }
-        let snapshot = snapshotOrNone ?? CacheIndexSnapshot(generation: 0, baseGeneration: 0, mergedLength: 0, entries: [])
-        let journal = try readJournal(from: 0, to: stamp.size)
-        guard let generation = journal.generation, !journal.damaged else { return nil }
-        var index = CacheIndex(entries: snapshot.entries)
-        if generation == snapshot.generation {
-            for record in journal.records { index.apply(record) }
-        } else if !requireAgreement && generation == snapshot.baseGeneration && snapshotOrNone != nil {
-            // Crashed between the snapshot's rename and the journal's reset: what came after the merge.
-            guard snapshot.mergedLength <= UInt64(stamp.size) else { return nil }   // longer than the journal: damage
-            let skip = max(0, (Int(snapshot.mergedLength) - CacheJournalRecord.size) / CacheJournalRecord.size)
-            for record in journal.records.dropFirst(skip) { index.apply(record) }
-        } else {
-            return nil
-        }
-        return (index, generation, journal.consumed, stamp)
-    }
-
-    /// Rewrites the snapshot from snapshot + journal (or from the entry files when those cannot be trusted)
-    /// and starts the journal over. The caller holds the lock file (``exclusively(_:)``).
-    func compact() throws(StoreError)
-        -> (index: CacheIndex, generation: UInt64, offset: Int, stamp: JournalStamp, rebuilt: Bool, merged: Int)
-    {
-        var rebuilt = false
-        var index: CacheIndex
-        var previous: UInt64
-        if let read = try readIndex(requireAgreement: false) {
-            index = read.index
-            previous = read.generation
-        } else {
-            index = CacheIndex(entries: try scanEntries())
-            rebuilt = true
-            previous = currentGeneration()
-        }
-        let merged = try journalStamp().size
-        let generation = try startOver(with: index.entries, after: previous)
-        return (index, generation, CacheJournalRecord.size, try journalStamp(), rebuilt, merged)
-    }
-
-    /// The generation a new snapshot follows: the larger of the journal's and the snapshot's.
-    private func currentGeneration() -> UInt64 {
-        var previous: UInt64 = 0
-        if let read = try? readJournal(from: 0, to: 0), let generation = read.generation, generation != CacheJournal.unknownGeneration {
-            previous = generation
-        }
-        if case .some(.some(let snapshot)) = try? readSnapshot() { previous = max(previous, snapshot.generation) }
-        return previous
-    }
-
-    /// Writes a snapshot of `entries` as generation `previous + 1` (fsynced, renamed into place), then
-    /// resets the journal to that generation's header. The caller holds the lock file exclusively.
-    private func startOver(with entries: [CacheIndex.Entry], after previous: UInt64) throws(StoreError) -> UInt64 {
-        let merged = try journalStamp().size
-        let generation = previous &+ 1
-        let snapshot = CacheIndexSnapshot(generation: generation, baseGeneration: previous,
-                                          mergedLength: UInt64(merged), entries: entries)
-        let temporary = try writeTemporary(snapshot.serialized(), sync: true)
-        do {
-            try fileSystem.rename(temporary, indexPath)
-        } catch {
-            _ = try? fileSystem.unlink(temporary)
-            throw error
-        }
-        // The new journal is a new file renamed into place: every process sees by its identity that the
-        // journal changed, whatever size it grows back to.
-        let fresh = temporaryName()
-        guard let fd = try fileSystem.open(fresh, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW) else {
-            throw StoreError(.io, "cannot create", path: fresh)
-        }
-        do throws(StoreError) {
-            var header: [UInt8] = []
-            CacheJournalRecord.header(generation: generation).append(to: &header)
-            try fileSystem.write(fd, header, fresh)
-            try fileSystem.rename(fresh, journalPath)
-        } catch {
-            fileSystem.close(fd)
-            _ = try? fileSystem.unlink(fresh)
-            throw error
-        }
-        try? fileSystem.syncDirectory(path)
-        try adoptJournal(fd)
-        return generation
-    }
-
-    /// Empties the directory of entries (only files named as entries) and starts snapshot and journal over.
-    /// The caller holds the lock file.
-    func removeAllEntries() throws(StoreError) -> (removed: Int, stamp: JournalStamp) {
-        var removed = 0
-        for directory in (try fileSystem.list(path) ?? []) where Self.isFanOutDirectory(directory) {
-            let directoryPath = PathName.join(path, directory)
-            for name in try fileSystem.list(directoryPath) ?? [] where Self.entryHash(directory: directory, name: name) != nil {
-                let file = PathName.join(directoryPath, name)
-                if let info = try fileSystem.linkStatus(file), SystemCalls.isRegularFile(info), try fileSystem.unlink(file) {
-                    removed += 1
-                }
-            }
-            fileSystem.removeDirectory(directoryPath)  // only if empty
-        }
-        _ = try startOver(with: [], after: currentGeneration())
-        return (removed, try journalStamp())
-    }
-}
-
-/// Nanoseconds since 1970 by the system's real-time clock: the order of uses across processes.
-func realTimeNanoseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_REALTIME, &now)
-    return UInt64(max(0, now.tv_sec)) &* 1_000_000_000 &+ UInt64(max(0, now.tv_nsec))
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 import KeyedArchive
 
 /// What one entry file holds: an ordinary keyed archive whose root object, of class `ArchiveCacheEntry`,
@@ -6,7 +10,8 @@ import KeyedArchive
 /// (NSDate) and, for an entry that expires, `expires` (NSDate).
 ///
 /// `keyedarchive dump` shows it; Apple's `NSKeyedUnarchiver` reads it with a class registered for
-/// `ArchiveCacheEntry` (`setClass(_:forClassName:)`) and the value's classes.
+/// `ArchiveCacheEntry` (`setClass(_:forClassName:)`) and the value's classes. Its CRC-32 sits in the binary
+/// plist's trailer (see `CacheEntryChecksum`) and is checked before anything of it is decoded.
 ///
 /// Decoding compares the stored key with the one asked for (by UTF-8 bytes) and checks expiry before the
 /// value is decoded, so another key's file or an expired entry costs no value decoding.
@@ -77,6 +82,8 @@ enum CacheEntryRejection: Error {
     case expired
     /// Not an entry file of this value type.
     case foreign
+    /// The file does not match its checksum (or carries none): damaged.
+    case damaged
 }
 
 /// Encoding and decoding of entry files.
@@ -89,9 +96,12 @@ enum CacheEntryCoding {
         case rejected(CacheEntryRejection)
     }
 
+    /// The entry file's bytes, its checksum sealed in.
     static func encode<Value>(_ entry: CacheEntryFile<Value>) throws(StoreError) -> [UInt8] {
         do {
-            return try ArchiveEncoder().encode(entry)
+            var bytes = try ArchiveEncoder().encode(entry)
+            CacheEntryChecksum.seal(&bytes)
+            return bytes
         } catch {
             throw StoreError(.invalidArgument, "cannot archive the value: \(error)", recordID: entry.key)
         }
@@ -101,6 +111,7 @@ enum CacheEntryCoding {
     /// value decodes as `Value`, is a rejection (never an error: a cache entry that cannot be used is a miss).
     static func decode<Value>(_ bytes: [UInt8], as type: Value.Type, key: String, now: Date,
                               registry: ClassRegistry) -> Outcome<Value> {
+        guard CacheEntryChecksum.verify(bytes) else { return .rejected(.damaged) }
         // Without the keys the stored key could not be compared: fail closed.
         guard let expectedKey, let nowKey = CacheEntryCoding.now else { return .rejected(.foreign) }
         var decoder = ArchiveDecoder(registry: registry)
@@ -127,9 +138,10 @@ enum CacheEntryCoding {
         _ = header(bytes)
     }
 
-    /// The key and times of an entry file, or `nil` when it is not one.
+    /// The key and times of an entry file, or `nil` when it is not one or fails its checksum.
     static func header(_ bytes: [UInt8]) -> CacheEntryHeader? {
-        try? ArchiveDecoder().decode(CacheEntryHeader.self, from: bytes)
+        guard CacheEntryChecksum.verify(bytes) else { return nil }
+        return try? ArchiveDecoder().decode(CacheEntryHeader.self, from: bytes)
     }
 
     private static func underlyingRejection(_ error: any Error) -> CacheEntryRejection? {

@@ -23,22 +23,12 @@ public struct CacheOptions: Sendable {
     /// Most bytes (counted as the size of each entry's file) of values kept decoded in memory, least
     /// recently used first out. 0: no memory layer. Default 0.
     public var memoryCostLimit: Int = 0
-    /// Whether a `set` is durable when it returns. Default ``CacheDurability/relaxed``.
-    public var durability: CacheDurability = .relaxed
+    /// Whether a `set` is durable when it returns. Default ``Durability/relaxed``.
+    public var durability: Durability = .relaxed
     /// Where expiry reads the time. Default the system clock.
     public var clock: any StoreClock = SystemClock()
 
     public init() {}
-}
-
-/// When a cache write reaches the disk.
-public enum CacheDurability: Sendable, Hashable {
-    /// Atomic rename only: after a crash an entry is the old one, the new one or missing, never torn, but a
-    /// write acknowledged just before a power loss may be lost. Right for a cache.
-    case relaxed
-    /// The entry file is fsynced before its rename and its directory after: an acknowledged `set` survives
-    /// a power loss.
-    case synchronous
 }
 
 /// Counters of an ``ArchiveCache``.

@@ -40,7 +40,7 @@ enum CacheAccess {
     /// - Throws: ``CommandFailure`` with ``ExitStatus/noInput`` when `directory` is missing, not a directory,
     ///   or cannot be opened as a cache.
     static func open(_ directory: String, options: CacheOptions = CacheOptions()) throws -> ArchiveCache<[UInt8]> {
-        try FileSystem.requireDirectory(directory)
+        try InputFiles.requireDirectory(directory)
         do {
             return try ArchiveCache<[UInt8]>(directory: directory, options: options)
         } catch {

@@ -98,10 +98,10 @@ struct CacheFaultTests {
                     #expect(seen == old || seen == changing.new, "\(operation) at call \(n): \(changing.key) is neither old nor new")
                 }
                 // While the cache lives its staging may hold retired entry files for reuse; once closed, none.
-                #expect(fixture.stagingFiles().count <= CacheDirectory.poolLimit)
+                #expect(fixture.stagingFiles().count <= CacheStaging.poolLimit)
                 }
                 _ = fresh.statistics
-                #expect(fixture.stagingFiles().allSatisfy { $0.hasPrefix("staging/" + CacheDirectory.hex32(fresh.files.writer)) },
+                #expect(fixture.stagingFiles().allSatisfy { $0.hasPrefix("staging/" + CacheStaging.hex32(fresh.files.writer)) },
                         "\(operation) fault at call \(n) left \(fixture.stagingFiles())")
                 let onDisk = fixture.entryBytes()
                 #expect(fresh.statistics.byteCount >= onDisk, "\(operation) at call \(n): index undercounts")
@@ -204,19 +204,5 @@ struct CacheFaultTests {
         log.clear()
         try relaxed.set([2], forKey: "j")
         #expect(!log.calls.contains { $0.0 == .sync })
-    }
-}
-
-/// Records the calls made through a file system.
-final class CallLog: @unchecked Sendable { // Sendable: state behind a lock.
-    private let lock = NSLock()
-    private var recorded: [(FileSystem.Call, String)] = []
-    var calls: [(FileSystem.Call, String)] { lock.withLock { recorded } }
-    func clear() { lock.withLock { recorded.removeAll() } }
-    var fileSystem: FileSystem {
-        FileSystem { [self] call, path in
-            lock.withLock { recorded.append((call, path)) }
-            return nil
-        }
     }
 }

@@ -93,7 +93,7 @@ struct CacheFixture {
     var path: String { directory.path + "/cache" }
 
     func options(byteLimit: Int = 0, countLimit: Int = 0, memory: Int = 0, ttl: TimeToLive? = nil,
-                 durability: CacheDurability = .relaxed) -> CacheOptions {
+                 durability: Durability = .relaxed) -> CacheOptions {
         var options = CacheOptions()
         options.byteLimit = byteLimit
         options.countLimit = countLimit

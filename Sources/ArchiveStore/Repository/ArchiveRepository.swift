@@ -1,4 +1,9 @@
+import ArchivePlatform
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 import KeyedArchive
 
 /// A collection of records kept in one keyed-archive file, safe to use from many threads and many processes.
@@ -54,7 +59,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// The id index next to the store (`<path>.index`), derived from the store and rebuilt when missing.
     public var indexPath: String { path + ".index" }
 
-    private var fileSystem: FileSystem { options.fileSystem }
+    var fileSystem: FileSystem { options.fileSystem }
 
     // MARK: Reading
 
@@ -281,25 +286,20 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// again under the locks: derive everything from the records it is given. Costs time in proportion to the
     /// store; prefer the calls above.
     public func modify(_ body: (inout [Record]) throws(StoreError) -> Bool) throws(StoreError) {
-        let directory = PathName.directory(of: path)
-        if try SystemCalls.linkStatus(directory) == nil {
+        if try fileSystem.linkStatus(PathName.directory(of: path)) == nil {
             // Nothing is stored yet: see whether `body` writes at all before creating anything. It runs again
             // under the locks below, on what is stored by then.
             var records: [Record] = []
             guard try body(&records) else { return }
-            try SystemCalls.makeDirectories(directory)
         }
-        try writers.withLock { _ throws(StoreError) in
-            try FileLock.holding(lockPath, timeout: options.lockTimeout) { () throws(StoreError) in
-                StoreFiles.removeStaleTemporaries(of: path)
-                var records: [Record] = []
-                var durabilityDoubt: StoreError?
-                if let snapshot = try openForWriting(createsStore: false, durabilityDoubt: &durabilityDoubt) {
-                    try snapshot.forEachLiveFrame { frame throws(StoreError) in records.append(try decode(frame, snapshot)) }
-                }
-                if try body(&records) { try install(records) }
-                if let durabilityDoubt { throw durabilityDoubt }
+        try locked(createsDirectory: true) { () throws(StoreError) in
+            var records: [Record] = []
+            var durabilityDoubt: StoreError?
+            if let snapshot = try openForWriting(createsStore: false, durabilityDoubt: &durabilityDoubt) {
+                try snapshot.forEachLiveFrame { frame throws(StoreError) in records.append(try decode(frame, snapshot)) }
             }
+            if try body(&records) { try install(records) }
+            if let durabilityDoubt { throw durabilityDoubt }
         }
     }
 
@@ -329,7 +329,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// ``RepositoryFile/decode(_:path:)`` and so ``add(contentsOf:skippingExisting:)`` can take it back.
     public func exportArchive(to destination: String) throws(StoreError) {
         let bytes = try RepositoryFile.encode(try all(), path: destination)
-        try AtomicFile.replace(destination, with: bytes)
+        try AtomicReplace.replace(destination, with: bytes, fileSystem: fileSystem)
     }
 
     /// The records of an archive that ``exportArchive(to:)`` wrote (or a store file from before the record
@@ -344,26 +344,26 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// removes its index) so that a fresh one can be started, and returns the new path. Throws ``StoreError/Code/invalidArgument`` if the store can be read
     /// in full (nothing is moved), and ``StoreError/Code/notFound`` if there is no store.
     public func moveAside(suffix: String) throws(StoreError) -> String {
-        try writers.withLock { _ throws(StoreError) in
-            guard try SystemCalls.linkStatus(path) != nil else {
-                throw StoreError(.notFound, "there is no store file to move aside", path: path)
-            }
-            return try FileLock.holding(lockPath, timeout: options.lockTimeout) { () throws(StoreError) in
-                do throws(StoreError) {
-                    try forEach { _ throws(StoreError) in }
-                } catch where error.code == .corrupt || error.code == .unsupportedVersion {
-                    let destination = path + "." + suffix
-                    guard try SystemCalls.linkStatus(destination) == nil else {
-                        throw StoreError(.io, "cannot move the store aside: the destination exists", path: destination)
-                    }
-                    try SystemCalls.replace(path, destination)
-                    _ = try? fileSystem.unlink(indexPath)
-                    try SystemCalls.syncDirectory(PathName.directory(of: path))
-                    return destination
-                }
-                throw StoreError(.invalidArgument, "the store file is readable; nothing was moved", path: path)
-            }
+        guard try fileSystem.linkStatus(path) != nil else {
+            throw StoreError(.notFound, "there is no store file to move aside", path: path)
         }
+        let moved = try locked(createsDirectory: false) { () throws(StoreError) -> String in
+            do throws(StoreError) {
+                try forEach { _ throws(StoreError) in }
+            } catch where [.corrupt, .unsupportedVersion, .damagedCommit].contains(error.code) {
+                let destination = path + "." + suffix
+                guard try fileSystem.linkStatus(destination) == nil else {
+                    throw StoreError(.io, "cannot move the store aside: the destination exists", path: destination)
+                }
+                try fileSystem.rename(path, destination)
+                _ = try? fileSystem.unlink(indexPath)
+                try AtomicReplace.syncDirectory(of: path, fileSystem: fileSystem)
+                return destination
+            }
+            throw StoreError(.invalidArgument, "the store file is readable; nothing was moved", path: path)
+        }
+        guard let moved else { throw StoreError(.notFound, "there is no store file to move aside", path: path) }
+        return moved
     }
 
     // MARK: The writer
@@ -375,26 +375,34 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     private func withWriter<Result>(
         createsStore: Bool, _ body: (StoreSnapshot) throws(StoreError) -> Result
     ) throws(StoreError) -> Result? {
-        try writers.withLock { _ throws(StoreError) -> Result? in
-            let directory = PathName.directory(of: path)
-            if try SystemCalls.linkStatus(directory) == nil {
-                guard createsStore else { return nil }
-                try SystemCalls.makeDirectories(directory)
+        try locked(createsDirectory: createsStore) { () throws(StoreError) -> Result? in
+            var durabilityDoubt: StoreError?
+            guard let snapshot = try openForWriting(createsStore: createsStore, durabilityDoubt: &durabilityDoubt) else {
+                return nil
             }
-            return try FileLock.holding(lockPath, timeout: options.lockTimeout) { () throws(StoreError) -> Result? in
-                StoreFiles.removeStaleTemporaries(of: path)
-                var durabilityDoubt: StoreError?
-                guard let snapshot = try openForWriting(createsStore: createsStore, durabilityDoubt: &durabilityDoubt) else {
-                    return nil
-                }
-                let result = try body(snapshot)
-                if snapshot.needsCompaction {
-                    try? snapshot.compact()
-                } else {
-                    snapshot.maintainIndex()
-                }
-                if let durabilityDoubt { throw durabilityDoubt }
-                return result
+            let result = try body(snapshot)
+            if snapshot.needsCompaction {
+                try? snapshot.compact()
+            } else {
+                snapshot.maintainIndex()
+            }
+            if let durabilityDoubt { throw durabilityDoubt }
+            return result
+        } ?? nil
+    }
+
+    /// Runs `body` holding the in-process mutex and the store's lock file (waiting at most
+    /// ``RepositoryOptions/lockTimeout``), after removing temporary files of writers that died. Returns `nil`
+    /// without running it when the store's directory does not exist and `createsDirectory` is false.
+    func locked<Result>(createsDirectory: Bool, _ body: () throws(StoreError) -> Result) throws(StoreError) -> Result? {
+        try writers.withLock { _ throws(StoreError) -> Result? in
+            if try fileSystem.linkStatus(PathName.directory(of: path)) == nil {
+                guard createsDirectory else { return nil }
+                try fileSystem.makeDirectories(PathName.directory(of: path))
+            }
+            return try WriterLock.holding(lockPath, waiting: .atMost(options.lockTimeout), fileSystem: fileSystem) { () throws(StoreError) -> Result in
+                AtomicReplace.sweepStaleTemporaries(of: [path, indexPath], fileSystem: fileSystem)
+                return try body()
             }
         }
     }
@@ -412,10 +420,19 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
                 if Set(records.map { Self.key($0.id) }).count != records.count {
                     // A record log holds one record an id; the store holds some id twice (get returned the first).
                     // The file is kept as it is beside the store, so that no record it held is lost.
-                    try AtomicFile.replace(path + ".before-migration", with: bytes)
+                    try AtomicReplace.replace(path + ".before-migration", with: bytes, fileSystem: fileSystem)
                 }
             case .log(let snapshot):
                 try checkVersion(snapshot)
+                if snapshot.state.chain == nil {
+                    // A format 1 log: rewritten as format 2, frames copied as they are.
+                    do throws(StoreError) {
+                        try snapshot.compact()
+                    } catch where error.code == .durabilityUnknown {
+                        durabilityDoubt = error
+                    }
+                    continue
+                }
                 guard snapshot.state.recordVersion != Record.archiveFormatVersion else { return snapshot }
                 var migrated: [Record] = []
                 try snapshot.forEachLiveFrame { frame throws(StoreError) in migrated.append(try decode(frame, snapshot)) }

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Where a live record's frame is.
 struct FrameLocation: Hashable, Sendable {
     var kind: FrameKind
@@ -17,67 +9,16 @@ struct FrameLocation: Hashable, Sendable {
     var expiry: Double? { RecordLog.expiry(fromBits: expiryBits) }
 }
 
-/// What a store file is.
-enum StoreFile {
-    /// The largest store of one keyed archive (from before the record log) that is read: 1 GiB.
-    static let largestSingleArchive = 1 << 30
-
-    /// No file at the path.
-    case absent
-    /// A store written before the record log: one keyed archive holding every record.
-    case singleArchive([UInt8])
-    /// A record log, with a consistent view of it.
-    case log(StoreSnapshot)
-
-    /// Opens the store at `path` (read-only, or read-write for a writer holding the lock). A symbolic link,
-    /// a FIFO or device, or a file with another hard link is refused without blocking.
-    static func open(_ path: String, fileSystem: FileSystem, writable: Bool, tuning: StoreTuning) throws(StoreError) -> StoreFile {
-        let flags = (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_NONBLOCK
-        guard let fd = try fileSystem.open(path, flags, missingIsNil: true) else { return .absent }
-        var owned = true
-        defer { if owned { fileSystem.close(fd) } }
-        let info = try fileSystem.status(fd, path)
-        try SystemCalls.requireOwnRegularFile(info, path)
-        let prologue = try fileSystem.read(fd, count: RecordLog.firstFrame, at: 0, path)
-        guard RecordLog.isLog(prologue) else {
-            guard let bytes = try fileSystem.readFile(fd, path, limit: StoreFile.largestSingleArchive) else {
-                throw StoreError(.corrupt, "not a record log, and too large (\(info.st_size) bytes) for a store of one archive",
-                                 path: path, offset: 0)
-            }
-            return .singleArchive(bytes)
-        }
-        let state = try RecordLog.state(fromPrologue: prologue, path: path)
-        // A writer may have committed between the status and the prologue read (readers take no lock): its
-        // frames were written before its commit, so the size read after the prologue covers them.
-        let size = state.committed <= Int(info.st_size) ? Int(info.st_size) : Int(try fileSystem.status(fd, path).st_size)
-        guard state.committed <= size else {
-            throw StoreError(.corrupt, "the file (\(size) bytes) is shorter than its committed length \(state.committed)",
-                             path: path, offset: size)
-        }
-        owned = false
-        return .log(try StoreSnapshot(fd: fd, state: state, path: path, fileSystem: fileSystem, tuning: tuning))
-    }
-}
-
-/// Numbers that decide when the index is merged and the log compacted; tests make them small.
-package struct StoreTuning: Sendable {
-    /// The index is merged when this many frames are past it...
-    package var mergeFrames = 1024
-    /// ... or this many bytes.
-    package var mergeBytes = 1 << 20
-    /// The log is rewritten without its dead frames when they take more than the live ones and at least this.
-    package var compactionFloor = 4 << 20
-
-    package init() {}
-}
-
-/// A consistent view of a record log for reading: one committed state, the index (when it belongs to the
-/// log) and the frames past it, read from the log. Valid while it lives; the log file stays open.
+/// A consistent view of a record log: one committed state, the index (when it belongs to the log) and the
+/// frames past it, read from the log. Valid while it lives; the log file stays open. A writer (holding the
+/// store's lock, the file opened read-write) commits changes through it.
 final class StoreSnapshot {
     let fd: Int32
     let path: String
     let fileSystem: FileSystem
     let tuning: StoreTuning
+    /// Opened by a writer holding the store's lock.
+    let writable: Bool
     private(set) var state: LogState
     private(set) var index: IndexReader?
     /// The latest frame of each key past the index.
@@ -86,27 +27,30 @@ final class StoreSnapshot {
     private(set) var tailFirstOrdinal = 0
 
     var indexPath: String { path + ".index" }
+    var lockPath: String { path + ".lock" }
 
-    init(fd: Int32, state: LogState, path: String, fileSystem: FileSystem, tuning: StoreTuning) throws(StoreError) {
+    init(fd: Int32, state: LogState, path: String, fileSystem: FileSystem, tuning: StoreTuning, writable: Bool) throws(StoreError) {
         self.fd = fd
         self.state = state
         self.path = path
         self.fileSystem = fileSystem
         self.tuning = tuning
+        self.writable = writable
         // From here on the descriptor is ours: `deinit` closes it, also when this initializer throws.
         try attachIndex()
         do {
             try scanTail()
         } catch where index != nil && error.code == .corrupt {
-            // The index's covered length is not a frame boundary of this log (an index kept from another
-            // branch of it, as when the log alone is restored from a backup): the log decides.
+            // The index's covered length is not a frame boundary of this log, or its chain is not this log's
+            // (an index kept from another branch or copy of it): the log decides.
             try dropIndex()
         }
     }
 
     deinit { fileSystem.close(fd) }
 
-    /// Uses the index when it belongs to this log; otherwise the whole log is the tail.
+    /// Uses the index when it belongs to this log; otherwise the whole log is the tail. A link or a
+    /// non-regular file at the index path is refused (thrown) like one at the store's path.
     private func attachIndex() throws(StoreError) {
         index = nil
         tailStart = RecordLog.firstFrame
@@ -114,44 +58,72 @@ final class StoreSnapshot {
         let candidate: IndexReader?
         do {
             candidate = try IndexReader.open(indexPath, fileSystem: fileSystem)
+        } catch let error as StoreError {
+            if error.code == .io { return }   // unreadable: read the log
+            throw error   // a symbolic link, hard link or non-regular file: refused
         } catch {
-            return   // damaged or unreadable: scan the log
+            retireDamagedIndex()
+            return   // damaged: read the log
         }
         guard let candidate, candidate.generation == state.generation else { return }
         if candidate.covered > state.committed {
             // The index was merged after this state was read: read the newer state once.
             let prologue = try fileSystem.read(fd, count: RecordLog.firstFrame, at: 0, path)
-            state = try RecordLog.state(fromPrologue: prologue, path: path)
-            let size = Int(try fileSystem.status(fd, path).st_size)
+            state = try RecordLog.prologue(prologue, path: path).state
+            let size = try StoreFile.fileSize(try fileSystem.status(fd, path), path)
             guard state.committed <= size else {
                 throw StoreError(.corrupt, "the file (\(size) bytes) is shorter than its committed length \(state.committed)",
                                  path: path, offset: size)
             }
         }
         guard candidate.covered <= state.committed, candidate.coveredFrames <= state.frameCount,
-              candidate.covered >= RecordLog.firstFrame
+              candidate.covered >= RecordLog.firstFrame, state.chain != nil
         else { return }
         index = candidate
         tailStart = candidate.covered
         tailFirstOrdinal = candidate.coveredFrames
     }
 
-    /// Reads the frames past the index, verifying each.
+    /// Reads the frames past the index, verifying each and the chain they make with the index's.
     private func scanTail() throws(StoreError) {
         tail = [:]
+        var chain = index?.chain ?? 0
         try forEachFrame(from: tailStart, firstOrdinal: tailFirstOrdinal) { header, offset, ordinal, bytes, start throws(StoreError) in
             let key = Array(bytes[start + RecordLog.frameHeaderSize..<start + RecordLog.frameHeaderSize + header.keyLength])
             tail[key] = FrameLocation(kind: header.kind, offset: offset, ordinal: ordinal, length: header.length,
                                       expiryBits: header.expiryBits)
+            chain = LogState.chain(chain, after: header.checksum)
+        }
+        if let expected = state.chain, chain != expected {
+            throw StoreError(.corrupt, index == nil
+                ? "the log's frames are not the ones its commit names (their checksums chain to another value)"
+                : "the index covers another history of the log", path: index == nil ? path : indexPath, offset: tailStart)
         }
     }
 
-    /// Gives up the index after it proved damaged: the whole log becomes the tail.
+    /// Gives up the index after it proved damaged or another history's: the whole log becomes the tail.
     private func dropIndex() throws(StoreError) {
+        if index != nil { retireDamagedIndex() }
         index = nil
         tailStart = RecordLog.firstFrame
         tailFirstOrdinal = 0
         try scanTail()
+    }
+
+    /// Removes an index that a reader found damaged, so that the next writer builds a new one instead of every
+    /// reader scanning the log until it happens to. Only when the store's lock is free now (a reader never
+    /// waits) and the file at the index path is still the one read; any failure leaves it for the writer.
+    private func retireDamagedIndex() {
+        guard !writable else { return }   // a writer without an index builds one when it is done
+        guard let lock = try? WriterLock(path: lockPath, fileSystem: fileSystem),
+              (try? lock.acquire(exclusive: true, waiting: .never)) == true
+        else { return }
+        defer { lock.release() }
+        guard let now = try? fileSystem.linkStatus(indexPath), now.isRegularFile else { return }
+        if let index {
+            guard let open = try? fileSystem.status(index.fd, indexPath), now.inode == open.inode else { return }
+        }
+        _ = try? fileSystem.unlink(indexPath)
     }
 
     /// The frames past the index, how many.
@@ -161,7 +133,8 @@ final class StoreSnapshot {
     // MARK: Frames
 
     /// Calls `body` for each committed frame from `start` (its header, file offset, ordinal, and a buffer
-    /// holding the whole frame at an index), reading in chunks and verifying every checksum.
+    /// holding the whole frame at an index), reading in chunks and verifying every checksum; from the first
+    /// frame, the chain of their checksums is checked against the commit's too.
     /// - Throws: ``StoreError/Code/corrupt`` at the first damaged frame, with its offset.
     func forEachFrame(
         from start: Int, firstOrdinal: Int,
@@ -171,6 +144,7 @@ final class StoreSnapshot {
         let chunk = 1 << 20
         var position = start
         var ordinal = firstOrdinal
+        var chain: UInt32 = 0
         while position < end {
             let buffer = try fileSystem.read(fd, count: min(chunk, end - position), at: position, path)
             guard !buffer.isEmpty else {
@@ -191,6 +165,7 @@ final class StoreSnapshot {
                         throw StoreError(.corrupt, "a frame fails its checksum", path: path, offset: position)
                     }
                     try body(header, position, ordinal, whole, 0)
+                    chain = LogState.chain(chain, after: header.checksum)
                     ordinal += 1
                     i = header.length
                     break
@@ -199,6 +174,7 @@ final class StoreSnapshot {
                     throw StoreError(.corrupt, "a frame fails its checksum", path: path, offset: position + i)
                 }
                 try body(header, position + i, ordinal, buffer, i)
+                chain = LogState.chain(chain, after: header.checksum)
                 ordinal += 1
                 i += header.length
             }
@@ -207,6 +183,10 @@ final class StoreSnapshot {
         guard ordinal == state.frameCount else {
             throw StoreError(.corrupt, "the log holds \(ordinal) frames, its commit says \(state.frameCount)", path: path,
                              offset: end)
+        }
+        if start == RecordLog.firstFrame, let expected = state.chain, chain != expected {
+            throw StoreError(.corrupt, "the log's frames are not the ones its commit names (their checksums chain to another value)",
+                             path: path, offset: end)
         }
     }
 
@@ -223,6 +203,16 @@ final class StoreSnapshot {
         let keyEnd = RecordLog.frameHeaderSize + header.keyLength
         return LogFrame(header: header, offset: location.offset, ordinal: location.ordinal,
                         key: Array(bytes[RecordLog.frameHeaderSize..<keyEnd]), payload: Array(bytes[keyEnd...]))
+    }
+
+    /// The bytes of the whole frame at `offset` (of `length` bytes), verified.
+    func frameBytes(at offset: Int, length: Int) throws(StoreError) -> [UInt8] {
+        let bytes = try fileSystem.read(fd, count: length, at: offset, path)
+        let header = try FrameHeader(bytes, at: 0, available: bytes.count, fileOffset: offset, path: path)
+        guard bytes.count == length, header.length == length, header.verify(bytes, at: 0) else {
+            throw StoreError(.corrupt, "a frame fails its checksum", path: path, offset: offset)
+        }
+        return bytes
     }
 
     /// The header of the frame at `offset`.
@@ -272,7 +262,7 @@ final class StoreSnapshot {
     /// Calls `body` with every live record's frame location, without reading frames (index entries, then the
     /// tail). Order: by key hash, then the tail's; callers sort by ordinal when order matters. Nothing is
     /// delivered until the number of live records is known to be the commit's: an index that disagrees is
-    /// dropped (the log is scanned), a log that disagrees with its commit is corrupt.
+    /// dropped (the log is read), a log that disagrees with its commit is corrupt.
     func forEachLiveLocation(_ body: (FrameLocation) throws(StoreError) -> Void) throws(StoreError) {
         try forEachLiveIndexEntry { entry throws(StoreError) in
             try body(FrameLocation(kind: .put, offset: entry.offset, ordinal: entry.ordinal, length: 0, expiryBits: entry.expiryBits))
@@ -286,7 +276,7 @@ final class StoreSnapshot {
     /// Calls `body` with each index entry that the tail has not replaced. The whole index is checked first
     /// (every bucket's checksum, every entry's bounds, and that its live entries and the tail's make the
     /// commit's live count), so that damage found part way never hands `body` some entries twice: an index
-    /// that fails is dropped before anything is delivered, and the log is scanned.
+    /// that fails is dropped before anything is delivered, and the log is read.
     private func forEachLiveIndexEntry(_ body: (IndexEntry) throws(StoreError) -> Void) throws(StoreError) {
         let superseded = try supersededOrdinals()
         guard let index else {
@@ -342,7 +332,7 @@ final class StoreSnapshot {
     }
 
     /// The ordinals of the live frames, as a bitmap of `frameCount` bits. An index that names one frame twice
-    /// is dropped and the log scanned.
+    /// is dropped and the log read.
     func liveOrdinals() throws(StoreError) -> LiveBitmap {
         var bitmap = LiveBitmap(count: state.frameCount)
         var distinct = true
@@ -388,6 +378,7 @@ final class StoreSnapshot {
         next.sequence += 1
         var bytes: [UInt8] = []
         var located: [([UInt8], FrameLocation)] = []
+        var chain = state.chain ?? 0
         for change in changes {
             let frame: [UInt8]
             let key: [UInt8]
@@ -412,30 +403,34 @@ final class StoreSnapshot {
             let header = try FrameHeader(frame, at: 0, available: frame.count, fileOffset: next.committed, path: path)
             located.append((key, FrameLocation(kind: header.kind, offset: state.committed + bytes.count,
                                                ordinal: next.frameCount, length: frame.count, expiryBits: header.expiryBits)))
+            chain = LogState.chain(chain, after: header.checksum)
             bytes += frame
             next.frameCount += 1
         }
         next.committed += bytes.count
+        next.chain = chain
         guard next.liveCount >= 0, next.liveBytes >= 0, next.liveBytes <= next.committed - RecordLog.firstFrame else {
             throw StoreError(.corrupt, "the commit's counts do not match the log (live records \(next.liveCount), live bytes \(next.liveBytes))",
                              path: path, offset: RecordLog.slotOffset(of: state))
         }
-        let size = Int(try fileSystem.status(fd, path).st_size)
+        // Bytes past the committed length are an uncommitted write's: cut them off (StoreFile.open has
+        // refused a store whose damaged commit slot may hide a commit of them).
+        let size = try StoreFile.fileSize(try fileSystem.status(fd, path), path)
         if size > state.committed { try fileSystem.truncate(fd, to: state.committed, path) }
         do throws(StoreError) {
             try fileSystem.write(fd, bytes, at: state.committed, path)
             try fileSystem.sync(fd, path)
         } catch {
             // Nothing is committed; give back the space if possible (the next writer cuts it off otherwise).
-            _ = try? FileSystem.kernel.truncate(fd, to: state.committed, path)
+            _ = try? fileSystem.truncate(fd, to: state.committed, path)
             throw error
         }
         do throws(StoreError) {
             try fileSystem.write(fd, next.serialized(), at: RecordLog.slotOffset(of: next), path)
         } catch {
             // The slot may be in place or not: what the file now says is what readers see.
-            let prologue = try? FileSystem.kernel.read(fd, count: RecordLog.firstFrame, at: 0, path)
-            if let prologue, let now = try? RecordLog.state(fromPrologue: prologue, path: path), now == next {
+            let prologue = try? fileSystem.read(fd, count: RecordLog.firstFrame, at: 0, path)
+            if let prologue, let now = try? RecordLog.prologue(prologue, path: path).state, now == next {
                 state = next
                 for (key, location) in located { tail[key] = location }
                 throw StoreError(.durabilityUnknown, "the change is in the store, but writing its commit failed: \(error.reason)",
@@ -448,7 +443,7 @@ final class StoreSnapshot {
         do {
             try fileSystem.sync(fd, path)
         } catch {
-            throw StoreError(.durabilityUnknown, "the change is in the store, but fsync after its commit failed: \(error.reason)",
+            throw StoreError(.durabilityUnknown, "the change is in the store, but the sync after its commit failed: \(error.reason)",
                              path: path, errno: error.errno)
         }
     }
@@ -457,14 +452,10 @@ final class StoreSnapshot {
     /// Failures are left for the next writer: the log is already committed.
     func maintainIndex(force: Bool = false) {
         guard force || index == nil || tailFrames >= tuning.mergeFrames || tailBytes >= tuning.mergeBytes,
-              StoreFiles.mayReplaceIndex(indexPath, fileSystem: fileSystem)
+              (try? IndexReader.mayReplace(indexPath, fileSystem: fileSystem)) == true
         else { return }
         do {
-            var entries = try liveEntries()
-            entries.sort()
-            let bytes = RecordIndex.serialized(entries, generation: state.generation, covered: state.committed,
-                                               coveredFrames: state.frameCount)
-            try StoreFiles.writeReplacing(indexPath, bytes, fileSystem: fileSystem, syncDirectory: false)
+            try RecordIndex.write(try liveEntries().sorted(), of: state, to: indexPath, fileSystem: fileSystem)
         } catch {
             return
         }
@@ -482,7 +473,8 @@ final class StoreSnapshot {
         return entries
     }
 
-    /// Rewrites the log with only its live frames (copied byte for byte, in log order) and a new index.
+    /// Rewrites the log with only its live frames (copied byte for byte, in log order) and a new index. Also
+    /// how a format 1 log becomes format 2.
     func compact() throws(StoreError) {
         let entries = try liveEntries().sorted { $0.ordinal < $1.ordinal }
         var builder = try LogBuilder(path: path, fileSystem: fileSystem, recordVersion: state.recordVersion)
@@ -490,8 +482,8 @@ final class StoreSnapshot {
             var next = 0
             try forEachFrame(from: RecordLog.firstFrame, firstOrdinal: 0) { header, _, ordinal, bytes, start throws(StoreError) in
                 guard next < entries.count, entries[next].ordinal == ordinal else { return }
-                try builder.add(frame: Array(bytes[start..<start + header.length]), hash: entries[next].hash,
-                                expiryBits: header.expiryBits)
+                try builder.add(frame: Array(bytes[start..<start + header.length]), checksum: header.checksum,
+                                hash: entries[next].hash, expiryBits: header.expiryBits)
                 next += 1
             }
             guard next == entries.count else {
@@ -528,162 +520,5 @@ struct LiveBitmap {
 
     func contains(_ ordinal: Int) -> Bool {
         ordinal >= 0 && ordinal >> 6 < words.count && words[ordinal >> 6] & (1 << UInt64(ordinal & 63)) != 0
-    }
-}
-
-/// Whole files written beside the store: temporary file, fsync, rename.
-enum StoreFiles {
-    /// The prefix of the temporary files of `path` (`.<name>.tmp-`).
-    static func temporaryPrefix(of path: String) -> String { ".\(PathName.lastComponent(of: path)).tmp-" }
-
-    static func temporaryPath(for path: String) -> String {
-        PathName.join(PathName.directory(of: path),
-                      temporaryPrefix(of: path) + "\(SystemCalls.processID)-\(UInt32.random(in: 0 ... .max))")
-    }
-
-    /// Replaces `path` with `bytes` (mode 0600).
-    static func writeReplacing(_ path: String, _ bytes: [UInt8], fileSystem: FileSystem, syncDirectory: Bool) throws(StoreError) {
-        let temporary = temporaryPath(for: path)
-        let fd = try fileSystem.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: SystemCalls.fileMode) ?? -1
-        var open = true
-        do throws(StoreError) {
-            try SystemCalls.setMode(fd, SystemCalls.fileMode, temporary)
-            try fileSystem.write(fd, bytes, temporary)
-            try fileSystem.sync(fd, temporary)
-            fileSystem.close(fd)
-            open = false
-            try fileSystem.rename(temporary, path)
-        } catch {
-            if open { fileSystem.close(fd) }
-            _ = try? FileSystem.kernel.unlink(temporary)
-            throw error
-        }
-        if syncDirectory { try fileSystem.syncDirectory(PathName.directory(of: path)) }
-    }
-
-    /// Whether the index at `path` may be replaced: nothing is there, or an index (or an empty file). Anything
-    /// else (another store named like our index, say) is left alone, and the store is read without an index.
-    static func mayReplaceIndex(_ path: String, fileSystem: FileSystem) -> Bool {
-        let status: stat?
-        do { status = try fileSystem.linkStatus(path) } catch { return false }
-        guard let info = status else { return true }
-        guard SystemCalls.isRegularFile(info) else { return false }
-        if info.st_size == 0 { return true }
-        guard let fd = try? fileSystem.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else { return false }
-        defer { fileSystem.close(fd) }
-        guard let magic = try? fileSystem.read(fd, count: RecordIndex.magic.count, at: 0, path) else { return false }
-        return magic == RecordIndex.magic
-    }
-
-    /// Removes the temporary files of `path` left by writers that died. The caller holds the store's lock,
-    /// which every writer holds while its temporary files exist, so every such file is stale. Failures are
-    /// ignored (the next write tries again).
-    static func removeStaleTemporaries(of path: String) {
-        let directory = PathName.directory(of: path)
-        let prefixes = [temporaryPrefix(of: path), temporaryPrefix(of: path + ".index")]
-        guard let names = try? FileSystem.kernel.list(directory) else { return }
-        for name in names where prefixes.contains(where: { name.hasPrefix($0) }) {
-            let file = PathName.join(directory, name)
-            if let info = try? SystemCalls.linkStatus(file), SystemCalls.isRegularFile(info) { SystemCalls.remove(file) }
-        }
-    }
-}
-
-/// Writes a whole new record log (and its index) to temporary files and puts them in place of the store:
-/// the first write of a store, the migration of a single-archive store, compaction, and whole rewrites.
-struct LogBuilder {
-    let path: String
-    let fileSystem: FileSystem
-    private let temporary: String
-    private let fd: Int32
-    private var state: LogState
-    private var pending: [UInt8] = []
-    private var written: Int
-    private var entries: [IndexEntry] = []
-    private var closed = false
-
-    init(path: String, fileSystem: FileSystem, recordVersion: Int) throws(StoreError) {
-        self.path = path
-        self.fileSystem = fileSystem
-        temporary = StoreFiles.temporaryPath(for: path)
-        guard let fd = try fileSystem.open(temporary, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, mode: SystemCalls.fileMode) else {
-            throw StoreError(.io, "cannot create a temporary file", path: temporary)
-        }
-        self.fd = fd
-        state = LogState.empty(recordVersion: recordVersion)
-        written = RecordLog.firstFrame
-        do throws(StoreError) {
-            try SystemCalls.setMode(fd, SystemCalls.fileMode, temporary)
-            try fileSystem.write(fd, RecordLog.prologue(state), at: 0, temporary)
-        } catch {
-            fileSystem.close(fd)
-            _ = try? FileSystem.kernel.unlink(temporary)
-            throw error
-        }
-    }
-
-    /// Adds a live record's frame (already encoded and checked).
-    mutating func add(frame: [UInt8], hash: UInt64, expiryBits: UInt64) throws(StoreError) {
-        entries.append(IndexEntry(hash: hash, offset: state.committed, ordinal: state.frameCount, expiryBits: expiryBits))
-        state.committed += frame.count
-        state.frameCount += 1
-        state.liveCount += 1
-        state.liveBytes += frame.count
-        pending += frame
-        if pending.count >= 1 << 20 { try flush() }
-    }
-
-    /// Adds a record.
-    mutating func add(key: [UInt8], expiry: Double?, payload: [UInt8]) throws(StoreError) {
-        guard key.count <= RecordLog.largestKey else {
-            throw StoreError(.invalidArgument, "a record id takes \(key.count) bytes; at most \(RecordLog.largestKey)", path: path)
-        }
-        let frame = FrameHeader.encode(kind: .put, key: key, expiry: expiry, payload: payload)
-        guard frame.count <= RecordLog.largestFrame else {
-            throw StoreError(.invalidArgument, "a record archives to \(frame.count) bytes; at most 4 GiB", path: path)
-        }
-        try add(frame: frame, hash: RecordIndex.hash(key), expiryBits: (expiry ?? .nan).bitPattern)
-    }
-
-    private mutating func flush() throws(StoreError) {
-        guard !pending.isEmpty else { return }
-        try fileSystem.write(fd, pending, at: written, temporary)
-        written += pending.count
-        pending.removeAll(keepingCapacity: true)
-    }
-
-    /// Commits the new log, writes its index, and renames both into place (the index first), then syncs the
-    /// directory. On failure the store is as it was and the temporary files are gone.
-    mutating func install() throws(StoreError) {
-        do throws(StoreError) {
-            try flush()
-            try fileSystem.write(fd, RecordLog.prologue(state), at: 0, temporary)
-            try fileSystem.sync(fd, temporary)
-            entries.sort()
-            let index = RecordIndex.serialized(entries, generation: state.generation, covered: state.committed,
-                                               coveredFrames: state.frameCount)
-            if StoreFiles.mayReplaceIndex(path + ".index", fileSystem: fileSystem) {
-                try StoreFiles.writeReplacing(path + ".index", index, fileSystem: fileSystem, syncDirectory: false)
-            }
-            fileSystem.close(fd)
-            closed = true
-            try fileSystem.rename(temporary, path)
-        } catch {
-            abandon()
-            throw error
-        }
-        do throws(StoreError) {
-            try fileSystem.syncDirectory(PathName.directory(of: path))
-        } catch {
-            throw StoreError(.durabilityUnknown, "the store is in place, but fsync of the directory failed: \(error.reason)",
-                             path: path, errno: error.errno)
-        }
-    }
-
-    /// Closes and removes the temporary log.
-    mutating func abandon() {
-        if !closed { fileSystem.close(fd) }
-        closed = true
-        _ = try? FileSystem.kernel.unlink(temporary)
     }
 }

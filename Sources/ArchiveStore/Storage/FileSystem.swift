@@ -1,0 +1,378 @@
+import ArchivePlatform
+
+/// The one seam through which the storage engines reach the file system: every open, read, write, sync,
+/// truncate, stat, rename, link, unlink, mkdir, rmdir, directory listing and lock of ``ArchiveRepository``,
+/// ``ArchiveCache`` and the `FormCache` layer above them goes through a value of this type.
+///
+/// Production code uses ``kernel``, which calls the kernel (through `ArchivePlatform`'s `Kernel`). Tests build
+/// a ``FileSystem`` whose calls consult a fault plan first: a call can fail with an `errno` (EIO, ENOSPC...) or
+/// a write can stop short, so that "every acknowledged write survives any single fault" is a loop over call
+/// numbers, as SQLite's test VFS does. Cleanup calls (removing a temporary file after a failure) go through
+/// the seam too: a fault there must leave the store as intact as a fault anywhere else.
+///
+/// Every failure is a ``StoreError`` naming the call, the path and `strerror`, with the `errno`; a symbolic
+/// link met where `O_NOFOLLOW` refuses one is ``StoreError/Code/symbolicLink``.
+///
+/// Mirrors the shape of swift-system's mocking layer.
+package struct FileSystem: Sendable {
+    /// The kinds of call, for fault plans.
+    package enum Call: String, Sendable, Hashable, CaseIterable {
+        case open, read, write, sync, truncate, status, setPermissions, lock
+        case rename, link, unlink, makeDirectory, removeDirectory, list
+    }
+
+    /// Decides, before each call, whether it fails and how. `nil`: the call runs.
+    package typealias FaultPlan = @Sendable (Call, String) -> Fault?
+
+    /// An injected failure.
+    package enum Fault: Sendable, Hashable {
+        /// The call fails with this `errno`, doing nothing.
+        case error(Int32)
+        /// A write stores only this many bytes, then fails with `ENOSPC`.
+        case shortWrite(Int)
+    }
+
+    /// The permissions of every file the engines create.
+    package static let filePermissions: UInt32 = 0o600
+    /// The permissions of every directory the engines create.
+    package static let directoryPermissions: UInt32 = 0o700
+
+    private let plan: FaultPlan?
+
+    /// The kernel, with no faults.
+    package static let kernel = FileSystem(plan: nil)
+
+    /// A file system whose calls consult `plan` first.
+    package init(plan: FaultPlan?) { self.plan = plan }
+
+    @inline(__always)
+    private func injected(_ call: Call, _ path: String) throws(StoreError) -> Fault? {
+        guard let plan, let fault = plan(call, path) else { return nil }
+        if case .error(let code) = fault { throw Self.failure(call.rawValue, path, Errno(code)) }
+        return fault
+    }
+
+    /// The error of a failed call.
+    package static func failure(_ call: String, _ path: String, _ errno: Errno) -> StoreError {
+        if errno == .tooManyLinks {
+            return StoreError(.symbolicLink, "\(call): refusing to follow a symbolic link", path: path, errno: errno.rawValue)
+        }
+        if errno == .isDirectory || (errno == .notDirectory && call != "read") {
+            return StoreError(.notRegularFile, "\(call): \(errno)", path: path, errno: errno.rawValue)
+        }
+        return StoreError(.io, "\(call): \(errno)", path: path, errno: errno.rawValue)
+    }
+
+    /// The text of an `errno` (`strerror(3)`).
+    package static func describe(errno: Int32) -> String { Errno(errno).description }
+
+    // MARK: Files
+
+    /// `open(2)` with `O_CLOEXEC`; new files get mode 0600 whatever the umask only through
+    /// ``setPermissions(_:_:_:)``, which creators call.
+    package func open(_ path: String, _ flags: OpenFlags, permissions: UInt32 = filePermissions) throws(StoreError) -> Int32 {
+        _ = try injected(.open, path)
+        do {
+            return try Kernel.open(path, flags, permissions: permissions)
+        } catch {
+            throw Self.failure("open", path, error)
+        }
+    }
+
+    /// ``open(_:_:permissions:)``, or `nil` when nothing is at `path` (`ENOENT`).
+    package func openIfPresent(_ path: String, _ flags: OpenFlags) throws(StoreError) -> Int32? {
+        do {
+            return try open(path, flags)
+        } catch where error.errno == Errno.noSuchFile.rawValue {
+            return nil
+        }
+    }
+
+    /// `close(2)`.
+    package func close(_ fd: Int32) { Kernel.close(fd) }
+
+    /// Reads up to `count` bytes at `offset` (`pread(2)`), looping until `count` bytes or the end of the file.
+    package func read(_ fd: Int32, count: Int, at offset: Int, _ path: String) throws(StoreError) -> [UInt8] {
+        _ = try injected(.read, path)
+        guard count > 0 else { return [] }
+        var failure: Errno?
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            initialized = 0
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            while initialized < count {
+                do throws(Errno) {
+                    let n = try Kernel.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[initialized...]),
+                                            at: offset + initialized)
+                    if n == 0 { return }
+                    initialized += n
+                } catch {
+                    failure = error
+                    return
+                }
+            }
+        }
+        if let failure { throw Self.failure("read", path, failure) }
+        return bytes
+    }
+
+    /// Reads from the current position to the end (`read(2)`): a regular file, a pipe, a FIFO or a
+    /// terminal, as `cat` reads them. `nil` when more than `limit` bytes come.
+    package func readToEnd(_ fd: Int32, _ path: String, limit: Int) throws(StoreError) -> [UInt8]? {
+        _ = try injected(.read, path)
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { buffer -> Result<Int, Errno> in
+                do throws(Errno) { return .success(try Kernel.read(fd, into: buffer)) } catch { return .failure(error) }
+            }
+            switch n {
+            case .failure(let error): throw Self.failure("read", path, error)
+            case .success(0): return bytes
+            case .success(let n):
+                guard n <= limit - bytes.count else { return nil }
+                bytes.append(contentsOf: chunk[0..<n])
+            }
+        }
+    }
+
+    /// Writes all of `bytes` at the file's position (appended, for `O_APPEND`), looping over short writes.
+    package func write(_ fd: Int32, _ bytes: [UInt8], _ path: String) throws(StoreError) {
+        try write(fd, bytes, at: nil, path)
+    }
+
+    /// Writes all of `bytes` at `offset` (`pwrite(2)`), looping over short writes.
+    package func write(_ fd: Int32, _ bytes: [UInt8], at offset: Int, _ path: String) throws(StoreError) {
+        try write(fd, bytes, at: Optional(offset), path)
+    }
+
+    private func write(_ fd: Int32, _ bytes: [UInt8], at offset: Int?, _ path: String) throws(StoreError) {
+        var limit = bytes.count
+        if case .shortWrite(let n)? = try injected(.write, path) { limit = min(max(0, n), bytes.count) }
+        var done = 0
+        while done < limit {
+            let written = bytes.withUnsafeBytes { raw -> Result<Int, Errno> in
+                let part = UnsafeRawBufferPointer(rebasing: raw[done..<limit])
+                do throws(Errno) {
+                    if let offset { return .success(try Kernel.write(fd, from: part, at: offset + done)) }
+                    return .success(try Kernel.write(fd, from: part))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            switch written {
+            case .failure(let error): throw Self.failure("write", path, error)
+            case .success(let n) where n <= 0: throw Self.failure("write", path, .io)
+            case .success(let n): done += n
+            }
+        }
+        if limit < bytes.count { throw Self.failure("write", path, .noSpace) }
+    }
+
+    /// Flushes the file to stable storage (`F_FULLFSYNC` on Apple platforms; see `Kernel.synchronize`).
+    package func sync(_ fd: Int32, _ path: String) throws(StoreError) {
+        _ = try injected(.sync, path)
+        do { try Kernel.synchronize(fd) } catch { throw Self.failure("fsync", path, error) }
+    }
+
+    /// `ftruncate(2)`.
+    package func truncate(_ fd: Int32, to size: Int, _ path: String) throws(StoreError) {
+        _ = try injected(.truncate, path)
+        do { try Kernel.truncate(fd, to: size) } catch { throw Self.failure("ftruncate", path, error) }
+    }
+
+    /// `fstat(2)`.
+    package func status(_ fd: Int32, _ path: String) throws(StoreError) -> FileStatus {
+        _ = try injected(.status, path)
+        do { return try Kernel.status(fd) } catch { throw Self.failure("fstat", path, error) }
+    }
+
+    /// `fstatat(2)` of `name` in the open directory `directory`, not following a link; `nil` when nothing is
+    /// there. One name looked up, not a whole path.
+    package func status(in directory: Int32, _ name: String, _ path: String) throws(StoreError) -> FileStatus? {
+        _ = try injected(.status, path)
+        do { return try Kernel.status(in: directory, name: name) } catch { throw Self.failure("fstatat", path, error) }
+    }
+
+    /// `lstat(2)`; `nil` when nothing is there.
+    package func linkStatus(_ path: String) throws(StoreError) -> FileStatus? {
+        _ = try injected(.status, path)
+        do { return try Kernel.status(atPath: path) } catch { throw Self.failure("lstat", path, error) }
+    }
+
+    /// `stat(2)`, following links; `nil` when nothing is there.
+    package func status(_ path: String) throws(StoreError) -> FileStatus? {
+        _ = try injected(.status, path)
+        do { return try Kernel.status(atPath: path, followingLinks: true) } catch { throw Self.failure("stat", path, error) }
+    }
+
+    /// `fchmod(2)`.
+    package func setPermissions(_ fd: Int32, _ permissions: UInt32, _ path: String) throws(StoreError) {
+        _ = try injected(.setPermissions, path)
+        do { try Kernel.setPermissions(fd, permissions) } catch { throw Self.failure("fchmod", path, error) }
+    }
+
+    // MARK: Names
+
+    /// `rename(2)`.
+    package func rename(_ source: String, _ destination: String) throws(StoreError) {
+        _ = try injected(.rename, destination)
+        do { try Kernel.rename(source, destination) } catch { throw Self.failure("rename", destination, error) }
+    }
+
+    /// `link(2)`: a second name for `source`'s file; `false` when `source` does not exist.
+    @discardableResult
+    package func link(_ source: String, _ destination: String) throws(StoreError) -> Bool {
+        _ = try injected(.link, destination)
+        do {
+            try Kernel.link(source, destination)
+            return true
+        } catch where error == .noSuchFile {
+            return false
+        } catch {
+            throw Self.failure("link", destination, error)
+        }
+    }
+
+    /// `unlink(2)`; `false` when nothing was there.
+    @discardableResult
+    package func unlink(_ path: String) throws(StoreError) -> Bool {
+        _ = try injected(.unlink, path)
+        do {
+            try Kernel.unlink(path)
+            return true
+        } catch where error == .noSuchFile {
+            return false
+        } catch {
+            throw Self.failure("unlink", path, error)
+        }
+    }
+
+    /// `rmdir(2)`; `false` when the directory is not empty or not there.
+    @discardableResult
+    package func removeDirectory(_ path: String) throws(StoreError) -> Bool {
+        _ = try injected(.removeDirectory, path)
+        do {
+            try Kernel.removeDirectory(path)
+            return true
+        } catch where error == .noSuchFile || error == .notEmpty || error == .exists {
+            return false
+        } catch {
+            throw Self.failure("rmdir", path, error)
+        }
+    }
+
+    /// `mkdir(2)` with mode 0700 (set again with `chmod`, whatever the umask); an existing directory is fine.
+    package func makeDirectory(_ path: String) throws(StoreError) {
+        _ = try injected(.makeDirectory, path)
+        do {
+            try Kernel.makeDirectory(path, permissions: Self.directoryPermissions)
+        } catch where error == .exists {
+            guard let info = try linkStatus(path), info.isDirectory else {
+                throw StoreError(.notRegularFile, "exists and is not a directory", path: path)
+            }
+            return
+        } catch {
+            throw Self.failure("mkdir", path, error)
+        }
+        do { try Kernel.setPermissions(atPath: path, Self.directoryPermissions) } catch { throw Self.failure("chmod", path, error) }
+    }
+
+    /// Creates `path` and its missing parents (0700). Existing directories, and symbolic links to
+    /// directories, are left as they are.
+    package func makeDirectories(_ path: String) throws(StoreError) {
+        if let info = try linkStatus(path) {
+            if info.isDirectory { return }
+            if info.isSymbolicLink, let target = try status(path), target.isDirectory { return }
+            throw StoreError(.notRegularFile, "exists and is not a directory", path: path)
+        }
+        let parent = PathName.directory(of: path)
+        if parent != path { try makeDirectories(parent) }
+        try makeDirectory(path)
+    }
+
+    /// The names in a directory (without `.` and `..`); `nil` when it does not exist.
+    package func list(_ path: String) throws(StoreError) -> [String]? {
+        _ = try injected(.list, path)
+        do {
+            return try Kernel.directoryEntries(path)
+        } catch where error == .noSuchFile || error == .notDirectory {
+            return nil
+        } catch {
+            throw Self.failure("opendir", path, error)
+        }
+    }
+
+    /// Syncs a directory, so that the renames, creations and removals inside it are durable.
+    package func syncDirectory(_ path: String) throws(StoreError) {
+        let fd = try open(path, [.readOnly, .directory])
+        defer { close(fd) }
+        try sync(fd, path)
+    }
+
+    // MARK: Locks
+
+    /// `flock(2)`: `true` when taken; `false` when `wait` is false and the lock is held elsewhere.
+    package func lock(_ fd: Int32, exclusive: Bool, wait: Bool, _ path: String) throws(StoreError) -> Bool {
+        _ = try injected(.lock, path)
+        do { return try Kernel.lock(fd, exclusive: exclusive, wait: wait) } catch { throw Self.failure("flock", path, error) }
+    }
+
+    /// Releases a `flock(2)` lock.
+    package func unlock(_ fd: Int32) { Kernel.unlock(fd) }
+
+    // MARK: Whole files
+
+    /// The bytes of the regular file at `path`, not following a link and never blocking on a FIFO: `nil` when
+    /// nothing is there, ``StoreError/Code/notRegularFile`` for anything but a regular file, `nil` too when it
+    /// holds more than `limit` bytes.
+    package func readFile(_ path: String, limit: Int = Int.max) throws(StoreError) -> [UInt8]? {
+        guard let fd = try openIfPresent(path, [.readOnly, .noFollow, .nonBlocking]) else { return nil }
+        defer { close(fd) }
+        try status(fd, path).requireRegularFile(path)
+        return try readWhole(fd, path, limit: limit)
+    }
+
+    /// The whole regular file open at `fd`, from its start; `nil` when it holds more than `limit` bytes.
+    package func readWhole(_ fd: Int32, _ path: String, limit: Int = Int.max) throws(StoreError) -> [UInt8]? {
+        let info = try status(fd, path)
+        guard let size = Int(exactly: info.size), size <= limit else { return nil }
+        // One byte more than the size, so that a file that grew meanwhile is read on to its end.
+        let bytes = try read(fd, count: size < limit ? size + 1 : size, at: 0, path)
+        guard bytes.count > size else { return bytes }
+        var rest = bytes
+        while true {
+            let more = try read(fd, count: 1 << 16, at: rest.count, path)
+            if more.isEmpty { return rest }
+            guard more.count <= limit - rest.count else { return nil }
+            rest += more
+        }
+    }
+
+    /// The bytes of the file at `path`, followed as a user names it (a symbolic link, `/dev/stdin`, a pipe
+    /// from `<(...)`, a FIFO): read to its end as `cat` reads it. A directory fails its read (`EISDIR`); more
+    /// than `limit` bytes is ``StoreError/Code/invalidArgument``.
+    package func readInput(_ path: String, limit: Int) throws(StoreError) -> [UInt8] {
+        let fd = try open(path, [.readOnly])
+        defer { close(fd) }
+        guard let bytes = try readToEnd(fd, path, limit: limit) else {
+            throw StoreError(.invalidArgument, "the input holds more than \(limit) bytes", path: path)
+        }
+        return bytes
+    }
+}
+
+extension FileStatus {
+    /// Refuses anything but a regular file (a FIFO or device would block or never end):
+    /// ``StoreError/Code/notRegularFile``.
+    package func requireRegularFile(_ path: String) throws(StoreError) {
+        guard isRegularFile else { throw StoreError(.notRegularFile, "not a regular file (\(kind))", path: path) }
+    }
+
+    /// Refuses anything but a regular file with at most one link: a file with another hard link is shared
+    /// with a place the engines must not change (``StoreError/Code/hardLink``). No link at all is fine: the
+    /// file was replaced after it was opened, and its descriptor still reads the whole old one.
+    package func requireOwnRegularFile(_ path: String) throws(StoreError) {
+        try requireRegularFile(path)
+        guard linkCount <= 1 else { throw StoreError(.hardLink, "refusing a file with \(linkCount) hard links", path: path) }
+    }
+}

@@ -1,0 +1,77 @@
+import ArchivePlatform
+
+/// Where an application keeps its data and its caches, by each platform's rules.
+///
+/// | | data (``data(application:environment:)``) | caches (``caches(name:environment:)``) |
+/// |---|---|---|
+/// | Apple platforms | `~/Library/Application Support/<app>` | `~/Library/Caches/<name>` |
+/// | Linux and others | `$XDG_DATA_HOME/<app>`, else `~/.local/share/<app>` | `$XDG_CACHE_HOME/<name>`, else `~/.cache/<name>` |
+///
+/// In an iOS, tvOS, watchOS or visionOS app `~` is the app's container (its `HOME`), so these are the
+/// container's `Library/Application Support` and `Library/Caches`. An `XDG_*` variable counts only when it is
+/// an absolute path (the XDG specification ignores relative ones). `~` is `$HOME`, else the effective user's
+/// home directory in the password database; where there is neither (a service without a home, Android,
+/// WASI), ``StoreError/Code/noDataDirectory`` asks for an explicit directory.
+///
+/// Nothing is created here.
+///
+/// Mirrors `FileManager.url(for: .applicationSupportDirectory / .cachesDirectory, in: .userDomainMask, ...)`.
+package enum UserDirectories {
+    /// Whether this build follows Apple's layout.
+    package static var isApplePlatform: Bool {
+        #if os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        true
+        #else
+        false
+        #endif
+    }
+
+    /// The data directory of `application`.
+    package static func data(application: String, environment: [String: String]) throws(StoreError) -> String {
+        if !isApplePlatform, let xdg = try absolute(environment, "XDG_DATA_HOME") {
+            return PathName.join(xdg, application)
+        }
+        let home = try requireHome(environment, for: application)
+        return PathName.join(home, isApplePlatform ? "Library/Application Support/" + application : ".local/share/" + application)
+    }
+
+    /// The cache directory named `name`.
+    package static func caches(name: String, environment: [String: String]) throws(StoreError) -> String {
+        if !isApplePlatform, let xdg = try absolute(environment, "XDG_CACHE_HOME") {
+            return PathName.join(xdg, name)
+        }
+        let home = try requireHome(environment, for: name)
+        return PathName.join(home, isApplePlatform ? "Library/Caches/" + name : ".cache/" + name)
+    }
+
+    /// `$HOME`, else the effective user's home directory in the password database.
+    package static func home(environment: [String: String]) throws(StoreError) -> String? {
+        if let home = environment["HOME"], !home.isEmpty { return try usable(home, "HOME") }
+        return Kernel.homeDirectoryOfEffectiveUser()
+    }
+
+    /// The process's own environment (see `Kernel.environment()`).
+    package static var processEnvironment: [String: String] { Kernel.environment() }
+
+    private static func requireHome(_ environment: [String: String], for name: String) throws(StoreError) -> String {
+        guard let home = try home(environment: environment) else {
+            throw StoreError(.noDataDirectory, "there is no home directory (no HOME and no password-database entry) to keep '\(name)' in; give a directory explicitly")
+        }
+        return home
+    }
+
+    private static func absolute(_ environment: [String: String], _ name: String) throws(StoreError) -> String? {
+        guard let value = environment[name], value.hasPrefix("/") else { return nil }
+        return try usable(value, name)
+    }
+
+    /// `value` as a path, or ``StoreError/Code/invalidArgument`` when it holds NUL: the mark of an environment
+    /// value whose bytes are not UTF-8 (`Kernel.environment()`), which as a `String` would name another
+    /// directory, so that two different paths could share one store.
+    package static func usable(_ value: String, _ name: String) throws(StoreError) -> String {
+        guard !value.utf8.contains(0) else {
+            throw StoreError(.invalidArgument, "$\(name) is not valid UTF-8; use a directory whose path is UTF-8")
+        }
+        return value
+    }
+}

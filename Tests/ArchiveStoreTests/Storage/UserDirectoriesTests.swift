@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+@testable import ArchiveStore
+import FormCache
+
+/// Each test states what it expects on Apple platforms and elsewhere, so that every platform checks
+/// something.
+@Suite("Storage floor: data and cache directories")
+struct UserDirectoriesTests {
+    let apple = UserDirectories.isApplePlatform
+
+    @Test func appHomeWinsOverEverything() throws {
+        let env = ["FORMCACHE_HOME": "/tmp/fc", "XDG_DATA_HOME": "/xdg", "HOME": "/home/u"]
+        #expect(try DataDirectory.resolve(application: "formcache", environment: env) == "/tmp/fc")
+    }
+
+    @Test func xdgDataHomeComesNextOutsideApplePlatforms() throws {
+        let env = ["FORMCACHE_HOME": "", "XDG_DATA_HOME": "/xdg/", "HOME": "/home/u"]
+        #expect(try DataDirectory.resolve(application: "formcache", environment: env)
+            == (apple ? "/home/u/Library/Application Support/formcache" : "/xdg/formcache"))
+    }
+
+    @Test func aRelativeXDGDataHomeIsIgnored() throws {
+        let env = ["XDG_DATA_HOME": "relative", "HOME": "/home/u"]
+        #expect(try DataDirectory.resolve(application: "formcache", environment: env)
+            == (apple ? "/home/u/Library/Application Support/formcache" : "/home/u/.local/share/formcache"))
+    }
+
+    @Test func theHomeFallbackIsApplicationSupportOrLocalShare() throws {
+        #expect(try DataDirectory.resolve(application: "formcache", environment: ["HOME": "/home/u"])
+            == (apple ? "/home/u/Library/Application Support/formcache" : "/home/u/.local/share/formcache"))
+    }
+
+    @Test func theCacheDirectoryIsLibraryCachesOrXDGCacheHome() throws {
+        #expect(try UserDirectories.caches(name: "thumbs", environment: ["HOME": "/home/u"])
+            == (apple ? "/home/u/Library/Caches/thumbs" : "/home/u/.cache/thumbs"))
+        #expect(try UserDirectories.caches(name: "thumbs", environment: ["HOME": "/home/u", "XDG_CACHE_HOME": "/var/c"])
+            == (apple ? "/home/u/Library/Caches/thumbs" : "/var/c/thumbs"))
+        #expect(try UserDirectories.caches(name: "thumbs", environment: ["HOME": "/home/u", "XDG_CACHE_HOME": "c"])
+            == (apple ? "/home/u/Library/Caches/thumbs" : "/home/u/.cache/thumbs"))
+        #expect(try ArchiveCache<[UInt8]>.standardDirectory(named: "thumbs", environment: ["HOME": "/h"])
+            == (apple ? "/h/Library/Caches/thumbs" : "/h/.cache/thumbs"))
+    }
+
+    /// A path whose bytes were not UTF-8 (marked with NUL by the environment reader) is refused, never
+    /// rewritten into another directory.
+    @Test func aNonUTF8PathIsRefused() throws {
+        let error = #expect(throws: StoreError.self) {
+            try UserDirectories.caches(name: "x", environment: ["HOME": "\u{0}/home/\u{FFFD}"])
+        }
+        #expect(error?.code == .invalidArgument)
+    }
+}
+
+@Suite("Time to live")
+struct TimeToLiveTests {
+    @Test(arguments: [("45s", Int64(45)), ("90m", 5_400), ("12h", 43_200), ("30d", 2_592_000), ("007s", 7)])
+    func parsesTimeToLive(text: String, seconds: Int64) throws {
+        #expect(try TimeToLive(parsing: text).seconds == seconds)
+    }
+
+    @Test(arguments: ["", "s", "10", "0s", "-5m", "5 m", "5w", "1.5h", "99999999999999999999d", "40000d", "５s"])
+    func rejectsMalformedTimeToLive(text: String) {
+        let error = #expect(throws: StoreError.self) { try TimeToLive(parsing: text) }
+        #expect(error?.code == .invalidArgument)
+    }
+
+    @Test func timeToLiveDescriptionIsShortestExactForm() throws {
+        #expect(TimeToLive.defaultValue.description == "30d")
+        #expect(try TimeToLive(parsing: "120m").description == "2h")
+        #expect(try TimeToLive(parsing: "61s").description == "61s")
+    }
+}
