@@ -6,11 +6,14 @@
 // snapshot, a journal and an entry file.
 // - mode < 240: the parsers alone. The journal parser consumes at most what it was given and every record it
 //   returns writes back to bytes that parse to the same record; a snapshot that parses writes back to the
-//   same bytes; an entry file either is rejected or decodes to a value that round-trips through encode.
+//   same bytes; an entry file either is rejected or decodes to a value that round-trips through encode. An
+//   odd mode seals the entry with a valid checksum first, so that the decoding behind the checksum is
+//   reached; an even mode leaves it as it is (the checksum must reject almost every input).
 // - mode >= 240: the three files are written into a fresh cache directory (the entry at key "k"'s path), a
 //   cache with limits is opened on it, and read, set, read, removeExpired and statistics must work: no trap,
 //   errors only StoreError, "k" reads back what was set, the entry count is at least one.
 import BinaryPlist
+import ArchivePlatform
 import FoundationEssentials
 import KeyedArchive
 #if canImport(Glibc)
@@ -40,8 +43,10 @@ private func split(_ bytes: ArraySlice<UInt8>) -> [[UInt8]] {
     return parts
 }
 
-private func checkParsers(index: [UInt8], journal: [UInt8], entry: [UInt8]) {
-    let parsed = CacheDirectory.parse(journal)
+private func checkParsers(index: [UInt8], journal: [UInt8], entry: [UInt8], seal: Bool) {
+    var entry = entry
+    if seal { CacheEntryChecksum.seal(&entry) }
+    let parsed = CacheJournalFile.parse(journal)
     if parsed.consumed > journal.count { cacheFinding("journal parse consumed past the end") }
     for record in parsed.records {
         var bytes: [UInt8] = []
@@ -94,7 +99,7 @@ private func checkDirectory(index: [UInt8], journal: [UInt8], entry: [UInt8]) {
         guard cache.statistics.entryCount >= 1 else { cacheFinding("the index lost the entries just set") }
     } catch {
         // Only system-call failures may surface (a file of the input standing where a directory must be).
-        guard error.code == .io || error.code == .symbolicLink else { cacheFinding("unexpected \(error)") }
+        guard [.io, .symbolicLink, .notRegularFile].contains(error.code) else { cacheFinding("unexpected \(error)") }
     }
 }
 
@@ -104,7 +109,7 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     let input = Array(UnsafeRawBufferPointer(start: start, count: count))
     let parts = split(input[1...])
     if input[0] < 240 {
-        checkParsers(index: parts[0], journal: parts[1], entry: parts[2])
+        checkParsers(index: parts[0], journal: parts[1], entry: parts[2], seal: input[0] % 2 == 1)
     } else {
         checkDirectory(index: parts[0], journal: parts[1], entry: parts[2])
     }

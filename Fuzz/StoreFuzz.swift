@@ -93,8 +93,15 @@ private func checkStore(log: [UInt8], index: [UInt8]) {
             storeFinding("an acknowledged add does not read back")
         }
     } catch {
-        if error.code == .corrupt || error.code == .unsupportedVersion, readFile(path) != log {
+        if [.corrupt, .unsupportedVersion, .damagedCommit].contains(error.code), readFile(path) != log {
             storeFinding("a failed add changed the store file (\(error))")
+        }
+        if error.code == .damagedCommit {
+            // The recovery keeps the file as it was and leaves a store that reads.
+            if (try? repository.recoverDamagedCommit()) != nil {
+                if readFile(path + ".before-recovery") != log { storeFinding("recovery did not keep the file as it was") }
+                if (try? repository.all()) == nil { storeFinding("a recovered store does not read") }
+            }
         }
     }
     _ = try? repository.removeExpired(at: Date(timeIntervalSince1970: 1_500))

@@ -83,9 +83,10 @@ build_target() {
         # libraries, then ArchiveStore's sources and the entry file as one module, so internals are reachable.
         build_module BinaryPlist "$root"/Sources/BinaryPlist/*.swift
         build_module KeyedArchive $(find "$root/Sources/KeyedArchive" -name '*.swift')
+        build_module ArchivePlatform "$root"/Sources/ArchivePlatform/*.swift
         swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name ArchiveStore -package-name KeyedArchiveStore \
             -I "$build/modules" $(find "$root/Sources/ArchiveStore" -name '*.swift') "$root/Fuzz/FuzzFiles.swift" "$entry" \
-            -L "$build" -lKeyedArchive -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
+            -L "$build" -lArchivePlatform -lKeyedArchive -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
             || { cat "$build/$target.build.log" >&2; echo "Error: building $binary failed" >&2; exit 2; }
         return
     fi
@@ -122,7 +123,7 @@ seed_cache_corpus() {
     for file in "$root"/Fuzz/seeds-cache/*; do
         [ -f "$file" ] && cp -n "$file" "$corpus/"
     done
-    printf '\x01ACINDEX1|||HS|||bplist00' >"$corpus/seed-minimal"
+    printf '\x01ACINDEX2|||HS|||bplist00' >"$corpus/seed-minimal"
     printf '\xf8|||H|||bplist00' >"$corpus/seed-directory"
 }
 

@@ -155,6 +155,14 @@ public final class FormCache: Sendable {
     }
 
     /// Renames an unreadable store to `FormCache.cache.corrupt-<UTC time>` and returns the new path.
+    /// Keeps the newest commit of a store whose newer commit slot is damaged (see
+    /// ``ArchiveRepository/recoverDamagedCommit()``); the file as it was stays beside it as
+    /// `FormCache.cache.before-recovery`. Returns how many records' changes were recovered.
+    @discardableResult
+    public func recoverDamagedCommit() throws(StoreError) -> Int {
+        try repository.recoverDamagedCommit().recoveredFrames
+    }
+
     /// See ``ArchiveRepository/moveAside(suffix:)``.
     public func moveAside() throws(StoreError) -> String {
         let stamp = ISO8601Text.format(clock.now()).filter { $0 != ":" && $0 != "-" }

@@ -40,12 +40,22 @@ public enum FormCacheTool {
             commands: [
                 Verbs.add(session), Verbs.get(session), Verbs.update(session), Verbs.list(session), Verbs.remove(session),
                 Verbs.purge(session), Verbs.importArchive(session), Verbs.export(session), Verbs.path(session), Verbs.moveAside(session),
+                Verbs.recover(session),
             ])
     }
 }
 
 /// Namespace for the verb builders, one file each.
-enum Verbs {}
+enum Verbs {
+    /// After a verb changed the store and wrote its report: when standard output failed, exit 74 saying what
+    /// was done (the change is committed; running the command again would do it twice or fail), not just
+    /// that the output failed.
+    static func requireOutput(_ context: CommandContext, afterChange done: String) throws {
+        if context.stdout.writeError != nil {
+            throw CommandFailure(status: ExitStatus.ioError, "cannot write to standard output; \(done)")
+        }
+    }
+}
 
 /// What every verb needs: the environment it was started in and the clock.
 struct Session {

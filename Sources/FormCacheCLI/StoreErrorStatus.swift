@@ -31,6 +31,12 @@ extension CommandFailure {
         case .hardLink:
             status = ExitStatus.ioError
             hint = "the store's files may not have other hard links; remove the other name or the file."
+        case .notRegularFile:
+            status = ExitStatus.ioError
+            hint = "a FIFO, device or directory is where one of the store's files should be; remove it."
+        case .damagedCommit:
+            status = ExitStatus.dataError
+            hint = "the store was not changed. 'formcache recover' keeps the newest commit (the file as it was stays as FormCache.cache.before-recovery); 'formcache move-aside' starts a new store."
         case .noDataDirectory:
             status = ExitStatus.ioError
             hint = "set FORMCACHE_HOME to the directory to use."

@@ -15,6 +15,9 @@ struct RecordLogFaultTests {
              removeCompactingTheLog, importSkippingExisting
     }
 
+    /// In a directory of its own, which the store's first write creates.
+    static let storeName = "data/Forms.archive"
+
     static let new = FormRecord(id: "new", name: "new", fields: ["f": "1"], registeredAt: Date(timeIntervalSince1970: 1_000),
                                 expiresAt: Date(timeIntervalSince1970: 9_000))
 
@@ -29,13 +32,14 @@ struct RecordLogFaultTests {
     static func setUp(_ operation: Operation, in directory: TemporaryDirectory) throws -> [FormRecord] {
         var options = RepositoryOptions()
         options.tuning = tuning(operation)
-        let repository = ArchiveRepository<FormRecord>(path: directory.file("Forms.archive"), options: options)
+        let repository = ArchiveRepository<FormRecord>(path: directory.file(storeName), options: options)
         switch operation {
         case .addToAbsentStore:
             return []
         case .addMigratingASingleArchive:
             let records = sampleRecords(0..<5)
-            try directory.write(try RepositoryFile<FormRecord>.encode(records, path: "x"), to: "Forms.archive")
+            try FileManager.default.createDirectory(atPath: directory.file("data"), withIntermediateDirectories: false)
+            try directory.write(try RepositoryFile<FormRecord>.encode(records, path: "x"), to: storeName)
             return records
         case .purge:
             let records = sampleRecords(0..<3, expiringAt: 1_500) + sampleRecords(3..<6, expiringAt: 2_500)
@@ -97,6 +101,7 @@ struct RecordLogFaultTests {
         let counter = FaultCounter()
         var injected = 0
         var outcomes: Set<String> = []
+        var kinds: Set<FileSystem.Call> = []
         for fault in [FileSystem.Fault.error(EIO), .error(ENOSPC), .shortWrite(7)] {
             var call = 1
             while true {
@@ -107,7 +112,7 @@ struct RecordLogFaultTests {
                 var options = RepositoryOptions()
                 options.tuning = Self.tuning(operation)
                 options.fileSystem = counter.fileSystem
-                let repository = ArchiveRepository<FormRecord>(path: directory.file("Forms.archive"), options: options)
+                let repository = ArchiveRepository<FormRecord>(path: directory.file(Self.storeName), options: options)
                 counter.arm(failAt: call, with: fault)
                 var succeeded: Bool
                 do {
@@ -123,9 +128,10 @@ struct RecordLogFaultTests {
                 counter.arm(failAt: nil)
                 guard let failed else { break }   // the operation makes fewer calls: every one was tried
                 injected += 1
+                kinds.insert(failed.call)
                 outcomes.insert(succeeded ? "done" : "not done")
                 let context = "\(operation), \(fault) at call \(call) (\(failed.call) of \(failed.path))"
-                let plain = ArchiveRepository<FormRecord>(path: directory.file("Forms.archive"))
+                let plain = ArchiveRepository<FormRecord>(path: directory.file(Self.storeName))
                 let records = try plain.all()
                 #expect(records == (succeeded ? after : before), "\(context)")
                 for record in after + before {
@@ -135,13 +141,21 @@ struct RecordLogFaultTests {
                 // Nothing left behind, and the store takes the next write.
                 try plain.add(FormRecord(id: "next", name: "next", fields: [:], registeredAt: Date(timeIntervalSince1970: 1),
                                          expiresAt: Date(timeIntervalSince1970: 9_999)))
-                #expect(try directory.entries().filter { $0.contains(".tmp-") } == [], "\(context)")
+                #expect(try leftovers(in: directory) == [], "\(context)")
                 #expect(try plain.all().map(\.id) == records.map(\.id) + ["next"], "\(context)")
                 call += 1
             }
         }
         #expect(injected > 10)
         #expect(outcomes.contains("not done"))
+        // The faults reach every kind of call the operation makes, the lock and the cleanup included.
+        var reached: Set<FileSystem.Call> = [.open, .read, .write, .sync, .status, .lock, .list]
+        switch operation {
+        case .addToAbsentStore: reached.formUnion([.makeDirectory, .rename, .setPermissions])
+        case .addMigratingASingleArchive, .addMergingTheIndex, .removeCompactingTheLog: reached.formUnion([.rename, .setPermissions])
+        default: break
+        }
+        #expect(kinds.isSuperset(of: reached), "\(operation): reached \(kinds.map(\.rawValue).sorted())")
     }
 
     /// A crash, as near as one process can play it: from call N on, every call of the seam fails (the disk is
@@ -167,11 +181,11 @@ struct RecordLogFaultTests {
                 count += 1
                 return count >= crashAt ? .error(EIO) : nil
             } }
-            let repository = ArchiveRepository<FormRecord>(path: directory.file("Forms.archive"), options: options)
+            let repository = ArchiveRepository<FormRecord>(path: directory.file(Self.storeName), options: options)
             var completed = true
             do { try Self.perform(operation, on: repository) } catch { completed = false }
             if completed && calls.withLock({ $0 }) < call { break }   // no call failed: every crash point was tried
-            let plain = ArchiveRepository<FormRecord>(path: directory.file("Forms.archive"))
+            let plain = ArchiveRepository<FormRecord>(path: directory.file(Self.storeName))
             let records = try plain.all()
             #expect(records == before || records == after, "\(operation), crash at call \(call)")
             if completed { #expect(records == after, "\(operation), crash at call \(call) after it returned") }
@@ -179,8 +193,15 @@ struct RecordLogFaultTests {
             try plain.add(FormRecord(id: "next", name: "next", fields: [:], registeredAt: Date(timeIntervalSince1970: 1),
                                      expiresAt: Date(timeIntervalSince1970: 9_999)))
             #expect(try plain.all().map(\.id) == records.map(\.id) + ["next"], "\(operation), crash at call \(call)")
+            #expect(try leftovers(in: directory) == [], "\(operation), crash at call \(call): the next writer swept them")
             call += 1
         }
         #expect(seen == [false, true])
     }
+}
+
+/// Temporary files left in the store's directory.
+private func leftovers(in directory: TemporaryDirectory) throws -> [String] {
+    guard FileManager.default.fileExists(atPath: directory.file("data")) else { return [] }
+    return try FileManager.default.contentsOfDirectory(atPath: directory.file("data")).filter { $0.contains(".tmp-") }
 }

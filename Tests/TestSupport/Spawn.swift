@@ -50,10 +50,10 @@ public enum Spawn {
     }
 
     /// Starts `path` with `arguments` and exactly `environment` (plus `rawEnvironment`, `NAME=value` entries
-    /// as bytes, for values that are not UTF-8), stdin from /dev/null; stdout to `stdoutFile` when given
-    /// (`/dev/full`, say: the child's `stdout` then reads as empty).
+    /// as bytes, for values that are not UTF-8), stdin from `stdinFile` (default /dev/null); stdout to
+    /// `stdoutFile` when given (`/dev/full`, say: the child's `stdout` then reads as empty).
     public static func start(_ path: String, _ arguments: [String], environment: [String: String],
-                      rawEnvironment: [[UInt8]] = [], stdoutFile: String? = nil) throws -> Child {
+                      rawEnvironment: [[UInt8]] = [], stdinFile: String = "/dev/null", stdoutFile: String? = nil) throws -> Child {
         // Pipes are made close-on-exec under a lock, so that children spawned at the same time from other
         // threads never inherit another child's pipe (which would delay its end-of-file).
         spawnLock.lock()
@@ -64,7 +64,7 @@ public enum Spawn {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, stdinFile, O_RDONLY, 0)
         if let stdoutFile {
             posix_spawn_file_actions_addopen(&actions, 1, stdoutFile, O_WRONLY, 0)
         } else {

@@ -43,10 +43,7 @@ extension Verbs {
                 throw CommandFailure(error)
             }
             context.stdout.write(storedID + "\n")
-            if context.stdout.writeError != nil {
-                throw CommandFailure(
-                    status: ExitStatus.ioError, "cannot write to standard output; the record was stored, with id \(storedID)")
-            }
+            try requireOutput(context, afterChange: "the record was stored, with id \(storedID)")
             return ExitStatus.success
         }
     }

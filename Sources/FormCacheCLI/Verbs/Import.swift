@@ -12,12 +12,13 @@ extension Verbs {
                 record expiring 30 days after its registration date. Ids already stored are skipped; the \
                 records are added in one commit. Prints the imported ids, one a line.
                 """,
-            arguments: [.required("file", help: "The archive to import.")]
+            arguments: [.required("file", help: "The archive to import (a file, a pipe or a FIFO, such as /dev/stdin).")]
         ) { context in
             let file = context.arguments.value("file") ?? ""
             let result = try session.withCache { cache throws(StoreError) in try cache.importArchive(file: file) }
             context.stdout.write(result.imported.map { $0.id + "\n" }.joined())
             let count = result.imported.count
+            try requireOutput(context, afterChange: "\(count) record\(count == 1 ? " was" : "s were") imported")
             var summary = "Imported \(count) record\(count == 1 ? "" : "s")"
             if !result.skippedIDs.isEmpty { summary += "; skipped \(result.skippedIDs.count) already present" }
             context.stderr.write(summary + ".\n")

@@ -15,6 +15,9 @@ extension Verbs {
             let dryRun = context.arguments.flag("dry-run")
             let purged = try session.withCache { cache throws(StoreError) in try cache.purge(all: all, dryRun: dryRun) }
             context.stdout.write(purged.map { $0.id + "\n" }.joined())
+            if !dryRun {
+                try requireOutput(context, afterChange: "\(purged.count) record\(purged.count == 1 ? " was" : "s were") removed")
+            }
             let verb = dryRun ? "Would remove" : "Removed"
             context.stderr.write("\(verb) \(purged.count) record\(purged.count == 1 ? "" : "s").\n")
             return ExitStatus.success

@@ -33,6 +33,7 @@ extension Verbs {
                 try cache.update(id, name: name, fields: fields, timeToLive: timeToLive)
             }
             context.stdout.write(updated.id + "\n")
+            try requireOutput(context, afterChange: "the record \(updated.id) was updated")
             return ExitStatus.success
         }
     }

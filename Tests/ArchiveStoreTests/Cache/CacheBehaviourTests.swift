@@ -148,18 +148,51 @@ struct CacheLimitTests {
         #expect(try cache.value(forKey: "new") == payload("new", 0, size: 200))
     }
 
-    @Test func damagedIndexAndJournalAreRebuilt() throws {
+    /// A flipped journal record is itself detected (its CRC-32): the index is rebuilt from the entry files,
+    /// not replayed from a journal that lies. An entry file removed behind the cache's back tells the two
+    /// apart: snapshot and journal still count it, the entry files do not.
+    @Test func aFlippedJournalRecordIsDetectedAndTheIndexIsRebuiltFromTheFiles() throws {
         let fixture = try CacheFixture()
         do {
             let cache = try fixture.bytesCache(fixture.options(countLimit: 100))
             for i in 0..<20 { try cache.set([UInt8(i)], forKey: "k\(i)") }
+            try cache.compactIndex()   // a good snapshot of the 20
+            for i in 20..<25 { try cache.set([UInt8(i)], forKey: "k\(i)") }
         }
         var journal = try fixture.directory.read("cache/cache.journal")
-        journal[100] ^= 0xFF
+        let records = CacheJournalFile.parse(Array(journal[CacheJournalRecord.size...]))
+        #expect(records.damaged == false)
+        #expect(records.records.filter { $0.kind == .set }.count == 10)   // each set is recorded before and after its rename
+        let set = try #require(records.records.firstIndex { $0.kind == .set })
+        journal[CacheJournalRecord.size * (set + 1) + 20] ^= 0x01   // inside the first set's hash (a record that ends
+                                                                      // the journal could still be being written)
         try fixture.directory.write(journal, to: "cache/cache.journal")
-        try fixture.directory.write(Array("ACINDEX1 garbage".utf8), to: "cache/cache.index")
+        #expect(CacheJournalFile.parse(Array(journal[CacheJournalRecord.size...])).damaged == true)
+        try FileManager.default.removeItem(atPath: fixture.entryPath("k3"))
+
+        let cache = try fixture.bytesCache(fixture.options(countLimit: 100))
+        #expect(cache.statistics.entryCount == 24)   // from the files: the journal was not trusted
+        #expect(try cache.value(forKey: "k22") == [22])
+        let fresh = try fixture.directory.read("cache/cache.journal")
+        #expect(fresh.count == CacheJournalRecord.size)   // started over by the rebuild
+    }
+
+    /// A damaged snapshot (its CRC-32 fails) is rebuilt from the entry files too.
+    @Test func aDamagedSnapshotIsRebuiltFromTheFiles() throws {
+        let fixture = try CacheFixture()
+        do {
+            let cache = try fixture.bytesCache(fixture.options(countLimit: 100))
+            for i in 0..<20 { try cache.set([UInt8(i)], forKey: "k\(i)") }
+            try cache.compactIndex()
+        }
+        var snapshot = try fixture.directory.read("cache/cache.index")
+        #expect(CacheIndexSnapshot(snapshot)?.entries.count == 20)
+        snapshot[snapshot.count - 3] ^= 0x10
+        #expect(CacheIndexSnapshot(snapshot) == nil)
+        try fixture.directory.write(snapshot, to: "cache/cache.index")
+        try FileManager.default.removeItem(atPath: fixture.entryPath("k0"))
         let cache = try fixture.bytesCache(fixture.options(countLimit: 5))
-        #expect(cache.statistics.entryCount == 20)
+        #expect(cache.statistics.entryCount == 19)
         try cache.set([99], forKey: "new")
         #expect(fixture.entryFiles().count == 5)
         #expect(try cache.value(forKey: "new") == [99])
@@ -193,20 +226,26 @@ struct CacheRobustnessTests {
         #expect(try cache.value(forKey: "a") == [1])
     }
 
-    @Test(arguments: ["garbage", "truncated", "foreign-plist", "foreign-archive", "empty", "other-value-type"])
+    /// Each kind of bad entry file is a miss, removed and counted as damaged. The foreign and other-type files
+    /// carry a valid checksum, so that what rejects them is their content, not the checksum.
+    @Test(arguments: ["garbage", "truncated", "foreign-plist", "foreign-archive", "empty", "other-value-type", "unsealed", "flipped-byte"])
     func damagedEntryFileIsAMissAndIsRemoved(kind: String) throws {
         let fixture = try CacheFixture()
         let cache = try fixture.bytesCache()
         try cache.set(payload("k", 1, size: 300), forKey: "k")
         let path = fixture.entryPath("k")
         let good = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        let damaged: [UInt8]
+        var damaged: [UInt8]
         switch kind {
         case "garbage": damaged = [UInt8](repeating: 0x5A, count: 300)
         case "truncated": damaged = Array(good.prefix(good.count / 2))
-        case "foreign-plist": damaged = [UInt8](try PropertyListSerialization.data(fromPropertyList: ["key": "k"], format: .binary, options: 0))
-        case "foreign-archive": damaged = [UInt8](try NSKeyedArchiver.archivedData(withRootObject: ["key": "k"], requiringSecureCoding: false))
-        case "other-value-type": damaged = try ArchiveEncoder().encode(CacheEntryFile(key: "k", value: "a string", created: Date(), expires: nil))
+        case "foreign-plist": damaged = sealed([UInt8](try PropertyListSerialization.data(fromPropertyList: ["key": "k"], format: .binary, options: 0)))
+        case "foreign-archive": damaged = sealed([UInt8](try NSKeyedArchiver.archivedData(withRootObject: ["key": "k"], requiringSecureCoding: false)))
+        case "other-value-type": damaged = try CacheEntryCoding.encode(CacheEntryFile(key: "k", value: "a string", created: Date(), expires: nil))
+        case "unsealed": damaged = try ArchiveEncoder().encode(CacheEntryFile(key: "k", value: payload("k", 1, size: 300), created: Date(), expires: nil))
+        case "flipped-byte":
+            damaged = good
+            damaged[good.count / 2] ^= 0x04
         default: damaged = []
         }
         try Data(damaged).write(to: URL(fileURLWithPath: path))
@@ -215,6 +254,38 @@ struct CacheRobustnessTests {
         #expect(cache.statistics.damaged == 1)
         try cache.set([5], forKey: "k")
         #expect(try cache.value(forKey: "k") == [5])
+    }
+
+    /// The reproduction: one byte of a stored string changed on disk. Without a checksum the changed
+    /// string came back as a disk hit; now it is a miss, counted as damaged, and the file is gone.
+    @Test func aFlippedByteInAnEntryIsAMissNeverWrongData() throws {
+        let fixture = try CacheFixture()
+        let cache = try ArchiveCache<String>(directory: fixture.path, options: fixture.options())
+        try cache.set("abcdefghijklmnop", forKey: "drawing")
+        let path = fixture.entryPath("drawing")
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let at = try #require(bytes.indices.first { bytes[$0...].starts(with: Array("abcdefghijklmnop".utf8)) })
+        bytes[at + 15] = UInt8(ascii: "q")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(try cache.value(forKey: "drawing") == nil)
+        #expect(cache.statistics.damaged == 1)
+        #expect(cache.statistics.diskHits == 0)
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(try cache.archivedEntry(forKey: "drawing") == nil)
+    }
+
+    /// The checksum sits in the binary plist trailer's unused bytes (so the file stays an ordinary keyed
+    /// archive: `foundationsUnarchiverReadsAnEntryFile`), and is checked as the README tells, with nothing but
+    /// zlib's CRC-32.
+    @Test func theEntryChecksumIsTheCRC32OfTheFileWithoutTheTrailersFirstFiveBytes() throws {
+        let fixture = try CacheFixture()
+        let cache = try fixture.bytesCache()
+        try cache.set([1, 2, 3], forKey: "k")
+        let bytes = try #require(try cache.archivedEntry(forKey: "k"))
+        #expect(bytes[bytes.count - 32] == 0x43)
+        let crc = Checksum.crc32(Array(bytes[..<(bytes.count - 32)]) + Array(bytes[(bytes.count - 27)...]))
+        #expect(UInt32(readLittleEndian(bytes, bytes.count - 31, width: 4)) == crc)
+        #expect(Array(bytes[(bytes.count - 27)...].prefix(3)) == [0, 1, 1])   // sort version, widths: untouched
     }
 
     @Test func fifoAtAnEntryPathIsAMissWithoutBlockingAndIsKept() throws {
@@ -307,4 +378,11 @@ struct SeededRandom {
         return z ^ (z >> 31)
     }
     mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+}
+
+/// `bytes` (a binary plist) with a valid entry checksum.
+private func sealed(_ bytes: [UInt8]) -> [UInt8] {
+    var bytes = bytes
+    CacheEntryChecksum.seal(&bytes)
+    return bytes
 }

@@ -49,6 +49,7 @@ struct CacheFaultTests {
     @Test(arguments: Operation.allCases)
     func everySingleFaultLeavesEveryAcknowledgedEntryReadable(operation: Operation) throws {
         var callCount = 0
+        var kinds: Set<FileSystem.Call> = []
         for fault in [FileSystem.Fault.error(EIO), .error(ENOSPC), .shortWrite(10)] {
             var n = 0   // 0: a run without a fault, which counts the calls
             repeat {
@@ -73,6 +74,7 @@ struct CacheFaultTests {
                 let (changing, failure) = Self.perform(operation, on: cache, clock: fixture.clock)
                 if operation == .setEvicting && failure == nil { acknowledged["k0"] = nil }
                 let succeeded = failure == nil
+                if let failed = counter.failed { kinds.insert(failed.call) }
                 if let failure {
                     #expect([StoreError.Code.io, .durabilityUnknown].contains(failure.code), "call \(n): \(failure)")
                 }
@@ -109,6 +111,17 @@ struct CacheFaultTests {
             } while n <= callCount
             #expect(callCount > 2, "\(operation) made \(callCount) calls")
         }
+        // The faults reach every kind of call the operation makes through the one seam: the lock, the
+        // renames into and out of the staging pool, the syncs, the removals.
+        var reached: Set<FileSystem.Call> = [.lock, .status]
+        switch operation {
+        case .setNew, .setReplace, .setEvicting: reached.formUnion([.open, .write, .rename])
+        case .setSynchronous: reached.formUnion([.open, .write, .rename, .sync])
+        case .remove: reached.formUnion([.open, .read, .unlink])
+        case .removeExpired: reached.formUnion([.unlink, .write])
+        case .trim: reached.formUnion([.list, .rename, .write])
+        }
+        #expect(kinds.isSuperset(of: reached), "\(operation): reached \(kinds.map(\.rawValue).sorted())")
     }
 
     /// Runs one operation; returns the key it changes (with its new value, `nil` for a removal) and its error.

@@ -84,6 +84,29 @@ struct AtomicReplaceTests {
         #expect(try directory.entries() == [".other.tmp-5-6", ".store.tmp-dir", "notes", "store"])
     }
 
+    /// The cleanup after a failure goes through the seam too: when it fails as well, the temporary file stays,
+    /// and the next writer's sweep (under the lock) removes it.
+    @Test func aFailedCleanupLeavesTheTemporaryForTheNextSweep() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write([1], to: "store")
+        let fileSystem = FileSystem { call, _ in
+            switch call {
+            case .write: return .shortWrite(1)
+            case .unlink: return .error(EIO)
+            default: return nil
+            }
+        }
+        let error = #expect(throws: StoreError.self) {
+            try AtomicReplace.replace(directory.file("store"), with: [2, 2, 2], fileSystem: fileSystem)
+        }
+        #expect(error?.errno == ENOSPC)
+        let left = try directory.entries().filter { $0.hasPrefix(".store.tmp-") }
+        #expect(left.count == 1)
+        AtomicReplace.sweepStaleTemporaries(of: [directory.file("store")], fileSystem: .kernel)
+        #expect(try directory.entries() == ["store"])
+        #expect(try directory.read("store") == [1])
+    }
+
     /// A sweep whose calls fail leaves everything, and does not throw (the next writer tries again).
     @Test func aFailingSweepLeavesFilesForTheNextOne() throws {
         let directory = try TemporaryDirectory()

@@ -50,14 +50,14 @@ private func makeSparseFile(_ path: String, size: Int) -> Bool {
 
 /// A fixed scratch path for exit tests (their child process may die before cleaning up).
 private func scratchDirectory(_ name: String) -> String {
-    let path = NSTemporaryDirectory() + "/cache-review-" + name
+    let path = NSTemporaryDirectory() + "/cache-child-" + name
     try? FileManager.default.removeItem(atPath: path)
     try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }
 
-@Suite("ArchiveCache: review findings")
-struct CacheReviewTests {
+@Suite("ArchiveCache: instances sharing a directory, hostile and huge files")
+struct CacheDirectorySharingTests {
     // MARK: 1. Wrong (stale) values
 
     /// `set` appends its journal record before it renames the new file into place. A memory-layer read in
@@ -136,7 +136,7 @@ struct CacheReviewTests {
         let path = scratchDirectory("merged-length")
         defer { try? FileManager.default.removeItem(atPath: path) }
         await #expect(processExitsWith: .success) {
-            let directory = NSTemporaryDirectory() + "/cache-review-merged-length/cache"
+            let directory = NSTemporaryDirectory() + "/cache-child-merged-length/cache"
             var options = CacheOptions()
             options.countLimit = 100
             let first = try ArchiveCache<[UInt8]>(directory: directory, options: options)
@@ -154,7 +154,7 @@ struct CacheReviewTests {
         let path = scratchDirectory("huge-entry")
         defer { try? FileManager.default.removeItem(atPath: path) }
         await #expect(processExitsWith: .success) {
-            let directory = NSTemporaryDirectory() + "/cache-review-huge-entry/cache"
+            let directory = NSTemporaryDirectory() + "/cache-child-huge-entry/cache"
             let cache = try ArchiveCache<[UInt8]>(directory: directory, options: CacheOptions())
             try cache.set([1], forKey: "k")
             let hex = StableHash("k".utf8).hex
@@ -168,7 +168,7 @@ struct CacheReviewTests {
         let path = scratchDirectory("huge-index")
         defer { try? FileManager.default.removeItem(atPath: path) }
         await #expect(processExitsWith: .success) {
-            let directory = NSTemporaryDirectory() + "/cache-review-huge-index/cache"
+            let directory = NSTemporaryDirectory() + "/cache-child-huge-index/cache"
             var options = CacheOptions()
             options.countLimit = 100
             do {
@@ -188,7 +188,7 @@ struct CacheReviewTests {
         let path = scratchDirectory("huge-journal")
         defer { try? FileManager.default.removeItem(atPath: path) }
         await #expect(processExitsWith: .success) {
-            let directory = NSTemporaryDirectory() + "/cache-review-huge-journal/cache"
+            let directory = NSTemporaryDirectory() + "/cache-child-huge-journal/cache"
             var options = CacheOptions()
             options.countLimit = 100
             do {
@@ -312,8 +312,8 @@ struct CacheReviewTests {
     }
 }
 
-@Suite("ArchiveCache: review findings, part 2")
-struct CacheReviewTests2 {
+@Suite("ArchiveCache: pooled files, expiry and trimming at scale")
+struct CachePoolAndScaleTests {
     /// A retired entry file goes to the writer's pool and is later rewritten in place as a temporary file,
     /// although a reader may still have it open. A reader that opened the old entry reads whatever the
     /// writer put into that inode since: here a write cut short by a full disk (one failing syscall) leaves

@@ -12,14 +12,14 @@ import FormCache
 // scenario; a failing test is a defect. Tests that would trap run as exit tests.
 
 /// A fresh scratch directory for an exit test (the child may die before cleaning up).
-private func reviewScratch(_ name: String) -> String {
-    let path = NSTemporaryDirectory() + "/record-log-review-" + name
+private func childScratch(_ name: String) -> String {
+    let path = NSTemporaryDirectory() + "/record-log-child-" + name
     try? FileManager.default.removeItem(atPath: path)
     try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }
 
-private func reviewRepository(_ path: String, mergeFrames: Int = 1024) -> ArchiveRepository<FormRecord> {
+private func repositoryMergingEvery(_ path: String, mergeFrames: Int = 1024) -> ArchiveRepository<FormRecord> {
     var options = RepositoryOptions()
     options.tuning.mergeFrames = mergeFrames
     return ArchiveRepository<FormRecord>(path: path, options: options)
@@ -66,7 +66,7 @@ private func openDescriptorCount(on path: String) throws -> Int {
 /// `forEachChunk`) and the checksum of the last bucket (second chunk) damaged. Returns how many entries the
 /// first chunk holds (delivered before the damage is found), or -1.
 private func makeStoreWithADamagedSecondIndexChunk(_ path: String) -> Int {
-    let repository = reviewRepository(path, mergeFrames: 1)
+    let repository = repositoryMergingEvery(path, mergeFrames: 1)
     guard (try? repository.add(contentsOf: sampleRecords(0..<8), skippingExisting: false)) != nil else { return -1 }
     let real = readAll(path + ".index")
     guard real.count > 64 else { return -1 }
@@ -101,8 +101,8 @@ private func makeStoreWithADamagedSecondIndexChunk(_ path: String) -> Int {
     return entries.filter { readLittleEndian($0, 0, width: 8) >> 63 == 0 }.count
 }
 
-@Suite("Record log: review", .serialized)
-struct RecordLogReviewTests {
+@Suite("Record log: damaged files, concurrent readers, migration", .serialized)
+struct RecordLogDamageAndConcurrencyTests {
     // MARK: Lost records
 
     /// `modify(_:)` on a store whose directory does not exist yet calls `body` with no records *before* taking
@@ -112,8 +112,8 @@ struct RecordLogReviewTests {
     @Test func modifyOfAStoreInAMissingDirectoryDoesNotLoseAConcurrentAdd() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("missing/Forms.archive")
-        let first = reviewRepository(path)
-        let other = reviewRepository(path)
+        let first = repositoryMergingEvery(path)
+        let other = repositoryMergingEvery(path)
         let concurrent = sampleRecords(1..<2)[0]
         var interrupted = false
         try first.modify { (records: inout [FormRecord]) throws(StoreError) -> Bool in
@@ -153,7 +153,7 @@ struct RecordLogReviewTests {
                               expiresAt: Date(timeIntervalSince1970: 2_000))
         let original = try RepositoryFile<FormRecord>.encode(records + [twin], path: path)
         try directory.write(original, to: "Forms.archive")
-        let repository = reviewRepository(path)
+        let repository = repositoryMergingEvery(path)
         #expect(try repository.count() == 2)
         #expect(try repository.get("id0") == records[0])
         try repository.add(sampleRecords(5..<6)[0])
@@ -171,7 +171,7 @@ struct RecordLogReviewTests {
     @Test func aCorruptTailDoesNotLeakTheLogDescriptor() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("Forms.archive")
-        let repository = reviewRepository(path)
+        let repository = repositoryMergingEvery(path)
         try repository.add(sampleRecords(0..<1)[0])
         var bytes = try directory.read("Forms.archive")
         bytes[RecordLog.firstFrame + 40] ^= 0xFF   // inside the tail frame's key/payload: its CRC fails
@@ -194,7 +194,7 @@ struct RecordLogReviewTests {
     @Test func aCommitBetweenTheReadersStatusAndItsSlotReadIsNotCorruption() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("Forms.archive")
-        let writer = reviewRepository(path)
+        let writer = repositoryMergingEvery(path)
         try writer.add(sampleRecords(0..<1)[0])
         let armed = NSLock()
         nonisolated(unsafe) var pending = true
@@ -223,8 +223,8 @@ struct RecordLogReviewTests {
     /// A commit slot (valid CRC) whose sequence is UInt64.max: the next commit does `sequence += 1` and traps.
     @Test func aSlotWithTheLargestSequenceDoesNotTrapTheNextWrite() async {
         await #expect(processExitsWith: .success) {
-            let path = reviewScratch("sequence") + "/Forms.archive"
-            let repository = reviewRepository(path)
+            let path = childScratch("sequence") + "/Forms.archive"
+            let repository = repositoryMergingEvery(path)
             try repository.add(sampleRecords(0..<1)[0])
             guard patchCurrentSlot(path, { $0.sequence = .max }) else { exit(4) }
             _ = try? repository.add(sampleRecords(1..<2)[0])   // throwing corrupt is fine; trapping is not
@@ -235,8 +235,8 @@ struct RecordLogReviewTests {
     /// is live: `remove` computes liveCount -1 and `serialized()` traps in `UInt64(-1)`. Same with liveBytes.
     @Test func aSlotWhoseLiveCountIsTooLowDoesNotTrapARemove() async {
         await #expect(processExitsWith: .success) {
-            let path = reviewScratch("live-count") + "/Forms.archive"
-            let repository = reviewRepository(path)
+            let path = childScratch("live-count") + "/Forms.archive"
+            let repository = repositoryMergingEvery(path)
             try repository.add(sampleRecords(0..<1)[0])
             guard patchCurrentSlot(path, { $0.liveCount = 0 }) else { exit(4) }
             _ = try? repository.remove("id0")
@@ -245,8 +245,8 @@ struct RecordLogReviewTests {
 
     @Test func aSlotWhoseLiveBytesAreTooLowDoesNotTrapARemove() async {
         await #expect(processExitsWith: .success) {
-            let path = reviewScratch("live-bytes") + "/Forms.archive"
-            let repository = reviewRepository(path)
+            let path = childScratch("live-bytes") + "/Forms.archive"
+            let repository = repositoryMergingEvery(path)
             try repository.add(sampleRecords(0..<1)[0])
             guard patchCurrentSlot(path, { $0.liveBytes = 0 }) else { exit(4) }
             _ = try? repository.remove("id0")
@@ -257,8 +257,8 @@ struct RecordLogReviewTests {
     /// `ordinal < frameCount`, so `LiveBitmap.insert(-1)` indexes `words[-1]` and a plain `all()` traps.
     @Test func anIndexEntryWithANegativeOrdinalDoesNotTrapAReader() async {
         await #expect(processExitsWith: .success) {
-            let path = reviewScratch("ordinal") + "/Forms.archive"
-            let repository = reviewRepository(path, mergeFrames: 1)
+            let path = childScratch("ordinal") + "/Forms.archive"
+            let repository = repositoryMergingEvery(path, mergeFrames: 1)
             try repository.add(sampleRecords(0..<1)[0])   // merged: the index holds the one entry
             var index = readAll(path + ".index")
             guard index.count > 64 else { exit(4) }
@@ -278,11 +278,11 @@ struct RecordLogReviewTests {
     /// 1 TiB sparse file at the store path makes `get` allocate 1 TiB and die instead of reporting corrupt.
     @Test func aHugeNonLogStoreFileIsCorruptNotACrash() async {
         await #expect(processExitsWith: .success) {
-            let path = reviewScratch("huge-store") + "/Forms.archive"
+            let path = childScratch("huge-store") + "/Forms.archive"
             let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
             guard fd >= 0, ftruncate(fd, off_t(1) << 40) == 0 else { exit(4) }
             close(fd)
-            _ = try? reviewRepository(path).get("id0")
+            _ = try? repositoryMergingEvery(path).get("id0")
         }
     }
 
@@ -291,8 +291,8 @@ struct RecordLogReviewTests {
     /// before any bucket CRC is checked, so `all()` dies instead of dropping the index.
     @Test func anIndexFanOutClaimingHugeBucketsDoesNotCrashAReader() async {
         await #expect(processExitsWith: .success) {
-            let path = reviewScratch("huge-index") + "/Forms.archive"
-            let repository = reviewRepository(path, mergeFrames: 1)
+            let path = childScratch("huge-index") + "/Forms.archive"
+            let repository = repositoryMergingEvery(path, mergeFrames: 1)
             try repository.add(sampleRecords(0..<1)[0])
             let real = readAll(path + ".index")
             guard real.count > 64 else { exit(4) }
@@ -452,7 +452,7 @@ struct RecordLogReviewTests {
         let path = directory.file("Forms.archive")
         let firstChunk = makeStoreWithADamagedSecondIndexChunk(path)
         try #require(firstChunk > 0, "no entry fell in the first chunk (\(firstChunk))")
-        let expired = try reviewRepository(path).expired(at: Date(timeIntervalSince1970: 3_000))
+        let expired = try repositoryMergingEvery(path).expired(at: Date(timeIntervalSince1970: 3_000))
         #expect(expired.map(\.id).sorted() == sampleRecords(0..<8).map(\.id).sorted())
     }
 
@@ -460,9 +460,9 @@ struct RecordLogReviewTests {
     /// and `LogState.serialized()` traps in `UInt64(_:)`.
     @Test func aDamagedSecondIndexChunkDoesNotTrapRemoveExpired() async {
         await #expect(processExitsWith: .success) {
-            let path = reviewScratch("second-chunk") + "/Forms.archive"
+            let path = childScratch("second-chunk") + "/Forms.archive"
             guard makeStoreWithADamagedSecondIndexChunk(path) > 0 else { exit(4) }
-            let repository = reviewRepository(path)
+            let repository = repositoryMergingEvery(path)
             let removed = try repository.removeExpired(at: Date(timeIntervalSince1970: 3_000))
             guard removed.count == 8, try repository.count() == 0 else { exit(3) }
         }
