@@ -3,13 +3,19 @@ final class IndexReader {
     let fd: Int32
     let path: String
     let fileSystem: FileSystem
-    let generation: UInt64
-    let covered: Int
-    let coveredFrames: Int
-    let count: Int
-    let bits: Int
+    /// What the file's header says, checked against its size.
+    let header: Header
+
+    /// The log's generation.
+    var generation: UInt64 { header.generation }
+    /// The log bytes the index covers (its entries are for frames before this offset).
+    var covered: Int { header.covered }
+    /// The log frames the index covers.
+    var coveredFrames: Int { header.coveredFrames }
     /// The log's chain at ``covered``.
-    let chain: UInt32
+    var chain: UInt32 { header.chain }
+    private var count: Int { header.count }
+    private var bits: Int { header.bits }
 
     private var entriesStart: Int { RecordIndex.headerSize + ((1 << bits) + 1) * 8 }
 
@@ -85,8 +91,7 @@ final class IndexReader {
         self.fd = fd
         self.path = path
         self.fileSystem = fileSystem
-        (generation, covered, coveredFrames, count, bits, chain) =
-            (header.generation, header.covered, header.coveredFrames, header.count, header.bits, header.chain)
+        self.header = header
     }
 
     deinit { fileSystem.close(fd) }

@@ -222,42 +222,34 @@ package struct FileSystem: Sendable {
     /// `link(2)`: a second name for `source`'s file; `false` when `source` does not exist.
     @discardableResult
     package func link(_ source: String, _ destination: String) throws(StoreError) -> Bool {
-        _ = try injected(.link, destination)
-        do {
-            try Kernel.link(source, destination)
-            return true
-        } catch where error == .noSuchFile {
-            return false
-        } catch {
-            throw Self.failure("link", destination, error)
-        }
+        try attempt(.link, "link", destination, falseFor: [.noSuchFile]) { () throws(Errno) in try Kernel.link(source, destination) }
     }
 
     /// `unlink(2)`; `false` when nothing was there.
     @discardableResult
     package func unlink(_ path: String) throws(StoreError) -> Bool {
-        _ = try injected(.unlink, path)
-        do {
-            try Kernel.unlink(path)
-            return true
-        } catch where error == .noSuchFile {
-            return false
-        } catch {
-            throw Self.failure("unlink", path, error)
-        }
+        try attempt(.unlink, "unlink", path, falseFor: [.noSuchFile]) { () throws(Errno) in try Kernel.unlink(path) }
     }
 
     /// `rmdir(2)`; `false` when the directory is not empty or not there.
     @discardableResult
     package func removeDirectory(_ path: String) throws(StoreError) -> Bool {
-        _ = try injected(.removeDirectory, path)
-        do {
+        try attempt(.removeDirectory, "rmdir", path, falseFor: [.noSuchFile, .notEmpty, .exists]) { () throws(Errno) in
             try Kernel.removeDirectory(path)
+        }
+    }
+
+    /// Runs a call that changes a name: `true` when it did, `false` when it failed with one of `falseFor`.
+    private func attempt(_ call: Call, _ name: String, _ path: String, falseFor: Set<Errno>,
+                         _ body: () throws(Errno) -> Void) throws(StoreError) -> Bool {
+        _ = try injected(call, path)
+        do {
+            try body()
             return true
-        } catch where error == .noSuchFile || error == .notEmpty || error == .exists {
+        } catch where falseFor.contains(error) {
             return false
         } catch {
-            throw Self.failure("rmdir", path, error)
+            throw Self.failure(name, path, error)
         }
     }
 
