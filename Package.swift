@@ -4,6 +4,10 @@ import PackageDescription
 // Layers run one way: BinaryPlist -> KeyedArchive -> ArchiveStore -> FormCache -> command-line targets.
 let package = Package(
     name: "KeyedArchiveStore",
+    // The lowest minimums the code needs: Swift concurrency (the cache's get-or-load is async) back-deploys to
+    // these. Nothing newer is used: no `Duration` or `Clock` (macOS 13 / iOS 16), no `String(validating:)`
+    // (macOS 15 / iOS 18); a new-OS API is replaced rather than a minimum raised.
+    platforms: [.macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v6), .visionOS(.v1)],
     products: [
         .library(name: "BinaryPlist", targets: ["BinaryPlist"]),
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),

@@ -4,8 +4,11 @@
 // KeyedArchive built as instrumented libraries (public API).
 import BinaryPlist
 import KeyedArchive
+#if canImport(FoundationEssentials)
 import FoundationEssentials
-
+#else
+import Foundation
+#endif
 struct FuzzPoint: Codable, Equatable {
     var x: Double
     var y: Double

@@ -14,7 +14,11 @@
 //   errors only StoreError, "k" reads back what was set, the entry count is at least one.
 import BinaryPlist
 import ArchivePlatform
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 import KeyedArchive
 #if canImport(Glibc)
 import Glibc

@@ -6,7 +6,11 @@
 // Then every read (all, get of a few ids, count, expired) must return records or throw StoreError, and agree
 // with each other (a record `all` returns is what `get` returns for its id); a write (add) must either
 // succeed, after which `all` holds the new record, or fail leaving the store file exactly as it was.
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 import KeyedArchive
 #if canImport(Glibc)
 import Glibc
@@ -72,7 +76,7 @@ private func checkStore(log: [UInt8], index: [UInt8]) {
     var options = RepositoryOptions()
     options.tuning.mergeFrames = 2
     options.tuning.compactionFloor = 0
-    options.lockTimeout = .milliseconds(10)
+    options.lockTimeout = 0.01
     let repository = ArchiveRepository<FuzzRecord>(path: path, options: options)
     if let all = try? repository.all() {
         for record in all.prefix(8) {

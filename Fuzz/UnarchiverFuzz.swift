@@ -8,7 +8,11 @@
 // archives again and that archive decodes again. Leaks (objects kept alive by reference cycles the decode
 // made) are reported by LeakSanitizer when run with `-detect_leaks=1`.
 import BinaryPlist
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 import KeyedArchive
 
 func unarchiverFinding(_ message: String) -> Never {

@@ -4,10 +4,16 @@
 // USAGE: shapes-example <file>
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 import KeyedArchive
 
 // MARK: The model: plain Codable types, registered once.

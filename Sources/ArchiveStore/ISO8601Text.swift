@@ -1,6 +1,9 @@
 import BinaryPlist
+#if canImport(FoundationEssentials)
 import FoundationEssentials
-
+#else
+import Foundation
+#endif
 /// ISO 8601 timestamps in UTC to the second (`2024-05-01T12:00:00Z`): the XML plist date text of
 /// `BinaryPlist` (one formatter in the package), for a `Date`.
 ///

@@ -1,5 +1,8 @@
+#if canImport(FoundationEssentials)
 import FoundationEssentials
-
+#else
+import Foundation
+#endif
 /// Where the store reads the current time. Inject a fixed or manual clock in tests.
 ///
 /// Expiry is judged against the instant `expiresAt` fixed when a record is added; a record is expired only

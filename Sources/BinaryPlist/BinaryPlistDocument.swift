@@ -127,7 +127,8 @@ public struct BinaryPlistDocument: Sendable {
         guard index >= 0 && index < objectCount else {
             throw PlistError(.invalidReference, "reference \(index) is not below the object count \(objectCount)")
         }
-        return bytes.withUnsafeBytes { Int(readBigEndian($0, objectAreaEnd + index * trailer.offsetWidth, trailer.offsetWidth)) }
+        // Checked below the object area's end (an Int) when the document was opened: it fits.
+        return bytes.withUnsafeBytes { Int(clamping: readBigEndian($0, objectAreaEnd + index * trailer.offsetWidth, trailer.offsetWidth)) }
     }
 
     // MARK: Lazy object access
@@ -150,7 +151,8 @@ public struct BinaryPlistDocument: Sendable {
         public var startIndex: Int { 0 }
         public var endIndex: Int { count }
         public subscript(position: Int) -> Int {
-            bytes.withUnsafeBytes { Int(truncatingIfNeeded: readBigEndian($0, start + position * width, width)) }
+            // Checked below the object count (an Int) when the collection was read: it fits.
+            bytes.withUnsafeBytes { Int(clamping: readBigEndian($0, start + position * width, width)) }
         }
     }
 

@@ -57,8 +57,7 @@ struct BinaryPlistMaterializer {
 
     @inline(__always)
     private func reference(_ base: Int, _ i: Int) -> Int {
-        let width = objects.referenceWidth
-        return Int(truncatingIfNeeded: readBigEndian(objects.raw, base + i * width, width))
+        objects.number(at: base + i * objects.referenceWidth, width: objects.referenceWidth)
     }
 
     @inline(__always)

@@ -75,13 +75,17 @@ public struct BinaryPlistObjects {
 
     // MARK: Numbers and references
 
-    /// A big-endian unsigned number of `width` bytes at `p` (the caller checked the bounds).
+    /// A big-endian unsigned number of `width` bytes at `p` (the caller checked the bounds). A number too large
+    /// for an `Int` (2^31 and more on a 32-bit platform, 2^63 and more on a 64-bit one) is `Int.max`, which no
+    /// object count or offset reaches: it is refused as out of range, never truncated into a valid one.
     @inlinable @inline(__always)
     func number(at p: Int, width: Int) -> Int {
         switch width {
         case 1: return Int(raw[p])
         case 2: return Int(raw[p]) << 8 | Int(raw[p + 1])
-        default: return Int(truncatingIfNeeded: readBigEndian(raw, p, width))
+        default:
+            let v = readBigEndian(raw, p, width)
+            return v <= UInt64(Int.max) ? Int(v) : Int.max
         }
     }
 
@@ -306,8 +310,8 @@ public struct BinaryPlistObjects {
             let m = raw[p]
             guard m & 0xF0 == 0x10, m & 0x0F <= 2 else { return nil }
             let width = 1 << Int(m & 0x0F)
-            guard width <= left(p + 1) else { return nil }
-            n = Int(readBigEndian(raw, p + 1, width))
+            guard width <= left(p + 1), let length = Int(exactly: readBigEndian(raw, p + 1, width)) else { return nil }
+            n = length
             p += 1 + width
         }
         guard n <= left(p) else { return nil }
@@ -507,4 +511,16 @@ func hex(_ b: UInt8) -> String {
 func describeCount(_ v: UInt64) -> String {
     if v > 1 && v & (v - 1) == 0 { return "2^\(v.trailingZeroBitCount)" }
     return String(v)
+}
+
+/// `bytes` as a `String` when they are valid UTF-8, else `nil`.
+///
+/// Mirrors `String(validating:as:)`, which needs macOS 15 / iOS 18: decoding is the identity exactly when the
+/// bytes are UTF-8 (anything else is replaced by U+FFFD), so the package runs on its older minimums.
+package func validUTF8String(_ bytes: [UInt8]) -> String? {
+    let string = String(decoding: bytes, as: UTF8.self)
+    let utf8 = string.utf8
+    guard utf8.count == bytes.count else { return nil }
+    let same: Bool? = utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) }
+    return (same ?? utf8.elementsEqual(bytes)) ? string : nil
 }

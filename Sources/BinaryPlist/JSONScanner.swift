@@ -182,7 +182,7 @@ package struct JSONScanner {
         }
         utf8.append(contentsOf: bytes[runStart..<position])
         position += 1  // "
-        guard let string = String(validating: utf8, as: UTF8.self) else {
+        guard let string = validUTF8String(utf8) else {
             throw error("string is not valid UTF-8", at: start)
         }
         return string

@@ -454,7 +454,7 @@ private struct XMLPlistParser<Sink: XMLPlistSink> {
         case .lenient:
             return String(decoding: utf8, as: UTF8.self)
         case .strict:
-            guard let s = String(validating: utf8, as: UTF8.self) else {
+            guard let s = validUTF8String(utf8) else {
                 throw fail(.invalidString, "text is not valid UTF-8", at: offset)
             }
             return s

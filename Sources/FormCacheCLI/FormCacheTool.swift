@@ -69,7 +69,7 @@ struct Session {
             guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 86_400 else {
                 throw UsageError("FORMCACHE_LOCK_TIMEOUT must be a number of seconds, not '\(text)'.")
             }
-            options.lockTimeout = .milliseconds(Int64((seconds * 1_000).rounded()))
+            options.lockTimeout = seconds
         }
         do {
             return try FormCache(environment: environment, clock: clock, options: options)

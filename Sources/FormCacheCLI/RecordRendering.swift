@@ -1,6 +1,10 @@
 import ArchiveStore
 import BinaryPlist
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 import FormCache
 
 /// JSON and human-readable renderings of form records.

@@ -34,7 +34,7 @@ extension Inspector {
             let format = PlistFormat(rawValue: arguments.value("format") ?? "") ?? .binary
             let text = try readInput(input)
             let bytes = try malformed(input) {
-                guard let json = String(validating: text, as: UTF8.self) else {
+                guard let json = validUTF8String(text) else {
                     throw KeyedArchiveError(.invalidJSON, "archive-json: the text is not valid UTF-8")
                 }
                 return try ArchiveJSON.encode(json, format: format)

@@ -1,6 +1,9 @@
 import BinaryPlist
+#if canImport(FoundationEssentials)
 import FoundationEssentials
-
+#else
+import Foundation
+#endif
 /// archive-JSON: the JSON forms of a keyed archive's object graph that `keyedarchive decode` prints and
 /// `keyedarchive encode` reads (issue 3, "Inspector verbs"; the graph form, issue 12).
 ///

@@ -1,6 +1,9 @@
 import BinaryPlist
+#if canImport(FoundationEssentials)
 import FoundationEssentials
-
+#else
+import Foundation
+#endif
 /// Writes an object graph as a keyed archive, the format of `NSKeyedArchiver`.
 ///
 /// ```swift

@@ -1,5 +1,8 @@
+#if canImport(FoundationEssentials)
 import FoundationEssentials
-
+#else
+import Foundation
+#endif
 /// The one-call decoding APIs beyond ``KeyedUnarchiver/unarchivedObject(ofType:from:registry:requiresSecureCoding:)-(_,[UInt8],_,_)``,
 /// and `Data` overloads of them all. Secure coding is on by default, as in Apple's.
 extension KeyedUnarchiver {

@@ -1,6 +1,9 @@
 import BinaryPlist
+#if canImport(FoundationEssentials)
 import FoundationEssentials
-
+#else
+import Foundation
+#endif
 /// Reads an object graph from a keyed archive, the format of `NSKeyedUnarchiver`.
 ///
 /// ```swift

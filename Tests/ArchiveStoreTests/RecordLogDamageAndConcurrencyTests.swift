@@ -1,6 +1,8 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import KeyedArchive
 import TestSupport
@@ -53,11 +55,20 @@ private func patchCurrentSlot(_ path: String, _ change: (inout LogState) -> Void
 private func openDescriptorCount(on path: String) throws -> Int {
     let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
     var count = 0
+    #if os(Linux)
     for fd in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
         // A descriptor listed may close before it is read: it is then not open on `path`.
         guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + fd) else { continue }
         if destination == target { count += 1 }
     }
+    #elseif canImport(Darwin)
+    // No /proc: ask each descriptor for its path (fcntl F_GETPATH, <sys/fcntl.h>).
+    for fd in 0..<getdtablesize() {
+        var buffer = [CChar](repeating: 0, count: Int(MAXPATHLEN))
+        guard fcntl(fd, F_GETPATH, &buffer) != -1 else { continue }
+        if URL(fileURLWithPath: String(cString: buffer)).resolvingSymlinksInPath().path == target { count += 1 }
+    }
+    #endif
     return count
 }
 

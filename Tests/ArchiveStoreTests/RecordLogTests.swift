@@ -2,6 +2,8 @@ import BinaryPlist
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import KeyedArchive
 import Testing
@@ -310,6 +312,72 @@ struct RecordLogTests {
             #expect(writeError?.code == .corrupt)
             #expect(try directory.read("Forms.archive") == bytes)
         }
+    }
+
+    /// A log of format 1 (before the chain of checksums) reads as it is, and becomes format 2 on the first
+    /// change, every record kept.
+    @Test func aFormatOneLogIsReadAndRewrittenAsFormatTwoOnTheFirstChange() throws {
+        let directory = try TemporaryDirectory()
+        let repository = forms(directory)
+        for record in sampleRecords(0..<4) { try repository.add(record) }
+        _ = try repository.remove("id1")
+        // Rewrite the header and both slots as format 1 wrote them, and drop the (format 2) index.
+        var bytes = try directory.read("Forms.archive")
+        bytes[8] = 1
+        let headerCRC = Checksum.crc32(bytes, 0..<24)
+        for i in 0..<4 { bytes[24 + i] = UInt8(truncatingIfNeeded: headerCRC >> UInt32(8 * i)) }
+        for slot in [64, 128] where bytes[slot..<slot + 64].contains(where: { $0 != 0 }) {
+            let crc = Checksum.crc32(bytes, slot..<slot + 56)
+            for i in 0..<4 { bytes[slot + 56 + i] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * i)) }
+            for i in 60..<64 { bytes[slot + i] = 0 }
+        }
+        try directory.write(bytes, to: "Forms.archive")
+        try FileManager.default.removeItem(atPath: directory.file("Forms.archive.index"))
+        let expected = [sampleRecords(0..<1)[0]] + sampleRecords(2..<4)
+        #expect(try repository.all() == expected)
+        #expect(try repository.get("id3") == sampleRecords(3..<4)[0])
+        #expect(try directory.read("Forms.archive") == bytes)   // reading changes nothing
+
+        try repository.add(sampleRecords(7..<8)[0])
+        let upgraded = try directory.read("Forms.archive")
+        #expect(upgraded[8] == 2)
+        #expect(try repository.all() == expected + sampleRecords(7..<8))
+        #expect(try repository.get("id7") == sampleRecords(7..<8)[0])
+    }
+
+    /// Widths read from the file that do not fit the platform's `Int` (or the file) are damage with an offset,
+    /// never a trap or a truncation: a frame length above `Int32.max`, a commit slot whose numbers are above
+    /// `Int.max`.
+    @Test func lengthsAboveInt32MaxAndIntMaxAreDamageNotTraps() throws {
+        let directory = try TemporaryDirectory()
+        let repository = forms(directory)
+        for record in sampleRecords(0..<2) { try repository.add(record) }
+        let good = try directory.read("Forms.archive")
+        let state = try RecordLog.prologue(Array(good.prefix(RecordLog.firstFrame)), path: "x").state
+
+        // The last frame claims 0xFFFF_FFF0 bytes (above Int32.max).
+        var bytes = good
+        let lastFrame = try #require((RecordLog.firstFrame..<state.committed).last { offset in
+            offset + 4 <= good.count && Int(readLittleEndian(good, offset, width: 4)) == state.committed - offset
+        })
+        for (i, byte) in [0xF0, 0xFF, 0xFF, 0xFF].enumerated() { bytes[lastFrame + i] = UInt8(byte) }
+        try directory.write(bytes, to: "Forms.archive")
+        if FileManager.default.fileExists(atPath: directory.file("Forms.archive.index")) {
+            try FileManager.default.removeItem(atPath: directory.file("Forms.archive.index"))
+        }
+        let frame = #expect(throws: StoreError.self) { try repository.all() }
+        #expect(frame?.code == .corrupt)
+        #expect(frame?.offset == lastFrame)
+
+        // Both slots claim a committed length above Int.max.
+        bytes = good
+        for slot in [64, 128] {
+            for i in 0..<8 { bytes[slot + 8 + i] = 0xFF }
+        }
+        try directory.write(bytes, to: "Forms.archive")
+        let slots = #expect(throws: StoreError.self) { try repository.all() }
+        #expect(slots?.code == .corrupt)
+        #expect(slots?.offset == 64)
     }
 
     /// A damaged newer slot with no intact frame after the older commit is a commit torn by a crash (its

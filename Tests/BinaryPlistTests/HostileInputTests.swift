@@ -16,6 +16,32 @@ struct HostileInputTests {
         return b.build()
     }()
 
+    /// References of 8 bytes whose value is above `Int32.max` (it would wrap into a valid object number when
+    /// narrowed to a 32-bit `Int`) or above `Int.max` (it would turn negative on a 64-bit one): each is refused as
+    /// out of range with its whole value, by the tree reader and by the object accessor, never truncated.
+    @Test(arguments: [UInt64(1) << 32 | 1, UInt64(Int32.max) + 2, UInt64(Int.max) + 2, UInt64.max])
+    func referencesAboveThePlatformsIntAreRefusedNotTruncated(reference: UInt64) throws {
+        var b = BPlistBuilder()
+        b.referenceWidth = 8
+        _ = b.add([0xA2] + bigEndian(1, width: 8) + bigEndian(reference, width: 8))
+        _ = b.add([0x10, 7])
+        let bytes = b.build()
+        let error = try #require(decodeError(bytes))
+        #expect(error.code == .invalidReference)
+        #expect(error.description.contains("reference \(reference) "))
+        let document = try BinaryPlistDocument(bytes)
+        let viaObjects: PlistError? = document.withObjects { objects -> PlistError? in
+            guard case .array(let array)? = try? objects.value(0) else { return nil }
+            do throws(PlistError) {
+                _ = try objects.elementReference(array, 1)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(viaObjects?.code == .invalidReference)
+    }
+
     @Test func smallFixtureIsValid() throws {
         #expect(try PropertyList.decode(Self.small) == ["key": [1, "two", 3.0]])
     }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 import KeyedArchive
 
 /// A record an ``ArchiveRepository`` can keep: a ``KeyedArchivable`` value with an `id`.

@@ -400,7 +400,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
                 guard createsDirectory else { return nil }
                 try fileSystem.makeDirectories(PathName.directory(of: path))
             }
-            return try WriterLock.holding(lockPath, waiting: .atMost(options.lockTimeout), fileSystem: fileSystem) { () throws(StoreError) -> Result in
+            return try WriterLock.holding(lockPath, waiting: .atMost(seconds: options.lockTimeout), fileSystem: fileSystem) { () throws(StoreError) -> Result in
                 AtomicReplace.sweepStaleTemporaries(of: [path, indexPath], fileSystem: fileSystem)
                 return try body()
             }

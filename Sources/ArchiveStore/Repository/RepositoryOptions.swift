@@ -2,12 +2,12 @@
 ///
 /// ```swift
 /// var options = RepositoryOptions()
-/// options.lockTimeout = .seconds(2)
+/// options.lockTimeout = 2   // seconds
 /// ```
 public struct RepositoryOptions: Sendable {
-    /// How long a change waits for another process's lock before failing with ``StoreError/Code/locked``.
-    /// Default: 10 seconds.
-    public var lockTimeout: Duration = .seconds(10)
+    /// How long, in seconds, a change waits for another process's lock before failing with
+    /// ``StoreError/Code/locked``. Default: 10. (Seconds rather than `Duration`, which needs macOS 13 / iOS 16.)
+    public var lockTimeout: Double = 10
 
     /// The file system the store goes through; tests inject faults with it.
     package var fileSystem: FileSystem = .kernel

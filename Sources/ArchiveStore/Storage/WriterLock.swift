@@ -22,8 +22,8 @@ package final class WriterLock {
         case forever
         /// Not at all: `false` at once when the lock is held.
         case never
-        /// At most this long, then ``StoreError/Code/locked``.
-        case atMost(Duration)
+        /// At most this many seconds, then ``StoreError/Code/locked``.
+        case atMost(seconds: Double)
     }
 
     package let path: String
@@ -57,7 +57,7 @@ package final class WriterLock {
 
     /// Takes the lock on the file at the path now: `true` when taken, `false` only for ``Waiting/never`` when
     /// another holds it.
-    /// - Throws: ``StoreError/Code/locked`` when ``Waiting/atMost(_:)`` runs out; the refusals of
+    /// - Throws: ``StoreError/Code/locked`` when ``Waiting/atMost(seconds:)`` runs out; the refusals of
     ///   ``init(path:fileSystem:)`` when the file at the path was replaced by a link or a non-regular file.
     package func acquire(exclusive: Bool, waiting: Waiting) throws(StoreError) -> Bool {
         for _ in 0..<8 {
@@ -80,17 +80,17 @@ package final class WriterLock {
             return try fileSystem.lock(fd, exclusive: exclusive, wait: true, path)
         case .never:
             return try fileSystem.lock(fd, exclusive: exclusive, wait: false, path)
-        case .atMost(let timeout):
+        case .atMost(let seconds):
             // flock has no timeout: try, then back off from 0.5 ms to 20 ms between attempts.
-            let (seconds, attoseconds) = timeout.components
-            let budget = UInt64(clamping: max(0, seconds)).multipliedReportingOverflow(by: 1_000_000_000).partialValue
-                &+ UInt64(clamping: max(0, attoseconds) / 1_000_000_000)
-            let deadline = Kernel.monotonicNanoseconds() &+ budget
+            let nanoseconds = (max(0, seconds.isNaN ? 0 : seconds) * 1e9).rounded()
+            let budget = nanoseconds < 1.8e19 ? UInt64(nanoseconds) : UInt64.max
+            let start = Kernel.monotonicNanoseconds()
+            let deadline = start.addingReportingOverflow(budget).overflow ? UInt64.max : start + budget
             var pause = 500_000
             while true {
                 if try fileSystem.lock(fd, exclusive: exclusive, wait: false, path) { return true }
                 if Kernel.monotonicNanoseconds() >= deadline {
-                    throw StoreError(.locked, "another process held the lock for more than \(timeout)", path: path)
+                    throw StoreError(.locked, "another process held the lock for more than \(seconds) seconds", path: path)
                 }
                 Kernel.sleep(nanoseconds: pause)
                 pause = min(pause * 2, 20_000_000)

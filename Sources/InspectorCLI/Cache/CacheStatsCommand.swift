@@ -1,7 +1,10 @@
 import ArchiveStore
 import CommandLineSupport
+#if canImport(FoundationEssentials)
 import FoundationEssentials
-
+#else
+import Foundation
+#endif
 extension Inspector {
     /// `keyedarchive cache stats DIR [--json]` prints the entry count, their bytes and how many have expired.
     static var cacheStatsCommand: Command {

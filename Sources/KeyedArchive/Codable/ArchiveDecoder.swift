@@ -1,6 +1,9 @@
 import BinaryPlist
+#if canImport(FoundationEssentials)
 import FoundationEssentials
-
+#else
+import Foundation
+#endif
 /// Decodes `Decodable` values from keyed archives (binary or XML), restoring concrete types through a
 /// ``ClassRegistry``.
 ///

@@ -1,6 +1,9 @@
 import BinaryPlist
+#if canImport(FoundationEssentials)
 import FoundationEssentials
-
+#else
+import Foundation
+#endif
 /// Encodes `Encodable` values as keyed archives (the format of `NSKeyedArchiver`), keeping concrete types.
 ///
 /// ```swift

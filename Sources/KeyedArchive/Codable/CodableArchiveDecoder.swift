@@ -1,6 +1,9 @@
 import BinaryPlist
+#if canImport(FoundationEssentials)
 import FoundationEssentials
-
+#else
+import Foundation
+#endif
 /// The `Decoder` that `init(from:)` receives: one per archive, reading lazily through a
 /// ``KeyedUnarchiver`` (its object table, class cache, per-class key caches and shared instances).
 ///

@@ -1,6 +1,9 @@
 import BinaryPlist
+#if canImport(FoundationEssentials)
 import FoundationEssentials
-
+#else
+import Foundation
+#endif
 /// The `Encoder` that `encode(to:)` receives: one per archive, writing straight into a ``KeyedArchiver``'s
 /// object table, so that Codable values share its uniquing, class dictionaries, key caches and identities.
 ///

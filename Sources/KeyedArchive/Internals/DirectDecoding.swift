@@ -1,6 +1,9 @@
 import BinaryPlist
+#if canImport(FoundationEssentials)
 import FoundationEssentials
-
+#else
+import Foundation
+#endif
 /// Direct paths for the commonest field types (strings, dates, dictionaries of strings), taken before the
 /// general path through `Any`. Each either decodes the value exactly as the general path would, or returns
 /// `nil` without side effects so that the general path runs and reports any error in its usual words. They

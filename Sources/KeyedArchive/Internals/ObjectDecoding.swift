@@ -1,6 +1,9 @@
 import BinaryPlist
+#if canImport(FoundationEssentials)
 import FoundationEssentials
-
+#else
+import Foundation
+#endif
 extension KeyedUnarchiver {
     /// Converts a field value (inline scalar or reference) to `T`, checking the type at every call.
     func typed<T>(_ v: ArchiveObjectReader.Value, _: T.Type, key: String) throws -> T? {

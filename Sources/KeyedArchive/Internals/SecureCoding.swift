@@ -1,5 +1,8 @@
+#if canImport(FoundationEssentials)
 import FoundationEssentials
-
+#else
+import Foundation
+#endif
 /// The types the decode in progress asked for: secure coding checks each object of a custom class against
 /// them before its initializer runs. Set by every public typed decode; the elements of a standard collection
 /// and the fields of an ``ArchivedObject`` are decoded under the request of the decode that reached them.

@@ -1,6 +1,9 @@
 import BinaryPlist
+#if canImport(FoundationEssentials)
 import FoundationEssentials
-
+#else
+import Foundation
+#endif
 /// How the unarchiver reads the standard Foundation classes into natural Swift values.
 extension KeyedUnarchiver {
     /// Decodes the current frame (an object of a standard class).

@@ -1,6 +1,9 @@
 import BinaryPlist
+#if canImport(FoundationEssentials)
 import FoundationEssentials
-
+#else
+import Foundation
+#endif
 /// How the archiver writes the standard Foundation classes, with Apple's keys.
 extension KeyedArchiver {
     /// Encodes a value that is not ``KeyedArchivable`` and returns its UID.

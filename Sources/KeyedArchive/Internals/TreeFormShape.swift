@@ -1,6 +1,9 @@
 import BinaryPlist
+#if canImport(FoundationEssentials)
 import FoundationEssentials
-
+#else
+import Foundation
+#endif
 /// How many objects archive-JSON's tree form prints for a graph, decided before anything is rendered and
 /// without allocating for the output: a heavily shared graph is refused whatever budget was asked for.
 ///

@@ -9,9 +9,9 @@ struct WriterLockTests {
     @Test func aSecondHolderTimesOutWithTheLockedCode() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("store.lock")
-        try WriterLock.holding(path, waiting: .atMost(.seconds(1)), fileSystem: .kernel) { () throws(StoreError) in
+        try WriterLock.holding(path, waiting: .atMost(seconds: 1), fileSystem: .kernel) { () throws(StoreError) in
             let error = #expect(throws: StoreError.self) {
-                try WriterLock.holding(path, waiting: .atMost(.milliseconds(20)), fileSystem: .kernel) { () throws(StoreError) in }
+                try WriterLock.holding(path, waiting: .atMost(seconds: 0.02), fileSystem: .kernel) { () throws(StoreError) in }
             }
             #expect(error?.code == .locked)
             let other = try WriterLock(path: path, fileSystem: .kernel)
@@ -19,7 +19,7 @@ struct WriterLockTests {
             #expect(try other.acquire(exclusive: false, waiting: .never) == false)
         }
         var ran = false
-        try WriterLock.holding(path, waiting: .atMost(.milliseconds(20)), fileSystem: .kernel) { () throws(StoreError) in ran = true }
+        try WriterLock.holding(path, waiting: .atMost(seconds: 0.02), fileSystem: .kernel) { () throws(StoreError) in ran = true }
         #expect(ran)
         #expect(try directory.mode("store.lock") == 0o600)
     }

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The portability check that .ci/run runs. It fails (exit 1, one line per finding) when:
+#   - a Swift file imports FoundationEssentials without `#if canImport(FoundationEssentials)` and an
+#     `import Foundation` fallback (Apple's SDKs have no FoundationEssentials);
+#   - a library file outside the platform layer (Sources/ArchivePlatform) imports Glibc, Musl or Darwin;
+#   - the platform layer's `#if canImport(Glibc)` chains lack a Musl or a Darwin branch;
+#   - Package.swift declares no `platforms:`.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+failures=0
+fail() { echo "portability: $1"; failures=$((failures + 1)); }
+
+while IFS= read -r -d '' file; do
+    awk -v file="$file" '
+        /^[[:space:]]*#if[[:space:]]+canImport\(FoundationEssentials\)/ { guarded = 1; next }
+        /^[[:space:]]*#else/ { if (guarded) fallback = 1; next }
+        /^[[:space:]]*#endif/ { if (guarded && !sawFallbackImport) bad = bad " (no import Foundation fallback)"; guarded = 0; fallback = 0; sawFallbackImport = 0; next }
+        /^[[:space:]]*import[[:space:]]+Foundation[[:space:]]*$/ { if (fallback) sawFallbackImport = 1; next }
+        /^[[:space:]]*import[[:space:]]+FoundationEssentials([[:space:]]|$)/ { if (!guarded || fallback) bad = bad " line " NR }
+        END { if (bad != "") { print file ":" bad; exit 1 } }
+    ' "$file" >/dev/null || fail "$file imports FoundationEssentials without #if canImport(FoundationEssentials) ... #else import Foundation"
+done < <(find Sources Tests Examples Benchmarks Fuzz -name '*.swift' -print0 2>/dev/null)
+
+while IFS= read -r file; do
+    case "$file" in Sources/ArchivePlatform/*) continue ;; esac
+    fail "$file imports a C library module; system calls belong to Sources/ArchivePlatform"
+done < <(grep -rlE '^[[:space:]]*import[[:space:]]+(Glibc|Musl|Darwin)\b' Sources 2>/dev/null)
+
+for file in Sources/ArchivePlatform/*.swift; do
+    if grep -qE 'canImport\(Glibc\)' "$file"; then
+        grep -qE 'canImport\(Musl\)' "$file" || fail "$file has a Glibc branch without a Musl branch"
+        grep -qE 'canImport\(Darwin\)' "$file" || fail "$file has a Glibc branch without a Darwin branch"
+    fi
+done
+
+grep -qE '^[[:space:]]*platforms:' Package.swift || fail "Package.swift declares no platforms:"
+
+if [ "$failures" -gt 0 ]; then
+    echo "portability: $failures finding(s)"
+    exit 1
+fi
+echo "portability: ok (FoundationEssentials guarded everywhere, C library modules only in Sources/ArchivePlatform, platforms declared)"
