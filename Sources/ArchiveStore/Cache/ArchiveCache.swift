@@ -40,13 +40,21 @@ import KeyedArchive
 /// size). A memory hit returns the same instance each time for a class, as `NSCache` does; a change made
 /// by another process is seen before the next read answers, through the journal.
 ///
+/// **Concurrency.** The cache is `Sendable` exactly when `Value` is: then share one cache object across tasks
+/// and actors, and every caller may get the same instance (a `Sendable` class is immutable or synchronizes
+/// itself). For a `Value` that is not `Sendable` (a mutable class), Swift 6 keeps the cache object, and every
+/// value it returns, in one isolation domain (a task, an actor, the main actor), where sharing one instance is
+/// as safe as sharing any object; code in another domain opens its own `ArchiveCache` on the same directory
+/// and gets its own instances, decoded from the entries on disk. No data race is possible either way without
+/// an `unsafe` escape hatch.
+///
 /// Errors are ``StoreError``s: `.io` for a failed system call (a full disk, an unwritable directory; reads
 /// keep answering), `.entryTooLarge`, `.invalidArgument` for a value that cannot be archived,
 /// `.durabilityUnknown` when a `.synchronous` write is in place but its directory could not be fsynced.
 ///
 /// Plays the part of `NSCache` in front of files written with `NSKeyedArchiver`, as PINCache and
 /// hyperoslo/Cache combine them.
-public final class ArchiveCache<Value>: @unchecked Sendable { // Sendable: all mutable state is behind `Locked`; values are shared as NSCache shares them.
+public final class ArchiveCache<Value> {
     /// The directory holding the entries.
     public let directory: String
     /// The limits and policies in force.
@@ -240,3 +248,12 @@ public struct CacheEntryInfo: Sendable, Hashable {
     /// The last use recorded in the shared index (the file's modification time after an index rebuild).
     public var lastAccess: Date
 }
+
+// Sendable only when Value is. Invariant: every mutable field of the cache is behind a `Locked` (`memory`,
+// `disk`, `flights`) or is a file object that guards itself (`files`); the rest is set once in `init`. The one
+// thing a lock does not protect is a value handed out of the memory layer, which is shared by every caller: so
+// the cache may cross isolation domains only when its values may. Exercised by the concurrent tests of
+// `CacheDirectorySharingTests`, `CacheModelTests.concurrentReadersAndWritersNeverSeeAnotherKeysValue` and the
+// get-or-load suite, under the thread sanitizer; `Scripts/check-sendability.sh` checks that a cache of a
+// non-Sendable class cannot be shared across tasks.
+extension ArchiveCache: @unchecked Sendable where Value: Sendable {}

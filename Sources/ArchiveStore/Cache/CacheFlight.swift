@@ -4,13 +4,17 @@ extension ArchiveCache {
     // MARK: Get or load
 
     /// The value for `key`, or, when there is none, the value `loader` makes, stored with `timeToLive`
-    /// (the default when `nil`) and returned. Concurrent callers for one missing key in this process wait
+    /// (the default when `nil`) and returned. Concurrent callers for one missing key on this cache object wait
     /// for a single call of `loader` and all receive its value or its error; a loader that throws stores
     /// nothing. A value that loaded but could not be stored (a full disk) is still returned.
     ///
-    /// The stampede barrier of python-diskcache's `memoize`, within one process.
+    /// `loader` is `@Sendable` and hands over what it makes (`sending`): it may run on another executor than
+    /// the caller's, and the value it returns becomes the cache's, shared with every waiter (for a value that
+    /// is not `Sendable`, all of them are in the cache's one isolation domain).
+    ///
+    /// The stampede barrier of python-diskcache's `memoize`, within one cache object.
     public func value(forKey key: String, timeToLive: TimeToLive? = nil,
-                      loader: (String) async throws -> Value) async throws -> Value {
+                      loader: @Sendable (String) async throws -> sending Value) async throws -> Value {
         if let value = try value(forKey: key) { return value }
         let cacheKey = CacheKey(key)
         let (flight, leads) = flights.withLock { f -> (CacheFlight<Value>, Bool) in
@@ -40,9 +44,14 @@ extension ArchiveCache {
 
 /// One load in flight for a key of an ``ArchiveCache``: the task that loads finishes it; the tasks that
 /// asked meanwhile wait for its result.
-final class CacheFlight<Value>: @unchecked Sendable { // Sendable: state only behind `Locked`.
-    /// Hands a loaded value from the task that loaded it to the tasks waiting for it.
-    final class Box: @unchecked Sendable { // Sendable: the value is handed over once, as NSCache shares instances.
+///
+/// Requires of `Value`: that it be `Sendable`, or that the flight stay in one isolation domain. Its cache
+/// guarantees that: an `ArchiveCache` is `Sendable` only when its `Value` is, so the tasks that wait on a
+/// flight of a non-Sendable value all run in the cache's one domain.
+final class CacheFlight<Value>: @unchecked Sendable { // Sendable: `state` only behind `Locked`; the value per the requirement above.
+    /// Hands a loaded value from the task that loaded it to the tasks waiting for it (the same value to each,
+    /// as the memory layer shares it; see the requirement on `Value`).
+    final class Box: @unchecked Sendable { // Sendable: set once before it is shared; the value per CacheFlight's requirement.
         let value: Value
         init(_ value: Value) { self.value = value }
     }
