@@ -54,3 +54,18 @@ public final class TemporaryDirectory: Sendable {
 
     deinit { remove() }
 }
+
+/// What `path` takes on disk as `du -s` counts it: the allocated blocks of every file and directory below
+/// it, the directory itself included, links not followed.
+public func diskUsage(of path: String) -> Int {
+    var total = 0
+    func add(_ path: String) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        total += Int(info.st_blocks) * 512
+    }
+    add(path)
+    guard let walker = FileManager.default.enumerator(atPath: path) else { return total }
+    while let name = walker.nextObject() as? String { add(path + "/" + name) }
+    return total
+}

@@ -25,238 +25,197 @@ extension ArchiveCache {
         let expires = timeToLive.map { now.addingTimeInterval(Double($0.seconds)) }
         let bytes = try CacheEntryCoding.encode(CacheEntryFile(key: key, value: value, created: now, expires: expires))
         if bytes.count > entryReadLimit {
-            let limit = options.byteLimit > 0 && options.byteLimit <= CacheDirectory.largestEntry
-                ? "the cache's byte limit of \(options.byteLimit)" : "the largest entry a cache keeps (\(CacheDirectory.largestEntry) bytes)"
+            let limit = options.byteLimit > 0 && options.byteLimit <= Self.largestEntry
+                ? "the cache's byte limit of \(options.byteLimit)" : "the largest entry a cache keeps (\(Self.largestEntry) bytes)"
             throw StoreError(.entryTooLarge, "the entry takes \(bytes.count) bytes, more than \(limit)", path: directory, recordID: key)
         }
         let hash = keyHash(key)
-        var file = try files.prepareEntry(bytes, for: hash, durability: options.durability)
         let cacheKey = CacheKey(key)
-        defer { compactIfDue(afterWrite: true) }
+        let keyBytes = CacheDirectory.frameKey(Array(key.utf8), hash: hash)
+        var written: (CacheLocation, [StableHash])?
         do throws(StoreError) {
-            try install(file, hash: hash, key: key, cacheKey: cacheKey, value: value, size: bytes.count, expires: expires)
-        } catch where error.code == .durabilityUnknown {
-            throw error   // in place
+            try mutate { (writer: inout CacheWriter, state: inout CacheWriterState) throws(StoreError) in
+                let (index, slot) = try writer.put(keyBytes, hash: hash, archive: bytes, expiry: expires?.timeIntervalSince1970, &state)
+                let evicted = try evictToLimits(&writer, keeping: keyBytes, &state)
+                written = (CacheLocation(table: writer.table.inode, index: index, slot: slot, changes: writer.header.changes &+ 1),
+                           evicted)
+            }
         } catch {
-            file.abandon()
+            memory.withLock { $0.invalidate(hash) }
             throw error
         }
-    }
-
-    /// The part of `set` that holds the lock: the journal record, the rename, the index, eviction.
-    func install(_ file: AtomicReplace, hash: StableHash, key: String, cacheKey: CacheKey, value: Value,
-                 size: Int, expires: Date?) throws(StoreError) {
-        try mutate { (d: inout CacheIndexState) throws(StoreError) in
-            if limited || d.index != nil { try synchronize(&d) }
-            let (accesses, tick) = memory.withLock { m in (m.takeAccesses(writer: files.writer), m.nextTick()) }
-            let record = CacheJournalRecord(kind: .set, writer: files.writer, hash: hash, size: UInt64(size),
-                                            tick: tick, expires: Self.milliseconds(expires))
-            try files.journal.append(accesses + [record])
-            // The file being replaced becomes a future temporary file (see CacheDirectory.retire).
-            // Only a file there is moved (the index, when loaded, knows; a rename that finds nothing costs a
-            // path lookup).
-            let replaces = d.index == nil ? true : (d.index?[hash].map { $0.size <= 1 << 20 } ?? false)
-            let retired = replaces ? files.staging.retire(files.entryPath(hash)) : nil
-            var durability: StoreError?
-            do throws(StoreError) {
-                try files.install(file, as: hash, durability: options.durability)
-            } catch where error.code == .durabilityUnknown {
-                durability = StoreError(.durabilityUnknown, "the entry is in place but the sync of its directory failed: \(error.reason)",
-                                        path: files.entryPath(hash), recordID: key, errno: error.errno)
-            } catch {
-                if let retired { _ = files.staging.restore(retired, to: files.entryPath(hash)) }
-                correctAfterFailedInstall(hash, &d)
-                throw error
+        memory.withLock { m in
+            m.statistics.writes += 1
+            m.invalidate(hash)
+            guard let (location, evicted) = written else { return }
+            m.statistics.evictions += evicted.count
+            for victim in evicted { m.invalidate(victim) }
+            if memoryEnabled && bytes.count <= options.memoryCostLimit {
+                m.insert(CacheMemoryItem(value: value, cost: bytes.count, expires: expires, hash: hash, location: location,
+                                         verified: location.changes),
+                         for: cacheKey, costLimit: options.memoryCostLimit)
             }
-            if d.index != nil {
-                for access in accesses { d.index?.apply(access) }
-                d.index?.apply(record)
-            }
-            // The record again, now that the file is in place: a memory layer in another process that read
-            // the first one, then the old file (before the rename), drops what it cached when it reads this.
-            let evicted = evict(&d, keeping: hash, byteLimit: options.byteLimit > 0 ? options.byteLimit : nil, writing: [record])
-            if d.index != nil, let stamp = try? files.journal.stamp() {
-                // Synchronized when this section began, and nobody else appends while it holds the lock:
-                // everything since is this cache's own, already applied.
-                d.stamp = stamp
-                d.offset = stamp.size
-            }
-            memory.withLock { m in
-                m.statistics.writes += 1
-                m.statistics.evictions += evicted.count
-                m.invalidate(hash)
-                for victim in evicted { m.invalidate(victim) }
-                if memoryEnabled && size <= options.memoryCostLimit {
-                    m.insert(CacheMemoryItem(value: value, cost: size, expires: expires, hash: hash), for: cacheKey,
-                             costLimit: options.memoryCostLimit)
-                }
-            }
-            if let durability { throw durability }
         }
     }
 
     /// Removes `key`'s entry, if any. Mirrors `NSCache.removeObject(forKey:)`.
     public func removeValue(forKey key: String) throws(StoreError) {
         let hash = keyHash(key)
-        try mutate { (d: inout CacheIndexState) throws(StoreError) in
-            // Only a file of this key is removed (a colliding key's entry stays).
-            if let file = try files.readEntry(hash) {
-                let header = CacheEntryCoding.header(file.bytes)
-                if header == nil || header?.key.utf8.elementsEqual(key.utf8) == true {
-                    try files.removeEntry(hash, inode: file.inode)
-                    try files.journal.append([CacheJournalRecord(kind: .remove, writer: files.writer, hash: hash)])
-                    d.index?.remove(hash)
-                }
+        var evicted: [StableHash] = []
+        do throws(StoreError) {
+            try mutate { (writer: inout CacheWriter, state: inout CacheWriterState) throws(StoreError) in
+                _ = try writer.remove(CacheDirectory.frameKey(Array(key.utf8), hash: hash), hash: hash, &state)
+                evicted = try evictToLimits(&writer, keeping: nil, &state)   // the delete frame takes room too
             }
-            memory.withLock { m in
-                m.mutations &+= 1
-                m.remove(CacheKey(key))
-            }
+        } catch {
+            memory.withLock { $0.invalidate(hash) }
+            throw error
+        }
+        memory.withLock { m in
+            m.invalidate(hash)
+            m.remove(CacheKey(key))
+            m.statistics.evictions += evicted.count
+            for victim in evicted { m.invalidate(victim) }
         }
     }
 
-    /// Removes every entry (files the cache did not write stay); returns how many entry files it removed.
+    /// Removes every entry (files the cache did not write stay); returns how many entries there were.
     /// Mirrors `NSCache.removeAllObjects()`.
     @discardableResult
     public func removeAll() throws(StoreError) -> Int {
-        try mutate { (d: inout CacheIndexState) throws(StoreError) -> Int in
-            let result = try files.removeAllEntries()
-            d.index = CacheIndex()
-            d.generation = memory.withLock { m in
-                m.clear()
-                m.stamp = result.stamp
-                m.offset = CacheJournalRecord.size
-                m.generation = (try? files.journal.read(from: 0, to: 0).generation) ?? nil
-                return m.generation ?? 0
-            }
-            d.offset = CacheJournalRecord.size
-            d.stamp = result.stamp
-            return result.removed
+        let removed = try mutate { (writer: inout CacheWriter, state: inout CacheWriterState) throws(StoreError) -> Int in
+            try writer.removeAll(&state)
         }
+        memory.withLock { $0.clear() }
+        return removed
     }
 
     /// Removes every expired entry; returns how many.
     @discardableResult
     public func removeExpired() throws(StoreError) -> Int {
         let now = options.clock.now()
-        // Expiries are kept rounded up to the millisecond; now is rounded down, so an entry is removed only
-        // once it has certainly expired.
-        let nowMilliseconds = Self.milliseconds(now, roundingUp: false)
-        return try mutate { (d: inout CacheIndexState) throws(StoreError) -> Int in
-            try synchronize(&d)
-            guard let index = d.index else { return 0 }
-            var expired: [StableHash] = []
-            for entry in index.entries {
-                if entry.expires == CacheIndex.unknownExpiry {
-                    // Rebuilt from the files: read the entry's own expiry once.
-                    guard let file = try? files.readEntry(entry.hash) else { continue }
-                    let expires = CacheEntryCoding.header(file.bytes).map { Self.milliseconds($0.expires) } ?? .max
-                    d.index?.setExpiry(entry.hash, expires)
-                    if expires <= nowMilliseconds { expired.append(entry.hash) }
-                } else if entry.expires <= nowMilliseconds {
-                    expired.append(entry.hash)
-                }
-            }
-            var records: [CacheJournalRecord] = []
-            var removed: [StableHash] = []
-            var failure: StoreError?
-            for hash in expired {
-                do throws(StoreError) {
-                    try files.removeEntry(hash)
-                } catch {
-                    failure = error
-                    continue
-                }
-                d.index?.remove(hash)
-                removed.append(hash)
-                records.append(CacheJournalRecord(kind: .remove, writer: files.writer, hash: hash))
-            }
-            expired = removed
-            try files.journal.append(records)
-            if let failure { throw failure }
-            memory.withLock { m in
-                m.statistics.expired += expired.count
-                for hash in expired { m.invalidate(hash) }
-                var stale: [CacheKey] = []
-                m.table.forEach { key, item in
-                    if let expires = item.expires, expires <= now { stale.append(key) }
-                    return true
-                }
-                for key in stale { m.remove(key) }
-            }
-            return expired.count
+        let (removed, evicted) = try mutate {
+            (writer: inout CacheWriter, state: inout CacheWriterState) throws(StoreError) -> ([StableHash], [StableHash]) in
+            let removed = try writer.removeExpired(now: now.timeIntervalSince1970, &state)
+            return (removed, try evictToLimits(&writer, keeping: nil, &state))
         }
+        memory.withLock { m in
+            m.statistics.expired += removed.count
+            m.statistics.evictions += evicted.count
+            for hash in removed + evicted { m.invalidate(hash) }
+            var stale: [CacheKey] = []
+            m.table.forEach { key, item in
+                if let expires = item.expires, expires <= now { stale.append(key) }
+                return true
+            }
+            for key in stale { m.remove(key) }
+        }
+        return removed.count
     }
 
-    /// Evicts least recently used entries until the entries on disk take at most `byteLimit` bytes, and
-    /// removes temporary files of writers that died.
+    /// Evicts entries, oldest segments first, until the directory takes at most `byteLimit` bytes on disk.
     public func trim(toByteLimit byteLimit: Int) throws(StoreError) {
         guard byteLimit >= 0 else { throw StoreError(.invalidArgument, "a byte limit must not be negative") }
-        files.staging.removeStaleTemporaryFiles()
-        try mutate { (d: inout CacheIndexState) throws(StoreError) in
-            try synchronize(&d)
-            let evicted = evict(&d, keeping: nil, byteLimit: byteLimit, enforceCount: false)
-            memory.withLock { m in
-                m.statistics.evictions += evicted.count
-                for victim in evicted { m.invalidate(victim) }
+        let evicted = try mutate { (writer: inout CacheWriter, state: inout CacheWriterState) throws(StoreError) -> [StableHash] in
+            files.sweepTemporaries()
+            return try writer.evict(byteLimit: byteLimit, countLimit: 0, &state)
+        }
+        memory.withLock { m in
+            m.statistics.evictions += evicted.count
+            for victim in evicted { m.invalidate(victim) }
+        }
+    }
+
+    // MARK: The writer
+
+    /// Evicts (or compacts) until the directory is within the options' limits again, after a change that
+    /// appended frames; returns the hashes of the entries evicted.
+    func evictToLimits(_ writer: inout CacheWriter, keeping kept: [UInt8]?,
+                       _ state: inout CacheWriterState) throws(StoreError) -> [StableHash] {
+        try writer.evict(byteLimit: options.byteLimit > 0 ? options.byteLimit : nil, countLimit: options.countLimit,
+                         keeping: kept, &state)
+    }
+
+    /// Runs `body` with a writer section, holding this cache's disk mutex and the directory's lock: the uses
+    /// read since the last section are marked first, and the table's header is written back after `body`.
+    /// When only this cache object changed the table since its memory layer was last known current, that
+    /// stays known (so its memory hits keep costing one small read).
+    @discardableResult
+    func mutate<Result>(_ body: (inout CacheWriter, inout CacheWriterState) throws(StoreError) -> Result) throws(StoreError) -> Result {
+        guard let result = try section(waiting: true, body) else {
+            throw StoreError(.locked, "the cache lock was not taken", path: files.lockPath)
+        }
+        return result
+    }
+
+    /// ``mutate(_:)`` only when neither this cache's writers nor another process's hold the locks now (a read
+    /// never waits for a writer): `nil` when they do, or when the section failed (what a read does this way
+    /// is left for a later read or write).
+    func mutateIfFree<Result>(_ body: (inout CacheWriter, inout CacheWriterState) throws(StoreError) -> Result) -> Result? {
+        (try? section(waiting: false, body)) ?? nil
+    }
+
+    /// A writer section: the header is written back whether `body` succeeds or not (a slot it changed must be
+    /// counted as a change, or memory layers would not look at it again).
+    private func section<Result>(waiting: Bool, _ body: (inout CacheWriter, inout CacheWriterState) throws(StoreError) -> Result)
+        throws(StoreError) -> Result?
+    {
+        func run(_ state: inout CacheWriterState) throws(StoreError) -> Result? {
+            try files.exclusively(waiting: waiting ? .forever : .never) { () throws(StoreError) -> Result in
+                var writer = try CacheWriter(directory: files, state: &state, byteLimit: options.byteLimit, durability: options.durability)
+                let result: Result
+                do throws(StoreError) {
+                    try writer.markReferenced(memory.withLock { $0.takeAccesses() })
+                    result = try body(&writer, &state)
+                } catch {
+                    try? writer.finish()
+                    throw error
+                }
+                do throws(StoreError) {
+                    try writer.finish()
+                } catch {
+                    throw StoreError(.durabilityUnknown, "the change is made, but writing or syncing the cache table failed: \(error.reason)",
+                                     path: files.tablePath, errno: error.errno)
+                }
+                let (before, after) = writer.changes
+                memory.withLock { m in
+                    if m.trusted == before { m.trusted = after }
+                }
+                return result
             }
         }
+        if waiting { return try disk.withLock { (state: inout CacheWriterState) throws(StoreError) -> Result? in try run(&state) } }
+        let outcome = disk.withLockIfAvailable { (state: inout CacheWriterState) -> Swift.Result<Result?, StoreError> in
+            do throws(StoreError) { return .success(try run(&state)) } catch { return .failure(error) }
+        }
+        guard let outcome else { return nil }
+        return try outcome.get()
     }
 
-    /// Evicts least recently used entries (never `keeping`) until within the limits; returns their hashes.
-    func evict(_ d: inout CacheIndexState, keeping: StableHash?, byteLimit: Int?, enforceCount: Bool = true,
-                       writing leading: [CacheJournalRecord] = []) -> [StableHash] {
-        var victims: [StableHash] = []
-        defer {
-            try? files.journal.append(leading + victims.map { CacheJournalRecord(kind: .remove, writer: files.writer, hash: $0) })
+    /// Removes an entry a read found expired or damaged (only the very frame that was read), when the locks
+    /// are free now: a read never waits for a writer, and an entry left now is removed by a later read.
+    func discard(_ location: CacheLocation, key: [UInt8], hash: StableHash) {
+        guard location.index >= 0 else { return }
+        let evicted = mutateIfFree { (writer: inout CacheWriter, state: inout CacheWriterState) throws(StoreError) -> [StableHash]? in
+            guard try writer.free(location, key: key, hash: hash, &state) else { return nil }
+            return try evictToLimits(&writer, keeping: nil, &state)
         }
-        guard d.index != nil else { return [] }
-        // Only scalars are read from `d.index` here: binding the index itself would keep a second reference
-        // to its storage, and every removal would then copy the whole table.
-        while let byteCount = d.index?.byteCount, let count = d.index?.count {
-            let overBytes = byteLimit.map { byteCount > UInt64($0) } ?? false
-            let overCount = enforceCount && options.countLimit > 0 && count > options.countLimit
-            guard overBytes || overCount, let oldest = d.index?.table.leastRecent, oldest.key != keeping else { break }
-            // A file that cannot be removed stays counted; the excess waits for the next write.
-            guard (try? files.evictEntry(oldest.key)) != nil else { break }
-            d.index?.remove(oldest.key)
-            victims.append(oldest.key)
-        }
-        return victims
-    }
-
-    /// After a failed rename the journal says the new entry is in place; say what is there instead.
-    func correctAfterFailedInstall(_ hash: StableHash, _ d: inout CacheIndexState) {
-        let path = files.entryPath(hash)
-        let info = try? files.fileSystem.linkStatus(path)
-        let record: CacheJournalRecord
-        if let info = info ?? nil, info.isRegularFile {
-            record = CacheJournalRecord(kind: .set, writer: files.writer, hash: hash, size: UInt64(clamping: info.size),
-                                        tick: memory.withLock { $0.nextTick() }, expires: CacheIndex.unknownExpiry)
-        } else {
-            record = CacheJournalRecord(kind: .remove, writer: files.writer, hash: hash)
-        }
-        try? files.journal.append([record])
-        d.index?.apply(record)
-    }
-
-    /// Removes an entry file found expired or damaged (only the very file that was read), when the locks
-    /// are free now: a read never waits for a writer, and a file left now is removed by a later read.
-    func discard(_ hash: StableHash, inode: UInt64) {
-        _ = disk.withLockIfAvailable { d in
-            _ = try? files.exclusivelyIfAvailable { () throws(StoreError) in
-                guard try files.removeEntry(hash, inode: inode) else { return }
-                try files.journal.append([CacheJournalRecord(kind: .remove, writer: files.writer, hash: hash)])
-                d.index?.remove(hash)
-                memory.withLock { $0.invalidate(hash) }
-            }
+        guard let evicted, let evicted else { return }
+        memory.withLock { m in
+            m.invalidate(hash)
+            m.statistics.evictions += evicted.count
+            for victim in evicted { m.invalidate(victim) }
         }
     }
 
-    static func milliseconds(_ date: Date?, roundingUp: Bool = true) -> Int64 {
-        guard let date else { return .max }
-        let value = (date.timeIntervalSince1970 * 1000).rounded(roundingUp ? .up : .down)
-        guard value.isFinite else { return value > 0 ? .max : .min + 1 }
-        return Int64(exactly: value) ?? (value > 0 ? .max - 1 : .min + 1)
+    /// Marks the buffered uses in the table, waiting for the lock.
+    func flushAccesses() {
+        guard !memory.withLock({ $0.accesses.isEmpty }) else { return }
+        _ = try? mutate { (_: inout CacheWriter, _: inout CacheWriterState) throws(StoreError) in }
+    }
+
+    /// ``flushAccesses()`` from a read: only when the locks are free now; otherwise the uses stay buffered.
+    func flushAccessesIfFree() {
+        _ = mutateIfFree { (_: inout CacheWriter, _: inout CacheWriterState) throws(StoreError) in }
     }
 }

@@ -6,13 +6,13 @@ import Foundation
 #endif
 import KeyedArchive
 
-/// A disk cache of values kept as keyed archives, one file per entry, with a memory layer in front, an
-/// expiry per entry, byte and count limits and least-recently-used eviction. Several threads and several
-/// processes may use one directory at once.
+/// A disk cache of values kept as keyed archives, packed into segment files, with a memory layer in front,
+/// an expiry per entry, byte and count limits and eviction close to least recently used. Several threads and
+/// several processes may use one directory at once.
 ///
 /// ```swift
 /// var options = CacheOptions()
-/// options.byteLimit = 256 << 20
+/// options.byteLimit = 256 << 20          // what `du -s` shows for the directory
 /// options.defaultTimeToLive = .days(7)
 /// options.memoryCostLimit = 32 << 20
 /// let cache = try ArchiveCache<Drawing>(directory: path, registry: ClassRegistry([Drawing.self]), options: options)
@@ -25,20 +25,20 @@ import KeyedArchive
 /// their concrete types through the registry, as with ``ArchiveEncoder``), or raw bytes (`[UInt8]`, stored
 /// as `NSData`).
 ///
-/// **On disk** each entry is `<directory>/<hh>/<hash>.archive`, an ordinary keyed archive (see
-/// `CacheEntryFile`): `<hash>` is the first 128 bits of the SHA-256 of the key's UTF-8 bytes in hex, so a
-/// key of any content (empty, `/`, `..`, NUL, 100 KB) never becomes a path, and the stored key is compared
-/// on every read. Every entry carries a CRC-32 (in its binary plist trailer's unused bytes), checked on every
-/// read from disk: a damaged entry is a miss, removed and counted in ``CacheStatistics/damaged``, never wrong
-/// data. Writes go to a temporary file renamed into place: a reader sees the old entry, the new
-/// one or none. A damaged, truncated or foreign entry file is a miss and is removed; an expired entry is
-/// never returned and is removed when met. The sizes and use order of all entries live in a shared index
-/// (snapshot + journal, rebuilt from the entry files when lost), so eviction survives restarts and
-/// opening reads nothing but a few small files.
+/// **On disk** each entry is an ordinary keyed archive (see `CacheEntryFile`): a small one is a frame of a
+/// segment file, so that a 1 KiB entry takes about 1 KiB of disk, not a 4 KiB block; a large one is a file of
+/// its own, named by the first 128 bits of the SHA-256 of the key's UTF-8 bytes (a key of any content never
+/// becomes a path). A table (`cache.table`) says where each key's entry is; the stored key is compared on
+/// every read. Every frame carries a CRC-32 and every large file one in its binary plist trailer, checked on
+/// every read from disk: a damaged entry is a miss, removed and counted in ``CacheStatistics/damaged``, never
+/// wrong data. ``CacheOptions/byteLimit`` counts what the directory takes on disk, as `du` does: when a write
+/// goes past it, the oldest segment is evicted whole, and an entry in it that was read since it was written is
+/// carried forward once (written again at the head) instead. Opening reads nothing: the first
+/// `value(forKey:)` reads a few slots of the table and one frame. See `CacheDirectory` for the layout.
 ///
-/// **In memory** decoded values are kept up to ``CacheOptions/memoryCostLimit`` (cost: the entry file's
-/// size). A memory hit returns the same instance each time for a class, as `NSCache` does; a change made
-/// by another process is seen before the next read answers, through the journal.
+/// **In memory** decoded values are kept up to ``CacheOptions/memoryCostLimit`` (cost: the entry's encoded
+/// size). A memory hit returns the same instance each time for a class, as `NSCache` does; a change made by
+/// another process is seen before the next read answers (the table counts its changes; one small read a hit).
 ///
 /// **Concurrency.** The cache is `Sendable` exactly when `Value` is: then share one cache object across tasks
 /// and actors, and every caller may get the same instance (a `Sendable` class is immutable or synchronizes
@@ -50,7 +50,7 @@ import KeyedArchive
 ///
 /// Errors are ``StoreError``s: `.io` for a failed system call (a full disk, an unwritable directory; reads
 /// keep answering), `.entryTooLarge`, `.invalidArgument` for a value that cannot be archived,
-/// `.durabilityUnknown` when a `.synchronous` write is in place but its directory could not be fsynced.
+/// `.durabilityUnknown` when a `.synchronous` write is in place but its sync failed.
 ///
 /// Plays the part of `NSCache` in front of files written with `NSKeyedArchiver`, as PINCache and
 /// hyperoslo/Cache combine them.
@@ -64,15 +64,16 @@ public final class ArchiveCache<Value> {
 
     let files: CacheDirectory
     let keyHash: @Sendable (String) -> StableHash
-    let memory: Locked<CacheMemoryLayer>
-    let disk = Locked(CacheIndexState())
+    let memory = Locked(CacheMemoryLayer())
+    let disk = Locked(CacheWriterState())
     let flights = Locked<[CacheKey: CacheFlight<Value>]>([:])
     var memoryEnabled: Bool { options.memoryCostLimit > 0 }
     /// The largest entry written or read: the byte limit, and never more than 1 GiB.
     var entryReadLimit: Int {
-        options.byteLimit > 0 ? min(options.byteLimit, CacheDirectory.largestEntry) : CacheDirectory.largestEntry
+        options.byteLimit > 0 ? min(options.byteLimit, Self.largestEntry) : Self.largestEntry
     }
-    var limited: Bool { options.byteLimit > 0 || options.countLimit > 0 }
+    /// The largest entry a cache keeps (a larger file is never read: a miss).
+    static var largestEntry: Int { 1 << 30 }
 
     /// The platform's directory for a cache named `name`: `~/Library/Caches/<name>` on Apple platforms (in an
     /// iOS, tvOS, watchOS or visionOS app, its container's), and elsewhere `$XDG_CACHE_HOME/<name>` when that
@@ -96,8 +97,7 @@ public final class ArchiveCache<Value> {
         return try UserDirectories.caches(name: name, environment: environment ?? UserDirectories.processEnvironment)
     }
 
-    /// Opens (creating it, mode 0700) the cache in `directory`. Reads no entry file; removes temporary
-    /// files left by writers that died.
+    /// Opens (creating it, mode 0700) the cache in `directory`. Reads no entry.
     public convenience init(directory: String, registry: ClassRegistry = .standard,
                             options: CacheOptions = CacheOptions()) throws(StoreError) {
         try self.init(directory: directory, registry: registry, options: options, fileSystem: .kernel,
@@ -110,23 +110,19 @@ public final class ArchiveCache<Value> {
         guard options.byteLimit >= 0, options.countLimit >= 0, options.memoryCostLimit >= 0 else {
             throw StoreError(.invalidArgument, "cache limits must not be negative")
         }
+        guard options.byteLimit == 0 || options.byteLimit >= CacheOptions.smallestByteLimit else {
+            throw StoreError(.invalidArgument,
+                             "a byte limit counts what the directory takes on disk, its own files included: at least \(CacheOptions.smallestByteLimit) bytes (64 KiB)")
+        }
         guard !directory.isEmpty else { throw StoreError(.invalidArgument, "the cache directory path is empty") }
         self.directory = directory
         self.options = options
         self.registry = registry
         self.keyHash = keyHash
         files = try CacheDirectory(path: directory, fileSystem: fileSystem)
-        // The memory layer starts empty, so what the journal holds so far concerns it not: read its header
-        // only, and follow it from its end (whole records from the header on).
-        let stamp = try files.journal.stamp()
-        let header = try files.journal.read(from: 0, to: 0)
-        let end = stamp.size - max(0, stamp.size - CacheJournalRecord.size) % CacheJournalRecord.size
-        memory = Locked(CacheMemoryLayer(stamp: stamp, generation: header.generation, offset: end))
         // The first read of a process would pay for cold code and first allocations; opening pays instead.
         CacheEntryCoding.prepare(Value.self, registry: registry)
         _ = keyHash("")
-        _ = try? files.readFile(files.lockPath)
-        _ = try? files.readEntry(StableHash(high: 0, low: 0))
     }
 
     deinit {
@@ -135,49 +131,41 @@ public final class ArchiveCache<Value> {
 
     // MARK: Reading
 
-    /// The value stored for `key`, or `nil` when there is none, it has expired, or its file is damaged or
-    /// belongs to another key. Never blocks on a writer. Mirrors `NSCache.object(forKey:)`.
+    /// The value stored for `key`, or `nil` when there is none, it has expired, or its entry is damaged.
+    /// Never blocks on a writer. Mirrors `NSCache.object(forKey:)`.
     public func value(forKey key: String) throws(StoreError) -> Value? {
         let cacheKey = CacheKey(key)
         let now = options.clock.now()
-        var expiredInMemory: StableHash?
-        var flush = false
-        let (found, mutationsBefore) = memory.withLock { m -> (Any?, UInt64) in
-            guard memoryEnabled else { return (nil, m.mutations) }
-            m.refresh(from: files.journal, writer: files.writer)
-            guard let item = m.table[cacheKey] else { return (nil, m.mutations) }
-            if let expires = item.expires, expires <= now {
-                m.remove(cacheKey)
-                expiredInMemory = item.hash
-                return (nil, m.mutations)
-            }
-            m.table.touch(cacheKey)
-            m.statistics.memoryHits += 1
-            flush = m.recordAccess(item.hash)
-            return (item.value, m.mutations)
-        }
-        // Only this cache puts values in its memory layer, all of them `Value`s.
-        if let found, let value = found as? Value {
-            if flush { flushAccessesIfFree() }
-            return value
-        }
-        let hash = expiredInMemory ?? keyHash(key)
-        guard let file = try files.readEntry(hash, limit: entryReadLimit) else {
+        if memoryEnabled, let found = try memoryValue(cacheKey, now: now) { return found }
+        let mutationsBefore = memory.withLock { $0.mutations }
+        let hash = keyHash(key)
+        let keyBytes = CacheDirectory.frameKey(Array(key.utf8), hash: hash)
+        let location: CacheLocation
+        let bytes: [UInt8]
+        switch try files.lookup(keyBytes, hash: hash, limit: entryReadLimit) {
+        case .missing:
             memory.withLock { $0.statistics.misses += 1 }
             return nil
+        case .damaged(let at):
+            memory.withLock { m in
+                m.statistics.misses += 1
+                m.statistics.damaged += 1
+            }
+            discard(at, key: keyBytes, hash: hash)
+            return nil
+        case .found(let found, let at):
+            (bytes, location) = (found, at)
         }
-        switch CacheEntryCoding.decode(file.bytes, as: Value.self, key: key, now: now, registry: registry) {
+        switch CacheEntryCoding.decode(bytes, as: Value.self, key: key, now: now, registry: registry) {
         case .value(let value, let expires):
             let flush = memory.withLock { m -> Bool in
                 m.statistics.diskHits += 1
-                if memoryEnabled && file.bytes.count <= options.memoryCostLimit {
-                    m.refresh(from: files.journal, writer: files.writer)
-                    if m.mutations == mutationsBefore {
-                        m.insert(CacheMemoryItem(value: value, cost: file.bytes.count, expires: expires, hash: hash), for: cacheKey,
-                                 costLimit: options.memoryCostLimit)
-                    }
+                if memoryEnabled && bytes.count <= options.memoryCostLimit && m.mutations == mutationsBefore && location.index >= 0 {
+                    m.insert(CacheMemoryItem(value: value, cost: bytes.count, expires: expires, hash: hash, location: location,
+                                             verified: location.changes),
+                             for: cacheKey, costLimit: options.memoryCostLimit)
                 }
-                return m.recordAccess(hash)
+                return m.recordAccess(location)
             }
             if flush { flushAccessesIfFree() }
             return value
@@ -189,49 +177,112 @@ public final class ArchiveCache<Value> {
                 m.statistics.misses += 1
                 if reason == .expired { m.statistics.expired += 1 } else { m.statistics.damaged += 1 }
             }
-            discard(hash, inode: file.inode)
+            discard(location, key: keyBytes, hash: hash)
             return nil
         }
     }
 
-    /// The bytes of `key`'s entry file (an ordinary keyed archive, its checksum verified), when it holds a live
-    /// entry for `key`. Does not count as a use.
+    /// The memory layer's value for `key` when it is still the entry on disk (see `CacheMemoryLayer`).
+    private func memoryValue(_ key: CacheKey, now: Date) throws(StoreError) -> Value? {
+        let checkPath = memory.withLock { $0.pathCheckDue(now: Kernel.monotonicNanoseconds()) }
+        let current = try? files.currentTable(checkingPath: checkPath)
+        var flush = false
+        var expiredAt: CacheLocation?
+        let found = memory.withLock { m -> Any? in
+            guard var item = m.table[key] else { return nil }
+            guard let (table, changes) = current, table.inode == item.location.table else {
+                m.remove(key)
+                return nil
+            }
+            if changes != m.trusted && changes != item.verified {
+                guard (try? files.isCurrent(item.location)) == true else {
+                    m.remove(key)
+                    return nil
+                }
+                item.verified = changes
+                m.table.update(key) { $0.verified = changes }
+            }
+            if let expires = item.expires, expires <= now {
+                m.remove(key)
+                expiredAt = item.location
+                return nil
+            }
+            m.table.touch(key)
+            m.statistics.memoryHits += 1
+            flush = m.recordAccess(item.location)
+            return item.value
+        }
+        if let expiredAt {
+            memory.withLock { $0.statistics.expired += 1 }
+            let hash = keyHash(key.text)
+            discard(expiredAt, key: CacheDirectory.frameKey(Array(key.text.utf8), hash: hash), hash: hash)
+        }
+        // Only this cache puts values in its memory layer, all of them `Value`s.
+        guard let found, let value = found as? Value else { return nil }
+        if flush { flushAccessesIfFree() }
+        return value
+    }
+
+    /// The bytes of `key`'s entry (an ordinary keyed archive, its checksums verified), when there is a live one.
+    /// Does not count as a use.
     public func archivedEntry(forKey key: String) throws(StoreError) -> [UInt8]? {
-        guard let file = try files.readEntry(keyHash(key)), let header = CacheEntryCoding.header(file.bytes),
-              header.key.utf8.elementsEqual(key.utf8)
-        else { return nil }   // absent, another key's, or failing its checksum
+        let hash = keyHash(key)
+        guard case .found(let bytes, _) = try files.lookup(CacheDirectory.frameKey(Array(key.utf8), hash: hash), hash: hash,
+                                                           limit: Self.largestEntry),
+              let header = CacheEntryCoding.header(bytes), header.key.utf8.elementsEqual(key.utf8)
+        else { return nil }
         if let expires = header.expires, expires <= options.clock.now() { return nil }
-        return file.bytes
+        return bytes
     }
 
     // MARK: Inspecting
 
-    /// Counters of this cache object and the directory's entry count and bytes.
+    /// Counters of this cache object, and the directory's entry count and what it takes on disk (as `du`
+    /// counts it).
     public var statistics: CacheStatistics {
         flushAccesses()
-        let totals = (try? mutate { (d: inout CacheIndexState) throws(StoreError) -> (Int, Int) in
-            try synchronize(&d)
-            return (d.index?.count ?? 0, Int(clamping: d.index?.byteCount ?? 0))
+        let totals = (try? mutate { (writer: inout CacheWriter, state: inout CacheWriterState) throws(StoreError) -> (Int, Int) in
+            (writer.header.count, try writer.diskUse(state))
         }) ?? (0, 0)
         var result = memory.withLock { $0.statistics }
         (result.entryCount, result.byteCount) = totals
         return result
     }
 
-    /// Every entry on disk, least recently used first: key, size, creation, expiry, last use. Reads each
-    /// entry file's header (not its value).
+    /// Every entry on disk, in the order eviction would take them (those not read since they were written
+    /// first, oldest first; then those read since, oldest first): key, size, creation, expiry, and when its
+    /// segment was last written. Reads each entry whole (a listing costs a read of the cache).
     public func entries() throws(StoreError) -> [CacheEntryInfo] {
         flushAccesses()
-        let indexed = try mutate { (d: inout CacheIndexState) throws(StoreError) -> [CacheIndex.Entry] in
-            try synchronize(&d)
-            return d.index?.entries ?? []
+        let slots = try mutate { (writer: inout CacheWriter, _: inout CacheWriterState) throws(StoreError) -> [CacheSlot] in
+            var slots: [CacheSlot] = []
+            try writer.table.forEachSlot { (_, slot) throws(StoreError) in if slot.isLive { slots.append(slot) } }
+            return slots
         }
+        var segmentTimes: [UInt32: Date] = [:]
         var result: [CacheEntryInfo] = []
-        for entry in indexed {
-            guard let file = try files.readEntry(entry.hash), let header = CacheEntryCoding.header(file.bytes) else { continue }
-            result.append(CacheEntryInfo(key: header.key, byteCount: file.bytes.count, created: header.created,
-                                         expires: header.expires,
-                                         lastAccess: Date(timeIntervalSince1970: Double(entry.tick) / 1e9)))
+        // Eviction walks the segments oldest first and carries an entry used since it was written forward
+        // instead: so every entry not used goes first, in the order written, then the used ones in that order.
+        let order = slots.sorted { a, b in
+            (a.isReferenced ? 1 : 0, a.segment, a.offset) < (b.isReferenced ? 1 : 0, b.segment, b.offset)
+        }
+        for slot in order {
+            guard let frame = try files.segments.read(slot.segment, offset: Int(slot.offset), length: Int(slot.length)),
+                  let header = try? FrameHeader(frame, at: 0, available: frame.count, fileOffset: Int(slot.offset),
+                                                path: files.segments.file(slot.segment), allowsExternal: true),
+                  header.verify(frame, at: 0)
+            else { continue }
+            let key = Array(header.key(in: frame, at: 0))
+            guard case .entry(let bytes) = try files.readEntry(slot, key: key, hash: CacheDirectory.hash(ofFrameKey: key),
+                                                               limit: Self.largestEntry),
+                  let entry = CacheEntryCoding.header(bytes)
+            else { continue }
+            if segmentTimes[slot.segment] == nil {
+                let modified = (try? files.fileSystem.linkStatus(files.segments.file(slot.segment)))??.modified
+                segmentTimes[slot.segment] = Date(timeIntervalSince1970: Double(modified?.nanosecondsSince1970 ?? 0) / 1e9)
+            }
+            result.append(CacheEntryInfo(key: entry.key, byteCount: bytes.count, created: entry.created, expires: entry.expires,
+                                         lastAccess: segmentTimes[slot.segment] ?? entry.created))
         }
         return result
     }
@@ -240,12 +291,13 @@ public final class ArchiveCache<Value> {
 /// One entry as ``ArchiveCache/entries()`` lists it.
 public struct CacheEntryInfo: Sendable, Hashable {
     public var key: String
-    /// The size of its file.
+    /// The size of its keyed archive.
     public var byteCount: Int
     public var created: Date
     /// `nil`: never expires.
     public var expires: Date?
-    /// The last use recorded in the shared index (the file's modification time after an index rebuild).
+    /// When the segment that holds it was last written (the entry was written or carried forward then, or
+    /// before): the order eviction follows.
     public var lastAccess: Date
 }
 

@@ -1,111 +1,269 @@
-/// The files of one cache directory and the operations on them that every ``ArchiveCache`` shares: the lock,
-/// the journal (``CacheJournalFile``), the staging area (``CacheStaging``), the entry files and the index
-/// snapshot. It holds open descriptors for the cache's lifetime.
+import ArchivePlatform
+
+/// The files of one cache directory and the reads every ``ArchiveCache`` on it shares.
 ///
 /// Layout of `directory` (mode 0700, files 0600):
-/// - `<hh>/<32 hex>.archive`: one entry file per key, named by the ``StableHash`` of the key's UTF-8 bytes,
-///   `hh` its first two digits (see `CacheEntryFile` for what it holds and where its checksum sits);
-/// - `cache.index` (``CacheIndexSnapshot``), `cache.journal` (``CacheJournalFile``), `cache.lock`;
-/// - `staging/`: temporary files (``CacheStaging``).
+/// - `segments/<8 hex>.seg`: append-only files of frames (``CacheSegments``); an entry of at most
+///   ``largeThreshold(segmentSize:)`` bytes is a `put` frame whose payload is its keyed archive;
+/// - `large/<32 hex>.archive`: a larger entry, a file of its own named by the ``StableHash`` of its key (a keyed
+///   archive with its checksum in the trailer, see `CacheEntryChecksum`), with an `external` frame in a segment
+///   that stands for it in the order of eviction;
+/// - `cache.table`: where each key's frame is (``CacheTable``), the counts and the limits' figures;
+/// - `cache.lock`: the writers' lock (``WriterLock``), never written.
 ///
-/// Anything else in the directory is never touched.
-final class CacheDirectory: @unchecked Sendable { // Sendable: `lock` is used only under the owning cache's disk mutex; journal and staging guard themselves; the rest is set once.
-    static let indexName = "cache.index"
+/// A directory written by the format before (one file per entry under `<hh>/`, `cache.index`, `cache.journal`,
+/// `staging/`) is read as it is until the first write, which moves its entries in (see
+/// ``CacheWriter/migrateLegacyEntries()``). Anything else in the directory is never touched.
+final class CacheDirectory: @unchecked Sendable { // Sendable: `lock` is used only under the owning cache's disk mutex; `readerTable` is behind `Locked`; the rest is set once.
     static let lockName = "cache.lock"
+    static let largeName = "large"
 
     let path: String
     let fileSystem: FileSystem
     let lockPath: String
-    let indexPath: String
-    /// The directory itself, open, for looking up the journal by name.
-    private let directoryFD: Int32
-    /// The writers' lock (`cache.lock`): shared for appends of uses, exclusive for every change to entry
-    /// files with its journal record, and for loading, compacting and resetting the index.
-    private let lock: WriterLock
-    let journal: CacheJournalFile
-    let staging: CacheStaging
-
-    /// This open cache's writer number, in its journal records and temporary file names.
-    var writer: UInt32 { staging.writer }
+    let tablePath: String
+    let largePath: String
+    let segments: CacheSegments
+    /// The directory itself, open, for its size (a directory's blocks count in `du` too).
+    let directoryFD: Int32
+    /// The writers' lock: exclusive for every change.
+    let lock: WriterLock
+    /// The table as readers last opened it.
+    private let readerTable = Locked<CacheTable?>(nil)
 
     init(path: String, fileSystem: FileSystem) throws(StoreError) {
         self.path = path
         self.fileSystem = fileSystem
         lockPath = PathName.join(path, Self.lockName)
-        indexPath = PathName.join(path, Self.indexName)
+        tablePath = PathName.join(path, CacheTable.fileName)
+        largePath = PathName.join(path, Self.largeName)
+        segments = CacheSegments(directory: path, fileSystem: fileSystem)
         try fileSystem.makeDirectories(path)
-        let directoryFD = try fileSystem.open(path, [.readOnly, .directory])
-        self.directoryFD = directoryFD
+        directoryFD = try fileSystem.open(path, [.readOnly, .directory])
         do throws(StoreError) {
             lock = try WriterLock(path: lockPath, fileSystem: fileSystem)
-            let indexPath = self.indexPath
-            journal = try CacheJournalFile(directory: path, directoryFD: directoryFD, lock: lock, hasEntries: { () throws(StoreError) -> Bool in
-                if try fileSystem.linkStatus(indexPath) != nil { return true }
-                return (try fileSystem.list(path) ?? []).contains(where: Self.isFanOutDirectory)
-            }, fileSystem: fileSystem)
-            staging = try CacheStaging(directory: path, fileSystem: fileSystem)
         } catch {
             fileSystem.close(directoryFD)
             throw error
         }
-        staging.removeStaleTemporaryFiles()
     }
 
     deinit { fileSystem.close(directoryFD) }
 
-    // MARK: Locking
-
-    /// Runs `body` holding the lock file exclusively: every change to entry files and the journal record
-    /// that says so happen inside, so that the journal's order is the order of the changes on disk in every
-    /// process (a removal and a set of one entry by two processes can never leave a file the index lost).
-    /// Loading, compacting and resetting the index also run inside.
-    func exclusively<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result {
-        _ = try lock.acquire(exclusive: true, waiting: .forever)
+    /// Runs `body` holding the lock exclusively; `waiting: .never` returns `nil` at once when it is held.
+    func exclusively<Result>(waiting: WriterLock.Waiting = .forever,
+                             _ body: () throws(StoreError) -> Result) throws(StoreError) -> Result? {
+        guard try lock.acquire(exclusive: true, waiting: waiting) else { return nil }
         defer { lock.release() }
-        try journal.follow(creating: true)
         return try body()
-    }
-
-    /// ``exclusively(_:)`` when the lock file is free now; `nil` without waiting when another process holds
-    /// it (a reader must never wait for a writer).
-    func exclusivelyIfAvailable<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result? {
-        guard try lock.acquire(exclusive: true, waiting: .never) else { return nil }
-        defer { lock.release() }
-        try journal.follow(creating: true)
-        return try body()
-    }
-
-    /// Appends records that change no file (uses), holding the lock file shared: they may go in beside
-    /// other processes' appends, never into a compaction. `false` when not written (the lock was busy and
-    /// `nonBlocking`, or there is no journal).
-    func appendShared(_ records: [CacheJournalRecord], nonBlocking: Bool = false) throws(StoreError) -> Bool {
-        guard !records.isEmpty else { return true }
-        guard try lock.acquire(exclusive: false, waiting: nonBlocking ? .never : .forever) else { return false }
-        defer { lock.release() }
-        try journal.follow(creating: false)
-        guard try journal.exists else { return false }
-        try journal.append(records)
-        return true
     }
 
     // MARK: Names
 
-    func entryDirectory(_ hash: StableHash) -> String { PathName.join(path, String(hash.hex.prefix(2))) }
+    /// The file of a large entry.
+    func largeFile(_ hash: StableHash) -> String { PathName.join(largePath, hash.hex + ".archive") }
 
-    func entryPath(_ hash: StableHash) -> String {
+    /// The file of an entry in the format before segments: `<hh>/<hash>.archive`.
+    func legacyFile(_ hash: StableHash) -> String {
         let hex = hash.hex
         return PathName.join(PathName.join(path, String(hex.prefix(2))), hex + ".archive")
     }
 
-    /// The hash an entry file name stands for, when `name` in fan-out directory `directory` is one.
-    static func entryHash(directory: String, name: String) -> StableHash? {
+    /// The hash an entry file name stands for, when `name` in fan-out directory `directory` is one (the format
+    /// before segments).
+    static func legacyHash(directory: String, name: String) -> StableHash? {
         guard name.utf8.count == 40, name.hasSuffix(".archive"), directory.utf8.count == 2,
               let hash = StableHash(hex: name.prefix(32)), name.hasPrefix(directory)
         else { return nil }
         return hash
     }
 
-    static func isFanOutDirectory(_ name: String) -> Bool {
+    static func isLegacyFanOut(_ name: String) -> Bool {
         name.utf8.count == 2 && name.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
+
+    /// The key a frame holds for `key`: the key itself, or, for a key longer than a frame's key field holds
+    /// (64 KiB), `FF FE` and its 16-byte hash (`FF` never occurs in UTF-8, so the two never meet). The value's
+    /// own archive holds the whole key, which every read compares too.
+    static func frameKey(_ key: [UInt8], hash: StableHash) -> [UInt8] {
+        guard key.count > Int(UInt16.max) else { return key }
+        var bytes: [UInt8] = [0xFF, 0xFE]
+        for word in [hash.high, hash.low] {
+            for i in (0..<8).reversed() { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(8 * i))) }
+        }
+        return bytes
+    }
+
+    /// The hash of the key a frame holds (see ``frameKey(_:hash:)``).
+    static func hash(ofFrameKey key: [UInt8]) -> StableHash {
+        guard key.count == 18, key[0] == 0xFF, key[1] == 0xFE else { return StableHash(key) }
+        var words: (UInt64, UInt64) = (0, 0)
+        for i in 0..<8 {
+            words.0 = words.0 << 8 | UInt64(key[2 + i])
+            words.1 = words.1 << 8 | UInt64(key[10 + i])
+        }
+        return StableHash(high: words.0, low: words.1)
+    }
+
+    /// The most a segment holds before the next one starts: a sixteenth of the byte limit (so that the head
+    /// segment, which is never evicted, stays a small part of it), between 16 KiB and 8 MiB.
+    static func segmentSize(byteLimit: Int) -> Int {
+        byteLimit > 0 ? min(8 << 20, max(16 << 10, byteLimit / 16)) : 8 << 20
+    }
+
+    /// Entries larger than this get a file of their own: a quarter of a segment, at most 64 KiB (a file's
+    /// block rounding then costs at most 6%; diskcache keeps values under 32 KiB in SQLite pages).
+    static func largeThreshold(segmentSize: Int) -> Int { min(64 << 10, segmentSize / 4) }
+
+    // MARK: Reading (no lock)
+
+    /// The table to read now: the one already open unless it was retired (or, with `checkingPath`, is no longer
+    /// the file at the path: removed or replaced behind the cache's back), else the one at the path (`nil`: none
+    /// yet, or not a table). One read of its `changes` word per call, and one `fstatat` with `checkingPath`.
+    func currentTable(checkingPath: Bool = true) throws(StoreError) -> (table: CacheTable, changes: UInt64)? {
+        if let table = readerTable.withLock({ $0 }) {
+            let atPath = checkingPath ? try fileSystem.status(in: directoryFD, CacheTable.fileName, tablePath)?.inode : table.inode
+            let changes = try table.changes()
+            if changes != CacheTableHeader.retired && atPath == table.inode { return (table, changes) }
+        }
+        guard let fresh = try CacheTable.open(tablePath, fileSystem: fileSystem, writable: false) else {
+            readerTable.withLock { $0 = nil }
+            return nil
+        }
+        readerTable.withLock { $0 = fresh }
+        let changes = try fresh.changes()
+        return changes == CacheTableHeader.retired ? nil : (fresh, changes)
+    }
+
+    /// What a read found.
+    enum Lookup {
+        case missing
+        /// The entry's keyed archive (checksums and key checked) and where it is.
+        case found([UInt8], CacheLocation)
+        /// The slot named a frame that fails its checks: damage (or a slot read half written, which a writer
+        /// tells apart under the lock).
+        case damaged(CacheLocation)
+    }
+
+    /// The entry of `key`, read without any lock. `limit`: the largest entry read.
+    func lookup(_ key: [UInt8], hash: StableHash, limit: Int) throws(StoreError) -> Lookup {
+        guard let (table, changes) = try currentTable() else { return try legacyLookup(key, hash: hash, limit: limit) }
+        let tag = CacheSlot.tag(hash)
+        var result = Lookup.missing
+        try table.probe(tag) { (index, slot) throws(StoreError) -> Bool in
+            guard slot.tag == tag else { return !slot.isEmpty }
+            let location = CacheLocation(table: table.inode, index: index, slot: slot, changes: changes)
+            switch try readEntry(slot, key: key, hash: hash, limit: limit) {
+            case .otherKey: return true
+            case .entry(let bytes): result = .found(bytes, location)
+            case .gone: result = .missing
+            case .damaged: result = .damaged(location)
+            }
+            return false
+        }
+        return result
+    }
+
+    /// What one slot names, for a given key.
+    enum SlotRead {
+        case entry([UInt8])
+        /// A frame of another key with the same tag: look on.
+        case otherKey
+        /// The segment or the large file is gone (evicted or replaced meanwhile).
+        case gone
+        case damaged
+    }
+
+    /// Reads the frame a slot names and, for `key`, the entry it holds (from the frame, or from the large file).
+    func readEntry(_ slot: CacheSlot, key: [UInt8], hash: StableHash, limit: Int) throws(StoreError) -> SlotRead {
+        guard let frame = try segments.read(slot.segment, offset: Int(slot.offset), length: Int(slot.length)) else { return .gone }
+        guard let header = try? FrameHeader(frame, at: 0, available: frame.count, fileOffset: Int(slot.offset),
+                                            path: segments.file(slot.segment), allowsExternal: true),
+              header.length == frame.count, header.kind != .delete, header.verify(frame, at: 0)
+        else { return .damaged }
+        guard header.key(in: frame, at: 0).elementsEqual(key) else { return .otherKey }
+        if header.kind == .put {
+            let payload = Array(header.payload(in: frame, at: 0))
+            return payload.count <= limit ? .entry(payload) : .gone
+        }
+        let size = Int(clamping: readLittleEndian(Array(header.payload(in: frame, at: 0)), 0, width: 8))
+        guard size <= limit else { return .gone }
+        let file: [UInt8]?
+        do {
+            file = try readLargeFile(largeFile(hash), limit: limit)
+        } catch where error.code == .symbolicLink || error.code == .notRegularFile {
+            return .damaged   // not a file the cache wrote: the entry is lost (the link itself is left alone)
+        }
+        guard let file else { return .gone }
+        guard file.count == size, CacheEntryChecksum.verify(file) else { return .damaged }
+        return .entry(file)
+    }
+
+    /// A whole regular file, not following a link: `nil` when absent, not a regular file, larger than `limit`
+    /// or changing while read.
+    func readLargeFile(_ path: String, limit: Int) throws(StoreError) -> [UInt8]? {
+        guard let fd = try fileSystem.openIfPresent(path, [.readOnly, .noFollow, .nonBlocking]) else { return nil }
+        defer { fileSystem.close(fd) }
+        let info = try fileSystem.status(fd, path)
+        guard info.isRegularFile, let size = Int(exactly: info.size), size <= limit else { return nil }
+        let bytes = try fileSystem.read(fd, count: size, at: 0, path)
+        return bytes.count == size ? bytes : nil
+    }
+
+    /// Before the first write of the segment format: the entry file of the format before (`<hh>/<hash>.archive`),
+    /// read as that format read it.
+    private func legacyLookup(_ key: [UInt8], hash: StableHash, limit: Int) throws(StoreError) -> Lookup {
+        let file: [UInt8]?
+        do {
+            file = try readLargeFile(legacyFile(hash), limit: limit)
+        } catch where error.code == .symbolicLink || error.code == .notRegularFile {
+            return .missing
+        }
+        guard let file else { return .missing }
+        guard CacheEntryChecksum.verify(file) else { return .missing }   // the format before checksums: lost
+        return .found(file, CacheLocation(table: 0, index: -1, slot: .empty, changes: 0))
+    }
+
+    /// Whether `table` is the file at the table's path now.
+    func isAtPath(_ table: CacheTable) throws(StoreError) -> Bool {
+        try fileSystem.status(in: directoryFD, CacheTable.fileName, tablePath)?.inode == table.inode
+    }
+
+    /// Whether the entry a memory layer holds is still what the table says (the same frame in the same slot of
+    /// the same table), as of `changes`.
+    func isCurrent(_ location: CacheLocation) throws(StoreError) -> Bool {
+        guard let table = readerTable.withLock({ $0 }), table.inode == location.table, location.index >= 0,
+              let slot = try table.slot(location.index)
+        else { return false }
+        return slot.sameFrame(as: location.slot)
+    }
+
+    /// Removes the temporary files of large entries left by writers that died (the caller holds the lock, which
+    /// every writer holds while its temporary file exists). Only names ``AtomicReplace`` gives them.
+    func sweepTemporaries() {
+        guard let names = try? fileSystem.list(largePath) else { return }
+        for name in names where name.utf8.count > 47 && name.hasPrefix(".") && StableHash(hex: name.dropFirst().prefix(32)) != nil
+            && name.dropFirst(33).hasPrefix(".archive.tmp-") {
+            let file = PathName.join(largePath, name)
+            if let info = try? fileSystem.linkStatus(file), info.isRegularFile { _ = try? fileSystem.unlink(file) }
+        }
+    }
+
+    /// The blocks the directories take (what `du` counts for them).
+    func directoryBytes() -> Int {
+        var total = 0
+        for directory in [path, segments.path, largePath] {
+            if let info = try? fileSystem.linkStatus(directory), info.isDirectory { total += Int(clamping: info.allocatedBytes) }
+        }
+        return total
+    }
+}
+
+/// Where an entry was read from: its slot in a table file, as of a `changes` count of that table.
+struct CacheLocation: Hashable, Sendable {
+    /// The table file's inode (0 for an entry read from the format before segments).
+    var table: UInt64
+    var index: Int
+    var slot: CacheSlot
+    var changes: UInt64
 }

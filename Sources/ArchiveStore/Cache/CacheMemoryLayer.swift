@@ -12,42 +12,48 @@ struct CacheMemoryItem {
     var cost: Int
     var expires: Date?
     var hash: StableHash
+    /// Where the value was read from or written to.
+    var location: CacheLocation
+    /// The table's `changes` count at which the location was last known current.
+    var verified: UInt64
 }
 
 /// An ``ArchiveCache``'s memory layer and its counters, kept behind one lock: decoded values by key, least
-/// recently used first out past the cost limit; the uses not yet written to the journal; and how far it has
-/// followed the journal for other processes' changes.
+/// recently used first out past the cost limit, and the uses not yet marked in the table.
+///
+/// A value is served from memory only while its entry is still the one on disk. The table counts its changes
+/// (``CacheTableHeader``): when the count is the one at which everything here was known current (`trusted`),
+/// a hit costs one small read; otherwise the hit's own slot is read, and a value whose slot now names another
+/// frame (another process replaced or removed it, or evicted it) is dropped.
 struct CacheMemoryLayer {
     var table = LRUTable<CacheKey, CacheMemoryItem>()
     var cost = 0
     var keysByHash: [StableHash: CacheKey] = [:]
     var statistics = CacheStatistics()
-    /// Uses not yet written to the journal: the last use of each entry, least recent first.
-    var accesses = LRUTable<StableHash, UInt64>(minimumCapacity: 256)
-    var lastTick: UInt64 = 0
+    /// Entries read since the last flush, by slot: marked as used in the table when a writer next holds the
+    /// lock (or a read finds it free).
+    var accesses: [Int: CacheLocation] = [:]
+    /// The `changes` count of the table at which every value here was known current.
+    var trusted: UInt64 = 0
     /// Bumped by every change a read racing with it must not undo by caching what it read.
     var mutations: UInt64 = 0
-    /// The journal as last read for others' changes.
-    var stamp: CacheJournalFile.Stamp
-    var generation: UInt64?
-    var offset: Int
+    /// Memory hits since the table's path was last checked (see ``pathCheckDue(now:)``).
+    var hitsSincePathCheck = 0
+    var lastPathCheck: UInt64 = 0
 
-    /// The most uses kept unwritten: past it the least recent are forgotten (only the LRU order loses them).
-    static var accessLimit: Int { 65_536 }
+    /// Whether a memory hit should also check that the table it watches is still the file at its path (not
+    /// removed or replaced behind the cache's back): every 256 hits or once a second. A table that writers
+    /// replace is marked retired first, which every hit sees; only a table removed from outside waits this long.
+    mutating func pathCheckDue(now: UInt64) -> Bool {
+        hitsSincePathCheck += 1
+        guard hitsSincePathCheck >= 256 || now &- lastPathCheck >= 1_000_000_000 else { return false }
+        hitsSincePathCheck = 0
+        lastPathCheck = now
+        return true
+    }
+
     /// Buffered uses that make a read write them out.
     static var accessFlushCount: Int { 4_096 }
-
-    init(stamp: CacheJournalFile.Stamp, generation: UInt64?, offset: Int) {
-        self.stamp = stamp
-        self.generation = generation
-        self.offset = offset
-    }
-
-    /// A tick later than every tick seen: the order of uses across processes (real time when it is later).
-    mutating func nextTick() -> UInt64 {
-        lastTick = max(Kernel.realTimeNanoseconds(), lastTick &+ 1)
-        return lastTick
-    }
 
     // MARK: Values
 
@@ -78,83 +84,19 @@ struct CacheMemoryLayer {
         mutations &+= 1
     }
 
-    /// Applies other processes' changes, recorded in the journal since the last look: an entry they set or
-    /// removed is dropped; after a compaction by another process (or damage) the layer starts empty.
-    mutating func refresh(from journal: CacheJournalFile, writer: UInt32) {
-        guard let stamp = try? journal.stamp() else {
-            clear()
-            return
-        }
-        guard stamp != self.stamp else { return }
-        guard let read = try? journal.read(from: offset, to: stamp.size) else {
-            clear()
-            return
-        }
-        if stamp.identity != self.stamp.identity || read.generation != generation || stamp.size < offset || read.damaged {
-            clear()
-            generation = read.generation
-            offset = stamp.size
-        } else {
-            for record in read.records where record.writer != writer {
-                switch record.kind {
-                case .set, .remove: invalidate(record.hash)
-                case .clear: clear()
-                case .access, .header: break
-                }
-            }
-            offset = read.consumed
-        }
-        self.stamp = stamp
-    }
-
     // MARK: Uses
 
-    /// Notes a use of `hash` for the shared LRU order; `true` when the buffer should be written out.
-    mutating func recordAccess(_ hash: StableHash) -> Bool {
-        accesses.set(hash, nextTick())
+    /// Notes a use of the entry at `location`; `true` when the buffer should be written out.
+    mutating func recordAccess(_ location: CacheLocation) -> Bool {
+        guard location.index >= 0 else { return false }
+        accesses[location.index] = location
         return accesses.count >= Self.accessFlushCount
     }
 
-    /// The buffered uses as journal records of `writer`, least recent first; the buffer is emptied.
-    mutating func takeAccesses(writer: UInt32) -> [CacheJournalRecord] {
+    /// The buffered uses; the buffer is emptied.
+    mutating func takeAccesses() -> [CacheLocation] {
         guard !accesses.isEmpty else { return [] }
-        var records: [CacheJournalRecord] = []
-        records.reserveCapacity(accesses.count)
-        accesses.forEach { hash, tick in
-            records.append(CacheJournalRecord(kind: .access, writer: writer, hash: hash, tick: tick))
-            return true
-        }
-        accesses.removeAll()
-        return records
-    }
-
-    /// Puts back uses that could not be written (older than any buffered since), keeping at most
-    /// ``accessLimit``.
-    mutating func restoreAccesses(_ records: [CacheJournalRecord]) {
-        let newer = accesses
-        accesses.removeAll()
-        for record in records { accesses.set(record.hash, record.tick) }
-        newer.forEach { hash, tick in
-            accesses.set(hash, tick)
-            return true
-        }
-        while accesses.count > Self.accessLimit, let oldest = accesses.leastRecent { accesses.remove(oldest.key) }
-    }
-}
-
-/// The disk index as one ``ArchiveCache`` object knows it, and how far into the journal it has read. Behind
-/// the cache's disk lock.
-struct CacheIndexState {
-    var index: CacheIndex?
-    var generation: UInt64 = 0
-    var offset = 0
-    var stamp = CacheJournalFile.Stamp(identity: .max, size: -1, modified: FileTime(seconds: 0, nanoseconds: 0))
-
-    /// Takes what a load or compaction read.
-    mutating func adopt(_ loaded: CacheDirectory.LoadedIndex) {
-        index = loaded.index
-        generation = loaded.generation
-        offset = loaded.offset
-        stamp = loaded.stamp
+        defer { accesses.removeAll(keepingCapacity: true) }
+        return Array(accesses.values)
     }
 }

@@ -2,7 +2,7 @@
 ///
 /// ```swift
 /// var options = CacheOptions()
-/// options.byteLimit = 256 << 20          // bytes of entry files on disk; 0 = no limit
+/// options.byteLimit = 256 << 20          // what `du -s` shows for the directory; 0 = no limit
 /// options.countLimit = 100_000           // entries on disk; 0 = no limit
 /// options.defaultTimeToLive = .days(7)   // nil: entries never expire
 /// options.memoryCostLimit = 32 << 20     // encoded bytes of the values kept decoded in memory; 0 = off
@@ -12,15 +12,19 @@
 /// Plays the part of `NSCache.totalCostLimit` / `countLimit` and of PINCache's and Nuke's `DataCache`
 /// size limits.
 public struct CacheOptions: Sendable {
-    /// Most bytes of entry files on disk. After any `set` returns, the entries on disk take at most this
-    /// plus the entry just written (with several processes, plus one entry per writer). An entry larger
-    /// than this is refused with ``StoreError/Code/entryTooLarge``. 0: no limit. Default 0.
+    /// Most bytes the cache directory takes on disk, as `du -s` counts them: the allocated blocks of the
+    /// segments, the large entries' files, the table and the directories themselves. After any `set` returns,
+    /// the directory takes at most this (an entry is written before eviction makes room, so for a moment it
+    /// takes one entry more). At least ``smallestByteLimit`` (the directory's own files take about 20 KiB); an
+    /// entry larger than the limit is refused with ``StoreError/Code/entryTooLarge``. 0: no limit. Default 0.
     public var byteLimit: Int = 0
+    /// The smallest ``byteLimit`` a cache accepts: 64 KiB.
+    public static let smallestByteLimit = 64 << 10
     /// Most entries on disk, held like ``byteLimit``. 0: no limit. Default 0.
     public var countLimit: Int = 0
     /// How long an entry lives when `set` names no time to live; `nil`: until evicted. Default `nil`.
     public var defaultTimeToLive: TimeToLive?
-    /// Most bytes (counted as the size of each entry's file) of values kept decoded in memory, least
+    /// Most bytes (counted as the size of each entry's keyed archive) of values kept decoded in memory, least
     /// recently used first out. 0: no memory layer. Default 0.
     public var memoryCostLimit: Int = 0
     /// Whether a `set` is durable when it returns. Default ``Durability/relaxed``.
@@ -34,15 +38,15 @@ public struct CacheOptions: Sendable {
 /// Counters of an ``ArchiveCache``.
 ///
 /// The hit, miss and write counters count this cache object's calls since it was opened; ``entryCount`` and
-/// ``byteCount`` describe the whole directory as the shared index last recorded it (every process's writes).
+/// ``byteCount`` describe the whole directory (every process's writes) as its table says now.
 ///
 /// Plays the part of python-diskcache's `stats()` and `volume()`.
 public struct CacheStatistics: Sendable, Hashable, CustomStringConvertible {
     /// Reads answered by the memory layer.
     public var memoryHits = 0
-    /// Reads answered from an entry file.
+    /// Reads answered from disk.
     public var diskHits = 0
-    /// Reads that found nothing (absent, expired, damaged, another key's file).
+    /// Reads that found nothing (absent, expired, damaged).
     public var misses = 0
     /// Expired entries met by a read or removed by ``ArchiveCache/removeExpired()``.
     public var expired = 0
@@ -50,11 +54,12 @@ public struct CacheStatistics: Sendable, Hashable, CustomStringConvertible {
     public var evictions = 0
     /// Successful `set` calls.
     public var writes = 0
-    /// Entry files found damaged, truncated or of a foreign format (each removed, each also a miss).
+    /// Entries found damaged (a checksum that fails, a truncated or foreign archive; each removed, each also a
+    /// miss).
     public var damaged = 0
     /// Entries on disk.
     public var entryCount = 0
-    /// Bytes of entry files on disk.
+    /// What the directory takes on disk, as `du -s` counts it (the figure ``CacheOptions/byteLimit`` holds).
     public var byteCount = 0
 
     public init() {}

@@ -36,7 +36,7 @@ enum RecordLog {
     static let headerSize = 64
     static let slotSize = 64
     static let firstFrame = 256
-    static let frameHeaderSize = 24
+    static let frameHeaderSize = FrameHeader.size
     /// The largest key (record id description) a frame can hold.
     static let largestKey = Int(UInt16.max)
     /// The largest frame (4 GiB - 1).
@@ -101,10 +101,7 @@ enum RecordLog {
     }
 
     /// An expiry as frames and index entries keep it (the bits of a double; NaN for none), in seconds since 1970.
-    static func expiry(fromBits bits: UInt64) -> Double? {
-        let value = Double(bitPattern: bits)
-        return value.isNaN ? nil : value
-    }
+    static func expiry(fromBits bits: UInt64) -> Double? { FrameHeader.expiry(fromBits: bits) }
 
     /// The file offset of the slot that the commit of `state` writes.
     static func slotOffset(of state: LogState) -> Int { headerSize + slotSize * Int(state.sequence % 2) }

@@ -9,10 +9,12 @@ extension Inspector {
         Command(
             name: "cache",
             abstract: "Inspect and maintain an ArchiveCache directory.",
-            discussion: "DIR is the directory of an ArchiveCache: one keyed archive per entry, "
-                + "<DIR>/<hh>/<32 hex digits>.archive, whose root object (class ArchiveCacheEntry) holds the "
-                + "entry's key, value, created and expires, beside cache.index, cache.journal, cache.lock and "
-                + "staging/. DIR must exist: it is never created. Other processes may use the cache meanwhile.\n\n"
+            discussion: "DIR is the directory of an ArchiveCache: each entry is a keyed archive whose root object "
+                + "(class ArchiveCacheEntry) holds the entry's key, value, created and expires; a small one is a "
+                + "frame of a segment file (segments/<8 hex digits>.seg), a larger one a file of its own "
+                + "(large/<32 hex digits>.archive), and cache.table says where each key's entry is (cache.lock is "
+                + "the writers' lock). DIR must exist: it is never created. Other processes may use the cache "
+                + "meanwhile.\n\n"
                 + "Exit status: 0 success, 1 no live entry for the key (get) or a wrong value read back "
                 + "(exercise), 64 usage error, 65 malformed entry, 66 DIR cannot be opened, 74 I/O error.",
             subcommands: [

@@ -41,6 +41,10 @@ extension Inspector {
             let valueBytes = try CacheAccess.byteCount(text("value-bytes"), option: "--value-bytes <n>")
             var options = CacheOptions()
             options.byteLimit = try CacheAccess.byteCount(text("byte-limit"), option: "--byte-limit <n>")
+            guard options.byteLimit == 0 || options.byteLimit >= CacheOptions.smallestByteLimit else {
+                throw UsageError("The value '\(text("byte-limit"))' is invalid for '--byte-limit <n>'; a cache's byte limit counts "
+                    + "what its directory takes on disk: 0 (none) or at least 64k.")
+            }
             options.countLimit = try CacheAccess.count(text("count-limit"), option: "--count-limit <n>")
             let seedText = text("seed")
             guard seedText.utf8.allSatisfy({ (48...57).contains($0) }), let seed = UInt64(seedText) else {

@@ -3,14 +3,16 @@ import BinaryPlist
 import CommandLineSupport
 
 extension Inspector {
-    /// `keyedarchive cache list DIR [--json]` prints every entry, least recently used first.
+    /// `keyedarchive cache list DIR [--json]` prints every entry, in the order eviction takes them.
     static var cacheListCommand: Command {
         Command(
             name: "list",
-            abstract: "Print every entry, least recently used first.",
+            abstract: "Print every entry, in the order eviction takes them.",
             discussion: "One line per entry, five tab-separated columns: the key as a JSON string literal (so a "
-                + "key with tabs, line breaks or NUL stays on its line), its file's size in bytes, when it was "
-                + "created, when it expires ('-' for never) and when it was last used, times in ISO 8601 UTC. "
+                + "key with tabs, line breaks or NUL stays on its line), the size of its keyed archive in bytes, "
+                + "when it was created, when it expires ('-' for never) and when the segment that holds it was "
+                + "last written, times in ISO 8601 UTC. Entries not read since they were written come first, "
+                + "oldest first, then those read since (eviction carries them forward once). "
                 + "Expired entries not yet purged are listed too. An empty cache prints nothing (and 'No entries.' "
                 + "on stderr).\n\n"
                 + "With --json: an array of {\"key\", \"bytes\", \"created\", \"expires\", \"lastAccess\"} objects, one a "

@@ -11,8 +11,9 @@ extension Inspector {
         Command(
             name: "stats",
             abstract: "Print how many entries the cache holds and their size.",
-            discussion: "Prints 'entries: N' (entry files, as the cache's shared index records them), 'bytes: N' "
-                + "(their total size) and 'expired: N' (entries past their expiry, not yet purged), one a line; "
+            discussion: "Prints 'entries: N' (as the cache's table counts them), 'bytes: N' (what DIR takes on "
+                + "disk, as 'du' counts it: the limit a byte limit keeps) and 'expired: N' (entries past their "
+                + "expiry, not yet purged), one a line; "
                 + "with --json, one object {\"entries\": N, \"bytes\": N, \"expired\": N}.",
             arguments: [cacheDirectoryArgument],
             options: [.flag("json", help: "Print a JSON object.")]

@@ -2,17 +2,19 @@ import ArchiveStore
 import CommandLineSupport
 
 extension Inspector {
-    /// `keyedarchive cache trim DIR --bytes N` evicts least recently used entries down to N bytes.
+    /// `keyedarchive cache trim DIR --bytes N` evicts entries, oldest first, until the directory takes N bytes.
     static var cacheTrimCommand: Command {
         Command(
             name: "trim",
-            abstract: "Evict least recently used entries until the cache fits in a size.",
-            discussion: "Removes entries, least recently used first, until their files take at most --bytes "
-                + "(0 removes every entry), and removes temporary files of writers that died. Then prints "
-                + "'entries: N' and 'bytes: N', what is left.",
+            abstract: "Evict entries, oldest first, until the cache takes at most a size on disk.",
+            discussion: "Evicts entries as the cache does past its byte limit (the oldest segment first, whole; an "
+                + "entry read since it was written is carried forward once instead) until DIR takes at most "
+                + "--bytes on disk, as 'du' counts it (0 removes every entry), and removes temporary files of "
+                + "writers that died. Then prints 'entries: N' and 'bytes: N', what is left (bytes as 'du' counts "
+                + "them: an empty cache's own files take about 24k).",
             arguments: [cacheDirectoryArgument],
             options: [
-                .option("bytes", valueName: "n", help: "Most bytes of entry files to keep: digits, optionally "
+                .option("bytes", valueName: "n", help: "Most bytes DIR may take on disk: digits, optionally "
                     + "followed by k, M or G (times 1024, 1024², 1024³), as in 512k.", required: true),
             ]
         ) { context in
@@ -21,7 +23,7 @@ extension Inspector {
             let limit = try CacheAccess.byteCount(text, option: "--bytes <n>")
             let cache = try CacheAccess.open(directory)
             try CacheAccess.perform { () throws(StoreError) in
-                // trim(toByteLimit: 0) takes 0 as "no limit" (as CacheOptions.byteLimit does) and evicts nothing.
+                // 0: every entry, and the segments with them (trim would leave the empty head segment's file).
                 if limit == 0 { try cache.removeAll() } else { try cache.trim(toByteLimit: limit) }
             }
             let statistics = cache.statistics

@@ -3,7 +3,7 @@ import KeyedArchive
 import Testing
 @testable import ArchiveStore
 
-@Suite("ArchiveCache: expiry, limits, LRU order")
+@Suite("ArchiveCache: expiry, limits, eviction order")
 struct CacheLimitTests {
     @Test func expiredEntryIsNeverReturnedAndIsDeletedWhenMet() throws {
         let fixture = try CacheFixture()
@@ -15,7 +15,7 @@ struct CacheLimitTests {
         fixture.clock.advance(0.001)
         #expect(try cache.value(forKey: "short") == nil)   // expiry instant reached: expired (memory hit path)
         #expect(try cache.value(forKey: "long") == [2])
-        #expect(!FileManager.default.fileExists(atPath: fixture.entryPath("short")))
+        #expect(try fixture.location("short") == nil)
         let statistics = cache.statistics
         #expect(statistics.expired == 1)
         #expect(statistics.entryCount == 1)
@@ -28,9 +28,10 @@ struct CacheLimitTests {
         fixture.clock.advance(61)
         let reader = try fixture.bytesCache(fixture.options())
         #expect(try reader.value(forKey: "k") == nil)
-        #expect(fixture.entryFiles() == [])
+        #expect(try fixture.location("k") == nil)
         #expect(reader.statistics.expired == 1)
         #expect(reader.statistics.misses == 1)
+        #expect(reader.statistics.entryCount == 0)
     }
 
     @Test func removeExpiredRemovesExactlyTheExpiredEntries() throws {
@@ -41,7 +42,7 @@ struct CacheLimitTests {
         try cache.set([0], forKey: "never", timeToLive: .days(365))
         fixture.clock.advance(3_600)
         #expect(try cache.removeExpired() == 10)
-        #expect(fixture.entryFiles().count == 6)
+        #expect(cache.statistics.entryCount == 6)
         #expect(try cache.removeExpired() == 0)
         fixture.clock.advance(3_600)
         #expect(try cache.removeExpired() == 5)
@@ -49,36 +50,44 @@ struct CacheLimitTests {
         #expect(cache.statistics.entryCount == 1)
     }
 
-    @Test func entryLargerThanTheByteLimitIsRefused() throws {
+    @Test func entryLargerThanTheByteLimitIsRefusedAndATinyLimitIsInvalid() throws {
         let fixture = try CacheFixture()
-        let cache = try fixture.bytesCache(fixture.options(byteLimit: 1_000))
+        let cache = try fixture.bytesCache(fixture.options(byteLimit: 64 << 10))
         try cache.set(payload("k", 1, size: 100), forKey: "k")
-        let error = #expect(throws: StoreError.self) { try cache.set([UInt8](repeating: 1, count: 2_000), forKey: "big") }
+        let error = #expect(throws: StoreError.self) { try cache.set([UInt8](repeating: 1, count: 100_000), forKey: "big") }
         #expect(error?.code == .entryTooLarge)
         #expect(error?.recordID == "big")
         #expect(try cache.value(forKey: "k") == payload("k", 1, size: 100))
-        #expect(fixture.entryFiles().count == 1)
-        #expect(fixture.stagingFiles() == [])
+        #expect(cache.statistics.entryCount == 1)
+        #expect(fixture.largeFiles() == [])
+        let tiny = #expect(throws: StoreError.self) { try fixture.bytesCache(fixture.options(byteLimit: 1_000)) }
+        #expect(tiny?.code == .invalidArgument)
     }
 
-    @Test func byteAndCountLimitsHoldAfterEverySet() throws {
+    /// The byte limit is what `du` shows for the whole directory: after every set, the allocated blocks of every
+    /// file and directory below it are within the limit, and `statistics.byteCount` is that very figure.
+    @Test func byteAndCountLimitsHoldAfterEverySetAsDuCountsThem() throws {
         let fixture = try CacheFixture()
-        let cache = try fixture.bytesCache(fixture.options(byteLimit: 8_000, countLimit: 30))
+        let limit = 96 << 10
+        let cache = try fixture.bytesCache(fixture.options(byteLimit: limit, countLimit: 60))
         var random = SeededRandom(seed: 7)
-        for step in 0..<400 {
-            let size = 50 + random.below(700)
-            try cache.set(payload("k\(random.below(60))", step, size: size), forKey: "k\(random.below(60))")
-            let onDisk = fixture.entryBytes()
-            let newest = cache.statistics
-            #expect(onDisk <= 8_000 + 1_000, "step \(step): \(onDisk) bytes on disk")
-            #expect(fixture.entryFiles().count <= 30)
-            #expect(newest.byteCount == onDisk, "index bytes \(newest.byteCount) against disk \(onDisk)")
-            #expect(newest.entryCount == fixture.entryFiles().count)
+        for step in 0..<600 {
+            let size = 50 + random.below(1_500)
+            let key = "k\(random.below(120))"
+            try cache.set(payload(key, step, size: size), forKey: key)
+            let onDisk = fixture.diskUsage()
+            let statistics = cache.statistics
+            #expect(onDisk <= limit, "step \(step): \(onDisk) bytes on disk")
+            #expect(statistics.byteCount == onDisk, "step \(step): counted \(statistics.byteCount), du \(onDisk)")
+            #expect(statistics.entryCount <= 60)
+            #expect(try cache.value(forKey: key) == payload(key, step, size: size))   // never evicts what it just wrote
         }
         #expect(cache.statistics.evictions > 0)
     }
 
-    @Test func leastRecentlyUsedIsEvictedFirst() throws {
+    /// Second chance: an entry read since it was written is carried forward when its segment is evicted; an
+    /// unread one goes first.
+    @Test func anEntryReadSinceItWasWrittenOutlivesAnUnreadOne() throws {
         let fixture = try CacheFixture()
         let cache = try fixture.bytesCache(fixture.options(countLimit: 3))
         try cache.set([1], forKey: "a")
@@ -90,159 +99,119 @@ struct CacheLimitTests {
         #expect(try cache.value(forKey: "a") == [1])
         #expect(try cache.value(forKey: "c") == [3])
         #expect(try cache.value(forKey: "d") == [4])
+        #expect(cache.statistics.evictions == 1)
     }
 
-    @Test func restartKeepsLRUOrder() throws {
-        let fixture = try CacheFixture()
-        do {
-            let cache = try fixture.bytesCache(fixture.options(countLimit: 3))
-            try cache.set([1], forKey: "a")
-            try cache.set([2], forKey: "b")
-            try cache.set([3], forKey: "c")
-            #expect(try cache.value(forKey: "a") == [1])   // a is now the most recent: b is the oldest
-        }
-        let reopened = try fixture.bytesCache(fixture.options(countLimit: 3))
-        try reopened.set([4], forKey: "d")
-        #expect(try reopened.value(forKey: "b") == nil)
-        #expect(try reopened.value(forKey: "a") == [1])
-        #expect(try reopened.value(forKey: "c") == [3])
-        // After a compaction too: the snapshot keeps the order.
-        #expect(try reopened.value(forKey: "c") == [3])
-        try reopened.trim(toByteLimit: 0)
-        #expect(fixture.entryFiles() == [])
-    }
-
-    @Test func restartAfterCompactionKeepsLRUOrder() throws {
+    /// The uses a cache object read are marked in the table when it closes (or writes), so they count after a
+    /// restart and for every process.
+    @Test func usesSurviveARestart() throws {
         let fixture = try CacheFixture()
         do {
             let cache = try fixture.bytesCache(fixture.options(countLimit: 1_000))
             for i in 0..<50 { try cache.set([UInt8(i)], forKey: "k\(i)") }
-            for i in stride(from: 49, through: 0, by: -1) { _ = try cache.value(forKey: "k\(i)") }
-            _ = cache.statistics   // writes the uses to the journal
-            try cache.compactIndex()
-            #expect(FileManager.default.fileExists(atPath: fixture.path + "/cache.index"))
-            let journal = try FileManager.default.attributesOfItem(atPath: fixture.path + "/cache.journal")[.size] as? NSNumber
-            #expect(journal?.intValue == CacheJournalRecord.size)   // only the header of the new generation
+            for i in 25..<50 { _ = try cache.value(forKey: "k\(i)") }
         }
-        let reopened = try fixture.bytesCache(fixture.options(countLimit: 1_000))
-        try reopened.trim(toByteLimit: reopened.statistics.byteCount - 10 * 300)
-        // The last pass read k49 ... k0, so k49... are the least recent.
-        let remaining = try reopened.entries().map(\.key)
-        #expect(remaining.count < 50)
-        #expect(remaining.last == "k0")
-        #expect(!remaining.contains("k49"))
+        let reopened = try fixture.bytesCache(fixture.options(countLimit: 26))
+        try reopened.set([99], forKey: "new")
+        let remaining = Set(try reopened.entries().map(\.key))
+        #expect(remaining == Set((25..<50).map { "k\($0)" } + ["new"]))
+        try reopened.trim(toByteLimit: 0)
+        #expect(reopened.statistics.entryCount == 0)
+        #expect(fixture.segmentFiles().count <= 1)
     }
 
-    @Test func lostIndexIsRebuiltFromTheEntryFiles() throws {
+    @Test func aLostTableIsRebuiltFromTheSegments() throws {
         let fixture = try CacheFixture()
         do {
             let cache = try fixture.bytesCache(fixture.options(countLimit: 100))
             for i in 0..<20 { try cache.set(payload("k\(i)", 0, size: 200), forKey: "k\(i)") }
+            try cache.removeValue(forKey: "k3")   // a delete frame: the rebuild forgets it too
+            try cache.set(payload("k4", 1, size: 200), forKey: "k4")
         }
-        try FileManager.default.removeItem(atPath: fixture.path + "/cache.journal")
-        try? FileManager.default.removeItem(atPath: fixture.path + "/cache.index")
+        try FileManager.default.removeItem(atPath: fixture.path + "/cache.table")
         let cache = try fixture.bytesCache(fixture.options(countLimit: 10))
-        #expect(cache.statistics.entryCount == 20)   // rebuilt by scanning
+        #expect(try cache.value(forKey: "k5") == nil)   // a reader before any write: no table, a miss
+        #expect(cache.statistics.entryCount == 19)      // a writer's section rebuilds it
+        #expect(try cache.value(forKey: "k3") == nil)
+        #expect(try cache.value(forKey: "k4") == payload("k4", 1, size: 200))
         try cache.set(payload("new", 0, size: 200), forKey: "new")
-        #expect(fixture.entryFiles().count == 10)
+        #expect(cache.statistics.entryCount == 10)
         #expect(try cache.value(forKey: "new") == payload("new", 0, size: 200))
     }
 
-    /// A flipped journal record is itself detected (its CRC-32): the index is rebuilt from the entry files,
-    /// not replayed from a journal that lies. An entry file removed behind the cache's back tells the two
-    /// apart: snapshot and journal still count it, the entry files do not.
-    @Test func aFlippedJournalRecordIsDetectedAndTheIndexIsRebuiltFromTheFiles() throws {
+    /// A damaged table header (its CRC-32 fails) is detected by the next writer, which rebuilds the table from
+    /// the segments; garbage where the table should be is too.
+    @Test(arguments: ["header", "garbage"])
+    func aDamagedTableIsRebuiltFromTheSegments(damage: String) throws {
         let fixture = try CacheFixture()
         do {
             let cache = try fixture.bytesCache(fixture.options(countLimit: 100))
-            for i in 0..<20 { try cache.set([UInt8(i)], forKey: "k\(i)") }
-            try cache.compactIndex()   // a good snapshot of the 20
-            for i in 20..<25 { try cache.set([UInt8(i)], forKey: "k\(i)") }
+            for i in 0..<25 { try cache.set([UInt8(i)], forKey: "k\(i)") }
+            try cache.removeValue(forKey: "k3")
         }
-        var journal = try fixture.directory.read("cache/cache.journal")
-        let records = CacheJournalFile.parse(Array(journal[CacheJournalRecord.size...]))
-        #expect(records.damaged == false)
-        #expect(records.records.filter { $0.kind == .set }.count == 10)   // each set is recorded before and after its rename
-        let set = try #require(records.records.firstIndex { $0.kind == .set })
-        journal[CacheJournalRecord.size * (set + 1) + 20] ^= 0x01   // inside the first set's hash (a record that ends
-                                                                      // the journal could still be being written)
-        try fixture.directory.write(journal, to: "cache/cache.journal")
-        #expect(CacheJournalFile.parse(Array(journal[CacheJournalRecord.size...])).damaged == true)
-        try FileManager.default.removeItem(atPath: fixture.entryPath("k3"))
-
+        var table = try fixture.directory.read("cache/cache.table")
+        #expect(CacheTableHeader(table)?.count == 24)
+        if damage == "header" {
+            table[33] ^= 0x10   // the entry count
+            #expect(CacheTableHeader(table) == nil)
+        } else {
+            table = [UInt8](repeating: 0x5A, count: 1_000)
+        }
+        try fixture.directory.write(table, to: "cache/cache.table")
         let cache = try fixture.bytesCache(fixture.options(countLimit: 100))
-        #expect(cache.statistics.entryCount == 24)   // from the files: the journal was not trusted
+        #expect(cache.statistics.entryCount == 24)
         #expect(try cache.value(forKey: "k22") == [22])
-        let fresh = try fixture.directory.read("cache/cache.journal")
-        #expect(fresh.count == CacheJournalRecord.size)   // started over by the rebuild
-    }
-
-    /// A damaged snapshot (its CRC-32 fails) is rebuilt from the entry files too.
-    @Test func aDamagedSnapshotIsRebuiltFromTheFiles() throws {
-        let fixture = try CacheFixture()
-        do {
-            let cache = try fixture.bytesCache(fixture.options(countLimit: 100))
-            for i in 0..<20 { try cache.set([UInt8(i)], forKey: "k\(i)") }
-            try cache.compactIndex()
-        }
-        var snapshot = try fixture.directory.read("cache/cache.index")
-        #expect(CacheIndexSnapshot(snapshot)?.entries.count == 20)
-        snapshot[snapshot.count - 3] ^= 0x10
-        #expect(CacheIndexSnapshot(snapshot) == nil)
-        try fixture.directory.write(snapshot, to: "cache/cache.index")
-        try FileManager.default.removeItem(atPath: fixture.entryPath("k0"))
-        let cache = try fixture.bytesCache(fixture.options(countLimit: 5))
-        #expect(cache.statistics.entryCount == 19)
-        try cache.set([99], forKey: "new")
-        #expect(fixture.entryFiles().count == 5)
-        #expect(try cache.value(forKey: "new") == [99])
+        #expect(try cache.value(forKey: "k3") == nil)
+        #expect(CacheTableHeader(try fixture.directory.read("cache/cache.table"))?.count == 24)
     }
 }
 
-@Suite("ArchiveCache: damaged files, collisions, foreign files, modes")
+@Suite("ArchiveCache: damaged entries, collisions, foreign files, modes")
 struct CacheRobustnessTests {
-    @Test func hashCollisionNeverReturnsAnotherKeysValue() throws {
+    /// Keys whose hashes collide each keep their own entry (each frame holds its key, compared on every read).
+    @Test func keysWithCollidingHashesKeepTheirOwnEntries() throws {
         let fixture = try CacheFixture()
-        let collide: @Sendable (String) -> StableHash = { _ in StableHash(high: 0xAB, low: 1) }
+        let collide: @Sendable (String) -> StableHash = { _ in StableHash(high: 0xAB << 40, low: 1) }
         let cache = try fixture.bytesCache(fixture.options(), keyHash: collide)
         try cache.set([1], forKey: "first")
-        try cache.set([2], forKey: "second")   // same file: replaces "first"
+        try cache.set([2], forKey: "second")
+        #expect(try cache.value(forKey: "first") == [1])
+        #expect(try cache.value(forKey: "second") == [2])
+        try cache.removeValue(forKey: "first")
         #expect(try cache.value(forKey: "first") == nil)
         #expect(try cache.value(forKey: "second") == [2])
-        try cache.removeValue(forKey: "first")    // another key's file: kept
-        #expect(try cache.value(forKey: "second") == [2])
-        #expect(cache.statistics.misses == 1)
+        #expect(cache.statistics.entryCount == 1)
         #expect(cache.statistics.damaged == 0)
     }
 
-    @Test func misplacedFileOfAnotherKeyIsAMiss() throws {
+    /// A large entry's file copied over another key's: the key inside is compared, so it is a miss.
+    @Test func aLargeFileOfAnotherKeyIsAMiss() throws {
         let fixture = try CacheFixture()
         let cache = try fixture.bytesCache()
-        try cache.set([1], forKey: "a")
-        try cache.set([2], forKey: "b")
-        try FileManager.default.removeItem(atPath: fixture.entryPath("b"))
-        try FileManager.default.copyItem(atPath: fixture.entryPath("a"), toPath: fixture.entryPath("b"))
+        try cache.set(payload("a", 1, size: 100_000), forKey: "a")
+        try cache.set(payload("b", 1, size: 100_000), forKey: "b")
+        let a = try #require(try fixture.location("a")?.largePath)
+        let b = try #require(try fixture.location("b")?.largePath)
+        try FileManager.default.removeItem(atPath: b)
+        try FileManager.default.copyItem(atPath: a, toPath: b)
         #expect(try cache.value(forKey: "b") == nil)
-        #expect(try cache.value(forKey: "a") == [1])
+        #expect(try cache.value(forKey: "a") == payload("a", 1, size: 100_000))
     }
 
-    /// Each kind of bad entry file is a miss, removed and counted as damaged. The foreign and other-type files
-    /// carry a valid checksum, so that what rejects them is their content, not the checksum.
-    @Test(arguments: ["garbage", "truncated", "foreign-plist", "foreign-archive", "empty", "other-value-type", "unsealed", "flipped-byte"])
-    func damagedEntryFileIsAMissAndIsRemoved(kind: String) throws {
+    /// Each kind of bad large entry file is a miss, removed and counted as damaged.
+    @Test(arguments: ["garbage", "truncated", "foreign-plist", "unsealed", "flipped-byte", "empty"])
+    func aDamagedLargeFileIsAMissAndIsRemoved(kind: String) throws {
         let fixture = try CacheFixture()
         let cache = try fixture.bytesCache()
-        try cache.set(payload("k", 1, size: 300), forKey: "k")
-        let path = fixture.entryPath("k")
+        try cache.set(payload("k", 1, size: 100_000), forKey: "k")
+        let path = try #require(try fixture.location("k")?.largePath)
         let good = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         var damaged: [UInt8]
         switch kind {
-        case "garbage": damaged = [UInt8](repeating: 0x5A, count: 300)
+        case "garbage": damaged = [UInt8](repeating: 0x5A, count: good.count)
         case "truncated": damaged = Array(good.prefix(good.count / 2))
         case "foreign-plist": damaged = sealed([UInt8](try PropertyListSerialization.data(fromPropertyList: ["key": "k"], format: .binary, options: 0)))
-        case "foreign-archive": damaged = sealed([UInt8](try NSKeyedArchiver.archivedData(withRootObject: ["key": "k"], requiringSecureCoding: false)))
-        case "other-value-type": damaged = try CacheEntryCoding.encode(CacheEntryFile(key: "k", value: "a string", created: Date(), expires: nil))
-        case "unsealed": damaged = try ArchiveEncoder().encode(CacheEntryFile(key: "k", value: payload("k", 1, size: 300), created: Date(), expires: nil))
+        case "unsealed": damaged = try ArchiveEncoder().encode(CacheEntryFile(key: "k", value: payload("k", 1, size: 100_000), created: Date(), expires: nil))
         case "flipped-byte":
             damaged = good
             damaged[good.count / 2] ^= 0x04
@@ -250,33 +219,46 @@ struct CacheRobustnessTests {
         }
         try Data(damaged).write(to: URL(fileURLWithPath: path))
         #expect(try cache.value(forKey: "k") == nil)
+        #expect(try fixture.location("k") == nil)
         #expect(!FileManager.default.fileExists(atPath: path))
         #expect(cache.statistics.damaged == 1)
         try cache.set([5], forKey: "k")
         #expect(try cache.value(forKey: "k") == [5])
     }
 
+    /// An entry whose archive holds a value of another type (written by a cache of another `Value`) is a miss,
+    /// removed, counted as damaged.
+    @Test func anEntryOfAnotherValueTypeIsAMissAndIsRemoved() throws {
+        let fixture = try CacheFixture()
+        let strings = try ArchiveCache<String>(directory: fixture.path, options: fixture.options())
+        try strings.set("a string", forKey: "k")
+        let cache = try fixture.bytesCache()
+        #expect(try cache.value(forKey: "k") == nil)
+        #expect(cache.statistics.damaged == 1)
+        #expect(try fixture.location("k") == nil)
+    }
+
     /// The reproduction: one byte of a stored string changed on disk. Without a checksum the changed
-    /// string came back as a disk hit; now it is a miss, counted as damaged, and the file is gone.
+    /// string came back as a disk hit; now it is a miss, counted as damaged, and the entry is gone.
     @Test func aFlippedByteInAnEntryIsAMissNeverWrongData() throws {
         let fixture = try CacheFixture()
         let cache = try ArchiveCache<String>(directory: fixture.path, options: fixture.options())
         try cache.set("abcdefghijklmnop", forKey: "drawing")
-        let path = fixture.entryPath("drawing")
-        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let found = try #require(try fixture.location("drawing"))
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: found.segment)))
         let at = try #require(bytes.indices.first { bytes[$0...].starts(with: Array("abcdefghijklmnop".utf8)) })
         bytes[at + 15] = UInt8(ascii: "q")
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        try Data(bytes).write(to: URL(fileURLWithPath: found.segment))
         #expect(try cache.value(forKey: "drawing") == nil)
         #expect(cache.statistics.damaged == 1)
         #expect(cache.statistics.diskHits == 0)
-        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(try fixture.location("drawing") == nil)
         #expect(try cache.archivedEntry(forKey: "drawing") == nil)
     }
 
-    /// The checksum sits in the binary plist trailer's unused bytes (so the file stays an ordinary keyed
-    /// archive: `foundationsUnarchiverReadsAnEntryFile`), and is checked as the README tells, with nothing but
-    /// zlib's CRC-32.
+    /// The checksum of a large file sits in the binary plist trailer's unused bytes (so the file stays an
+    /// ordinary keyed archive: `foundationsUnarchiverReadsAnEntryFile`), and is checked as the README tells,
+    /// with nothing but zlib's CRC-32. A frame has its own CRC-32 too.
     @Test func theEntryChecksumIsTheCRC32OfTheFileWithoutTheTrailersFirstFiveBytes() throws {
         let fixture = try CacheFixture()
         let cache = try fixture.bytesCache()
@@ -288,11 +270,11 @@ struct CacheRobustnessTests {
         #expect(Array(bytes[(bytes.count - 27)...].prefix(3)) == [0, 1, 1])   // sort version, widths: untouched
     }
 
-    @Test func fifoAtAnEntryPathIsAMissWithoutBlockingAndIsKept() throws {
+    @Test func fifoAtALargeEntrysPathIsAMissWithoutBlockingAndIsKept() throws {
         let fixture = try CacheFixture()
         let cache = try fixture.bytesCache()
-        try cache.set([1], forKey: "k")
-        let path = fixture.entryPath("k")
+        try cache.set(payload("k", 1, size: 100_000), forKey: "k")
+        let path = try #require(try fixture.location("k")?.largePath)
         try FileManager.default.removeItem(atPath: path)
         #expect(mkfifo(path, 0o600) == 0)
         #expect(try cache.value(forKey: "k") == nil)
@@ -303,21 +285,17 @@ struct CacheRobustnessTests {
         let fixture = try CacheFixture()
         let cache = try fixture.bytesCache(fixture.options(countLimit: 2))
         for i in 0..<5 { try cache.set([UInt8(i)], forKey: "k\(i)") }
-        let hash = StableHash("k4".utf8).hex
-        let fanOut = fixture.path + "/" + hash.prefix(2)
-        try Data("mine".utf8).write(to: URL(fileURLWithPath: fixture.path + "/notes.txt"))
-        try Data("mine".utf8).write(to: URL(fileURLWithPath: fanOut + "/README"))
-        try Data("mine".utf8).write(to: URL(fileURLWithPath: fanOut + "/" + hash + ".archive.bak"))
-        try Data("mine".utf8).write(to: URL(fileURLWithPath: fixture.path + "/staging/notes.tmp"))
+        try cache.set(payload("big", 1, size: 100_000), forKey: "big")
+        let mine = ["/notes.txt", "/segments/README", "/large/README", "/large/k.archive.bak", "/4e/notes"]
+        try FileManager.default.createDirectory(atPath: fixture.path + "/4e", withIntermediateDirectories: true)
+        for file in mine { try Data("mine".utf8).write(to: URL(fileURLWithPath: fixture.path + file)) }
         try cache.removeAll()
-        #expect(fixture.entryFiles() == [])
-        for file in ["/notes.txt", "/" + hash.prefix(2) + "/README", "/" + hash.prefix(2) + "/" + hash + ".archive.bak"] {
-            #expect(FileManager.default.fileExists(atPath: fixture.path + file), "\(file)")
-        }
-        try cache.trim(toByteLimit: 0)
-        _ = try fixture.bytesCache()
-        #expect(FileManager.default.fileExists(atPath: fixture.path + "/notes.txt"))
         #expect(cache.statistics.entryCount == 0)
+        #expect(fixture.largeFiles() == [])
+        try cache.trim(toByteLimit: 0)
+        try FileManager.default.removeItem(atPath: fixture.path + "/cache.table")
+        _ = try fixture.bytesCache().statistics   // a rebuild, which sweeps large files no frame names
+        for file in mine { #expect(FileManager.default.fileExists(atPath: fixture.path + file), "\(file)") }
     }
 
     @Test func filesAre0600AndDirectories0700() throws {
@@ -326,43 +304,70 @@ struct CacheRobustnessTests {
         defer { umask(old) }
         let cache = try fixture.bytesCache(fixture.options(durability: .synchronous))
         try cache.set([1], forKey: "k")
+        try cache.set(payload("big", 1, size: 100_000), forKey: "big")
         for file in fixture.files() {
             let mode = try FileManager.default.attributesOfItem(atPath: fixture.path + "/" + file)[.posixPermissions] as? NSNumber
             #expect(mode?.intValue == 0o600, "\(file)")
         }
-        for directory in ["", "/staging", "/" + StableHash("k".utf8).hex.prefix(2)] {
+        for directory in ["", "/segments", "/large"] {
             let mode = try FileManager.default.attributesOfItem(atPath: fixture.path + directory)[.posixPermissions] as? NSNumber
             #expect(mode?.intValue == 0o700, "\(directory)")
         }
     }
 
-    @Test func staleTemporaryFilesOfDeadWritersAreRemovedOnOpenAndTrim() throws {
+    /// A large entry's temporary file left by a writer that died is removed by the next writer's first change
+    /// and by `trim`; a temporary file of another name stays.
+    @Test func staleTemporaryFilesOfDeadWritersAreRemoved() throws {
         let fixture = try CacheFixture()
         let live = try fixture.bytesCache()
-        try live.set([1], forKey: "k")
-        let staging = fixture.path + "/staging/"
-        // A dead writer: owner file nobody locks, two temporaries. An orphan temporary without an owner.
-        try Data().write(to: URL(fileURLWithPath: staging + "0badf00d.owner"))
-        try Data(repeating: 1, count: 10_000).write(to: URL(fileURLWithPath: staging + "0badf00d-1.tmp"))
-        try Data(repeating: 1, count: 10_000).write(to: URL(fileURLWithPath: staging + "0badf00d-2.tmp"))
-        try Data(repeating: 1, count: 100).write(to: URL(fileURLWithPath: staging + "12345678-9.tmp"))
-        // The live writer's own temporary (as if mid-write) must stay.
-        let liveOwner = try #require(fixture.files().first { $0.hasSuffix(".owner") && !$0.contains("0badf00d") })
-        let livePrefix = String(liveOwner.dropFirst("staging/".count).prefix(8))
-        try Data(repeating: 2, count: 10).write(to: URL(fileURLWithPath: staging + livePrefix + "-99.tmp"))
+        try live.set(payload("big", 1, size: 100_000), forKey: "big")
+        let large = fixture.path + "/large/"
+        try Data(repeating: 1, count: 10_000).write(to: URL(fileURLWithPath: large + ".0123456789abcdef0123456789abcdef.archive.tmp-77-88"))
+        try Data(repeating: 1, count: 10).write(to: URL(fileURLWithPath: large + "other.tmp"))
+        try Data(repeating: 1, count: 10).write(to: URL(fileURLWithPath: large + ".notes.archive.tmp-1-2"))
         let second = try fixture.bytesCache()
-        let left = Set(fixture.files().filter { $0.hasPrefix("staging/") })
-        #expect(!left.contains("staging/0badf00d-1.tmp"))
-        #expect(!left.contains("staging/0badf00d-2.tmp"))
-        #expect(!left.contains("staging/0badf00d.owner"))
-        #expect(!left.contains("staging/12345678-9.tmp"))
-        #expect(left.contains("staging/" + livePrefix + "-99.tmp"))
-        // Trim removes them too.
-        try Data(repeating: 1, count: 10).write(to: URL(fileURLWithPath: staging + "0badf00e.owner"))
-        try Data(repeating: 1, count: 10).write(to: URL(fileURLWithPath: staging + "0badf00e-1.tmp"))
+        try second.set([1], forKey: "k")
+        #expect(!FileManager.default.fileExists(atPath: large + ".0123456789abcdef0123456789abcdef.archive.tmp-77-88"))
+        try Data(repeating: 1, count: 10).write(to: URL(fileURLWithPath: large + ".fedcba9876543210fedcba9876543210.archive.tmp-1-2"))
         try second.trim(toByteLimit: 1 << 20)
-        #expect(!FileManager.default.fileExists(atPath: staging + "0badf00e-1.tmp"))
-        #expect(try live.value(forKey: "k") == [1])
+        #expect(!FileManager.default.fileExists(atPath: large + ".fedcba9876543210fedcba9876543210.archive.tmp-1-2"))
+        #expect(FileManager.default.fileExists(atPath: large + "other.tmp"))
+        #expect(FileManager.default.fileExists(atPath: large + ".notes.archive.tmp-1-2"))
+        #expect(try live.value(forKey: "big") == payload("big", 1, size: 100_000))
+    }
+
+    /// A directory of the format before segments (one file per entry, `cache.index`, `cache.journal`,
+    /// `staging/`) is read as it is, and its entries are moved in by the first write: small ones into a
+    /// segment, large ones into `large/`; entries without a checksum and the old index files go.
+    @Test func aDirectoryOfTheFormatBeforeIsReadThenMovedInByTheFirstWrite() throws {
+        let fixture = try CacheFixture()
+        let old = fixture.path
+        try FileManager.default.createDirectory(atPath: old + "/staging", withIntermediateDirectories: true)
+        func write(_ key: String, _ value: [UInt8], sealed: Bool = true) throws {
+            var bytes = try ArchiveEncoder().encode(CacheEntryFile(key: key, value: value, created: Date(timeIntervalSince1970: 1), expires: nil))
+            if sealed { CacheEntryChecksum.seal(&bytes) }
+            let hex = StableHash(key.utf8).hex
+            try FileManager.default.createDirectory(atPath: old + "/" + hex.prefix(2), withIntermediateDirectories: true)
+            try Data(bytes).write(to: URL(fileURLWithPath: old + "/" + hex.prefix(2) + "/" + hex + ".archive"))
+        }
+        try write("small", [1, 2, 3])
+        try write("large", payload("large", 1, size: 100_000))
+        try write("unsealed", [9], sealed: false)
+        for name in ["cache.index", "cache.journal", "staging/0badf00d.owner", "staging/0badf00d-1.tmp"] {
+            try Data("old".utf8).write(to: URL(fileURLWithPath: old + "/" + name))
+        }
+        let cache = try fixture.bytesCache()
+        #expect(try cache.value(forKey: "small") == [1, 2, 3])   // read as it is
+        #expect(try cache.value(forKey: "unsealed") == nil)
+        try cache.set([7], forKey: "new")
+        #expect(try cache.value(forKey: "small") == [1, 2, 3])
+        #expect(try cache.value(forKey: "large") == payload("large", 1, size: 100_000))
+        #expect(try cache.value(forKey: "new") == [7])
+        #expect(cache.statistics.entryCount == 3)
+        let left = fixture.files()
+        #expect(!left.contains { $0.hasSuffix(".archive") && !$0.hasPrefix("large/") })
+        for name in ["cache.index", "cache.journal", "staging/0badf00d.owner"] { #expect(!left.contains(name), "\(name)") }
+        #expect(fixture.largeFiles().count == 1)
     }
 }
 

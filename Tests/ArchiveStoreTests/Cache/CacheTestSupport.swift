@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import KeyedArchive
 import TestSupport
 @testable import ArchiveStore
@@ -124,20 +125,68 @@ struct CacheFixture {
         return found.sorted()
     }
 
-    func entryFiles() -> [String] { files().filter { $0.hasSuffix(".archive") } }
-    func stagingFiles() -> [String] { files().filter { $0.hasPrefix("staging/") && $0.hasSuffix(".tmp") } }
+    func segmentFiles() -> [String] { files().filter { $0.hasPrefix("segments/") && $0.hasSuffix(".seg") } }
+    func largeFiles() -> [String] { files().filter { $0.hasPrefix("large/") && $0.hasSuffix(".archive") } }
 
-    /// Bytes of entry files on disk.
-    func entryBytes() -> Int {
-        entryFiles().reduce(0) { total, name in
-            let size = (try? FileManager.default.attributesOfItem(atPath: path + "/" + name)[.size] as? NSNumber)?.intValue ?? 0
-            return total + size
+    /// What the cache directory takes on disk, as `du -s` counts it: the allocated blocks of every file and
+    /// directory below it, the directory itself included.
+    func diskUsage() -> Int { TestSupport.diskUsage(of: path) }
+
+    /// Where `key`'s entry is: its frame's segment file, offset and length, and whether the value is a large
+    /// file of its own (then `largePath`).
+    func location(_ key: String) throws -> (segment: String, offset: Int, length: Int, largePath: String?)? {
+        let files = try CacheDirectory(path: path, fileSystem: .kernel)
+        let hash = StableHash(key.utf8)
+        guard case .found(_, let location) = try files.lookup(CacheDirectory.frameKey(Array(key.utf8), hash: hash), hash: hash,
+                                                              limit: 1 << 30) else {
+            return nil
         }
+        return (files.segments.file(location.slot.segment), Int(location.slot.offset), Int(location.slot.length),
+                location.slot.isExternal ? files.largeFile(StableHash(key.utf8)) : nil)
     }
 
-    func entryPath(_ key: String) -> String {
-        let hex = StableHash(key.utf8).hex
-        return path + "/" + hex.prefix(2) + "/" + hex + ".archive"
+    /// The slot `key`'s entry has in the table: its index and contents.
+    func slot(_ key: String) throws -> (index: Int, slot: CacheSlot)? {
+        let files = try CacheDirectory(path: path, fileSystem: .kernel)
+        let hash = StableHash(key.utf8)
+        guard case .found(_, let location) = try files.lookup(CacheDirectory.frameKey(Array(key.utf8), hash: hash), hash: hash,
+                                                              limit: 1 << 30) else {
+            return nil
+        }
+        return (location.index, location.slot)
+    }
+
+    /// Writes `slot` at `index` of the table, as a hostile or damaged file would have it.
+    func overwriteSlot(_ slot: CacheSlot, at index: Int) throws {
+        let table = try #require(try CacheTable.open(path + "/cache.table", fileSystem: .kernel, writable: true))
+        try table.write(slot, at: index)
+    }
+
+    /// The table's header as it is on disk.
+    func tableHeader() throws -> CacheTableHeader? {
+        guard let table = try CacheTable.open(path + "/cache.table", fileSystem: .kernel, writable: false) else { return nil }
+        return try table.header()
+    }
+
+    /// The keyed archive of `key` as a standard tool extracts it: `dd` of the frame's payload from its segment
+    /// (`skip` = offset + 24 + the key's length), or the large file.
+    func extract(_ key: String) throws -> [UInt8]? {
+        guard let found = try location(key) else { return nil }
+        if let large = found.largePath { return [UInt8](try Data(contentsOf: URL(fileURLWithPath: large))) }
+        let segment = [UInt8](try Data(contentsOf: URL(fileURLWithPath: found.segment)))
+        let start = found.offset + 24 + CacheDirectory.frameKey(Array(key.utf8), hash: StableHash(key.utf8)).count
+        return Array(segment[start..<found.offset + found.length])
+    }
+
+    /// Flips one bit of `key`'s stored entry (in its frame, or in its large file) at `offset` from the start
+    /// of the keyed archive.
+    func damage(_ key: String, at offset: Int = 40) throws {
+        let found = try #require(try location(key))
+        let file = found.largePath ?? found.segment
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+        let start = found.largePath == nil ? found.offset + 24 + CacheDirectory.frameKey(Array(key.utf8), hash: StableHash(key.utf8)).count : 0
+        bytes[start + offset] ^= 0x04
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
     }
 }
 
