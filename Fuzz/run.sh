@@ -115,15 +115,15 @@ seed_corpus() {
     done < <(find "$root/Fixtures" -type f ! -name '*.md' ! -name '*.txt' -print0)
 }
 
-# Seeds for the cache target: Fuzz/seeds-cache holds an index, a journal and an entry file that the cache
-# wrote itself (joined by "|||", in both modes), plus two hand-made minimal ones.
+# Seeds for the cache target: Fuzz/seeds-cache holds a table (header and live slots), a segment and a large
+# entry file that the cache wrote itself (joined by "|||", in both modes), plus two hand-made minimal ones.
 seed_cache_corpus() {
     local corpus="$build/corpus-cache" file
     mkdir -p "$corpus"
     for file in "$root"/Fuzz/seeds-cache/*; do
         [ -f "$file" ] && cp -n "$file" "$corpus/"
     done
-    printf '\x01ACINDEX2|||HS|||bplist00' >"$corpus/seed-minimal"
+    printf '\x01ACTABLE1|||\x18\x00\x00\x00|||bplist00' >"$corpus/seed-minimal"
     printf '\xf8|||H|||bplist00' >"$corpus/seed-directory"
 }
 

@@ -42,6 +42,8 @@ extension ArchiveCache {
             }
         } catch {
             memory.withLock { $0.invalidate(hash) }
+            var error = error
+            if error.code == .entryTooLarge { error.recordID = key }
             throw error
         }
         memory.withLock { m in

@@ -255,9 +255,7 @@ public final class ArchiveCache<Value> {
     public func entries() throws(StoreError) -> [CacheEntryInfo] {
         flushAccesses()
         let slots = try mutate { (writer: inout CacheWriter, _: inout CacheWriterState) throws(StoreError) -> [CacheSlot] in
-            var slots: [CacheSlot] = []
-            try writer.table.forEachSlot { (_, slot) throws(StoreError) in if slot.isLive { slots.append(slot) } }
-            return slots
+            try writer.liveSlots()
         }
         var segmentTimes: [UInt32: Date] = [:]
         var result: [CacheEntryInfo] = []

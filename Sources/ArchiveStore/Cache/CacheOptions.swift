@@ -15,8 +15,10 @@ public struct CacheOptions: Sendable {
     /// Most bytes the cache directory takes on disk, as `du -s` counts them: the allocated blocks of the
     /// segments, the large entries' files, the table and the directories themselves. After any `set` returns,
     /// the directory takes at most this (an entry is written before eviction makes room, so for a moment it
-    /// takes one entry more). At least ``smallestByteLimit`` (the directory's own files take about 20 KiB); an
-    /// entry larger than the limit is refused with ``StoreError/Code/entryTooLarge``. 0: no limit. Default 0.
+    /// takes one entry more; files of the directory's that are not the cache's do not count). At least
+    /// ``smallestByteLimit`` (the directory's own files take 24 KiB or more: directories, table, lock); an entry
+    /// that would not fit with them alone is refused with ``StoreError/Code/entryTooLarge``. 0: no limit.
+    /// Default 0.
     public var byteLimit: Int = 0
     /// The smallest ``byteLimit`` a cache accepts: 64 KiB.
     public static let smallestByteLimit = 64 << 10

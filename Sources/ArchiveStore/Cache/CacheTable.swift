@@ -177,7 +177,8 @@ struct CacheTableHeader: Hashable, Sendable {
         self.bits = bits
         headSegment = UInt32(readLittleEndian(bytes, 16, width: 4))
         oldestSegment = UInt32(readLittleEndian(bytes, 20, width: 4))
-        guard oldestSegment <= headSegment else { return nil }
+        // At most a million segments (8 TiB of the largest): a count of segments to walk, never more.
+        guard oldestSegment <= headSegment, headSegment - oldestSegment < 1 << 20 else { return nil }
         self.headLength = headLength
         self.count = count
         self.used = used

@@ -22,6 +22,8 @@ struct CacheWriter {
     private(set) var table: CacheTable
     var header: CacheTableHeader
     let segmentSize: Int
+    /// The cache's byte limit (0: none).
+    let byteLimit: Int
     let largeThreshold: Int
     let durability: Durability
     private let changesAtStart: UInt64
@@ -33,6 +35,7 @@ struct CacheWriter {
     /// segments, after moving in a directory of the format before) when there is none or it is damaged.
     init(directory: CacheDirectory, state: inout CacheWriterState, byteLimit: Int, durability: Durability) throws(StoreError) {
         self.directory = directory
+        self.byteLimit = byteLimit
         segmentSize = CacheDirectory.segmentSize(byteLimit: byteLimit)
         largeThreshold = CacheDirectory.largeThreshold(segmentSize: segmentSize)
         self.durability = durability
@@ -203,6 +206,15 @@ struct CacheWriter {
     mutating func put(_ key: [UInt8], hash: StableHash, archive: [UInt8], expiry: Double?,
                       _ state: inout CacheWriterState) throws(StoreError) -> (index: Int, slot: CacheSlot) {
         try growIfNeeded()
+        if byteLimit > 0 {
+            // The entry alone, in the directory emptied of every other (its directories and table, a block of
+            // rounding), must fit the limit, or no eviction could bring the directory within it.
+            let fixed = max(0, state.directoryBytes) + Int(clamping: try fileSystem.status(table.fd, table.path).allocatedBytes) + 4_096
+            guard archive.count + fixed <= byteLimit else {
+                throw StoreError(.entryTooLarge, "the entry takes \(archive.count) bytes, and the cache's own files \(fixed): more than "
+                                 + "the cache's byte limit of \(byteLimit)", path: directory.path)
+            }
+        }
         let tag = CacheSlot.tag(hash)
         let (index, old) = try find(key, tag: tag)
         let external = archive.count > largeThreshold
@@ -215,6 +227,7 @@ struct CacheWriter {
         if external {
             try fileSystem.makeDirectory(directory.largePath)
             try AtomicReplace.replace(largeFile, with: archive, durability: durability, fileSystem: fileSystem)
+            state.directoryBytes = directory.directoryBytes()   // `large/` may be new, or have grown a block
             let allocated = Int(clamping: try fileSystem.linkStatus(largeFile)?.allocatedBytes ?? 0)
             header.sealedBytes += allocated - oldLarge
             var size: [UInt8] = []
@@ -293,6 +306,23 @@ struct CacheWriter {
         }
     }
 
+    /// Every live slot, in table order; the header's counts are corrected when they disagree with the slots
+    /// (a damaged header: the count limit goes by them).
+    mutating func liveSlots() throws(StoreError) -> [CacheSlot] {
+        var slots: [CacheSlot] = []
+        var used = 0
+        try table.forEachSlot { (_, slot) throws(StoreError) in
+            if !slot.isEmpty { used += 1 }
+            if slot.isLive { slots.append(slot) }
+        }
+        if header.count != slots.count || header.used != used {
+            header.count = slots.count
+            header.used = used
+            changed = true
+        }
+        return slots
+    }
+
     // MARK: Space
 
     /// What the directory takes on disk now, as `du` counts it: the sealed segments' and large files' blocks
@@ -325,16 +355,30 @@ struct CacheWriter {
     mutating func evict(byteLimit: Int?, countLimit: Int, keeping kept: [UInt8]? = nil,
                         _ state: inout CacheWriterState) throws(StoreError) -> [StableHash] {
         var evicted: [StableHash] = []
-        var rounds = 0
         var compactions = 0
-        while rounds < 1_000_000 {
-            rounds += 1
+        var repaired = false
+        // Each segment there is now is walked at most twice (once to give its used entries a second chance,
+        // once more to evict them), plus the segments those make: past that, nothing more can be given back
+        // (the entry just written is all that is left, or the header's figures say more than the segments
+        // hold: then, once, the table is rebuilt from the segments, which recounts them).
+        func budget(_ header: CacheTableHeader) -> Int { 2 * Int(header.headSegment &- header.oldestSegment) + 4 }
+        var walks = budget(header)
+        while true {
             let overCount = countLimit > 0 && header.count > countLimit
             var overBytes = false
             if let byteLimit { overBytes = try diskUse(state) > byteLimit }
             let wasteful = header.deadBytes > header.liveBytes
             let compactDue = byteLimit == nil && wasteful && header.deadBytes > 4 * segmentSize && compactions < 2
             guard overCount || overBytes || compactDue else { break }
+            let nothingLeft = header.oldestSegment == header.headSegment && header.headLength == 0
+            if walks <= 0 || nothingLeft {
+                guard !repaired, overCount || overBytes else { break }
+                try rebuildTable(&state)
+                repaired = true
+                walks = budget(header)
+                continue
+            }
+            walks -= 1
             // Compaction works on sealed segments only (copying the head into a new head gives nothing back).
             if (overBytes && wasteful) || !(overCount || overBytes), header.oldestSegment != header.headSegment {
                 compactions += 1
@@ -342,15 +386,30 @@ struct CacheWriter {
                 continue
             }
             guard overCount || overBytes else { break }
-            if header.oldestSegment == header.headSegment {
-                guard header.headLength > 0 else { break }   // nothing left to evict but the empty head
-                try sealHead(&state)
-            }
+            if header.oldestSegment == header.headSegment { try sealHead(&state) }
             let countLimit = overBytes ? 0 : countLimit
             evicted += try evictFromOldest(until: { writer in countLimit > 0 && writer.header.count <= countLimit }, keeping: kept,
                                            carryingAll: false, &state)
         }
         return evicted
+    }
+
+    /// Replaces the table with one rebuilt from the segments, the old one retired first.
+    private mutating func rebuildTable(_ state: inout CacheWriterState) throws(StoreError) {
+        let changes = header.changes
+        try table.retire()
+        try Self.rebuild(directory, segmentSize: segmentSize, largeThreshold: largeThreshold, durability: durability,
+                         firstHead: header.headSegment)
+        guard let reopened = try CacheTable.open(directory.tablePath, fileSystem: fileSystem, writable: true),
+              let fresh = try reopened.header()
+        else { throw StoreError(.io, "the rebuilt cache table cannot be read back", path: directory.tablePath) }
+        table = reopened
+        header = fresh
+        header.changes = changes
+        state.table = reopened
+        state.head = nil
+        state.directoryBytes = directory.directoryBytes()
+        changed = true
     }
 
     /// Deals with the oldest segment's frames from the cursor on, until `done` or its end (then its file is
@@ -495,18 +554,22 @@ struct CacheWriter {
     /// Writes a new table from what the segments hold (the last frame of each key wins; a delete frame removes
     /// it), after moving in the entries of a directory of the format before. Large entries whose file is gone
     /// are dropped, and large files no frame names are removed.
-    static func rebuild(_ directory: CacheDirectory, segmentSize: Int, largeThreshold: Int, durability: Durability) throws(StoreError) {
+    ///
+    /// `firstHead`: the least number the head segment may have (the table's own, when one is rebuilt that was
+    /// there: numbers are never used twice).
+    static func rebuild(_ directory: CacheDirectory, segmentSize: Int, largeThreshold: Int, durability: Durability,
+                        firstHead: UInt32 = 0) throws(StoreError) {
         let fileSystem = directory.fileSystem
         try fileSystem.makeDirectory(directory.segments.path)
         var numbers = try directory.segments.numbers()
         // A fresh directory's numbers start anywhere, so that a number is not used again after the table and
         // every segment were lost while another process still has an old segment of that number open.
-        var head = numbers.last ?? UInt32.random(in: 1 ... 1 << 30)
+        var head = max(numbers.last ?? UInt32.random(in: 1 ... 1 << 30), firstHead)
         var headLength = 0
-        if numbers.isEmpty {
+        if numbers.isEmpty && firstHead == 0 {
             try CacheLegacyMigration.moveIn(directory, firstSegment: head, segmentSize: segmentSize, largeThreshold: largeThreshold)
             numbers = try directory.segments.numbers()
-            head = numbers.last ?? head
+            head = max(numbers.last ?? head, head)
         }
         struct Found { var segment: UInt32; var offset: Int; var length: Int; var expiry: Double?; var external: Bool }
         var entries: [[UInt8]: Found] = [:]

@@ -64,6 +64,24 @@ struct CacheLimitTests {
         #expect(tiny?.code == .invalidArgument)
     }
 
+    /// An entry under the byte limit that would not fit beside the cache's own files (directories, table) is
+    /// refused too: no eviction could bring the directory within the limit. One that fits is kept, alone, and
+    /// the directory is within the limit as du counts it.
+    @Test func entryThatFitsOnlyWithoutTheCachesOwnFilesIsRefused() throws {
+        let fixture = try CacheFixture()
+        let limit = 64 << 10
+        let cache = try fixture.bytesCache(fixture.options(byteLimit: limit))
+        try cache.set(payload("k", 1, size: 100), forKey: "k")
+        let error = #expect(throws: StoreError.self) { try cache.set([UInt8](repeating: 1, count: 60_000), forKey: "big") }
+        #expect(error?.code == .entryTooLarge)
+        #expect(error?.recordID == "big")
+        #expect(try cache.value(forKey: "k") == payload("k", 1, size: 100))
+        try cache.set([UInt8](repeating: 2, count: 25_000), forKey: "fits")
+        #expect(try cache.value(forKey: "fits")?.count == 25_000)
+        #expect(fixture.diskUsage() <= limit, "du \(fixture.diskUsage())")
+        #expect(cache.statistics.byteCount == fixture.diskUsage())
+    }
+
     /// The byte limit is what `du` shows for the whole directory: after every set, the allocated blocks of every
     /// file and directory below it are within the limit, and `statistics.byteCount` is that very figure.
     @Test func byteAndCountLimitsHoldAfterEverySetAsDuCountsThem() throws {

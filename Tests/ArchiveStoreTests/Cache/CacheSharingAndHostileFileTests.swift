@@ -295,6 +295,29 @@ struct CacheDirectorySharingTests {
         #expect(try other.value(forKey: "k") == [1])
     }
 
+    /// A header (valid checks) whose entry count says 50 where the table holds 3: the count limit evicts every
+    /// entry and still finds the count over, so the table is rebuilt from the segments, which recounts it,
+    /// instead of looping. One that says 0: a listing recounts it. Either way the count then agrees with the
+    /// entries. (A fuzz finding: the table counted 1 and listed 2.)
+    @Test(arguments: [50, 0])
+    func headerThatMiscountsIsRecountedNotLoopedOn(count: Int) throws {
+        let fixture = try CacheFixture()
+        let cache = try fixture.bytesCache(fixture.options(countLimit: 5))
+        for i in 0..<3 { try cache.set([UInt8(i)], forKey: "k\(i)") }
+        var header = try #require(try fixture.tableHeader())
+        header.count = count
+        header.used = max(count, 3)
+        let table = try #require(try CacheTable.open(fixture.path + "/cache.table", fileSystem: .kernel, writable: true))
+        try table.write(header)
+        let other = try fixture.bytesCache(fixture.options(countLimit: 5))
+        try other.set([9], forKey: "new")
+        #expect(try other.value(forKey: "new") == [9])
+        let listed = try other.entries().count
+        #expect(listed <= 5)
+        #expect(other.statistics.entryCount == listed)
+        #expect(try fixture.tableHeader()?.count == listed)
+    }
+
     // MARK: 4. Hostile directory contents
 
     /// A symbolic link at a large entry's path: a miss (counted as damage), never followed, and the link and
