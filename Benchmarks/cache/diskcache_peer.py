@@ -107,14 +107,19 @@ def open_cache(directory, size_limit, **settings):
 
 
 def disk_usage(path):
+    """Regular files (count, sizes, allocated blocks) and du: every file's and directory's blocks, path's own too."""
     files = size = allocated = 0
-    for folder, _, names in os.walk(path):
+    du = os.lstat(path).st_blocks * 512
+    for folder, folders, names in os.walk(path):
+        for name in folders:
+            du += os.lstat(os.path.join(folder, name)).st_blocks * 512
         for name in names:
             info = os.lstat(os.path.join(folder, name))
             files += 1
             size += info.st_size
             allocated += info.st_blocks * 512
-    return files, size, allocated
+            du += info.st_blocks * 512
+    return files, size, allocated, du
 
 
 def main():
@@ -193,9 +198,9 @@ def main():
 
         emit("mixed", timed(ops[plan.mixed_warmup:], step))
         emit("hit-ratio", value=f"{gets[1] / gets[0]:.4f}" if gets[0] else "nan")
-        files, size, allocated = disk_usage(path)
-        emit("bytes-on-disk", volume=cache.volume(), entries=len(cache), files=files, file_bytes=size,
-             allocated_bytes=allocated, limit=plan.byte_limit, ratio=f"{cache.volume() / plan.byte_limit:.3f}")
+        files, size, allocated, du = disk_usage(path)
+        emit("bytes-on-disk", du=du, du_ratio=f"{du / plan.byte_limit:.3f}", entries=len(cache), volume=cache.volume(),
+             files=files, file_bytes=size, allocated_bytes=allocated, limit=plan.byte_limit)
     shutil.rmtree(path)
 
     probe = plan.seq["open-probe"]

@@ -195,7 +195,7 @@ enum CacheWorkload {
     static func printSummary(_ results: [CacheResult]) {
         func find(_ impl: String, _ op: String) -> CacheResult? { results.first { $0.impl == impl && $0.op == op } }
         func throughput(_ impl: String, _ op: String) -> Double? { find(impl, op)?.fields["ops_per_s"].flatMap(Double.init) }
-        print("SUMMARY targets (issue 9)")
+        print("SUMMARY targets (issues 9 and 20)")
         func line(_ name: String, _ value: Double?, _ target: String? = nil, format: String = "%.2fx", _ pass: (Double) -> Bool = { _ in true }) {
             guard let value, value.isFinite else {
                 print("SUMMARY \(pad(name, 48)) n/a (figure missing)")
@@ -209,13 +209,19 @@ enum CacheWorkload {
         line("get hit, memory: ours / diskcache", ratio(throughput("ours", "get-memory"), throughput("diskcache", "get-memory")), ">= 20x") { $0 >= 20 }
         line("set .relaxed: ours / diskcache", ratio(throughput("ours", "set-relaxed"), throughput("diskcache", "set-relaxed")), ">= 1x") { $0 >= 1 }
         line("set .synchronous: ours / raw-write", ratio(throughput("ours", "set-synchronous"), throughput("raw-write", "raw-write")), ">= 0.8x") { $0 >= 0.8 }
-        let hit = find("ours", "hit-ratio")
-        let gap = hit.flatMap { h in h.fields["value"].flatMap(Double.init).flatMap { v in h.fields["lru"].flatMap(Double.init).map { (v - $0) * 100 } } }
-        line("hit ratio: ours - exact LRU (points)", gap, "within 2", format: "%+.2f") { abs($0) <= 2 }
+        func field(_ impl: String, _ op: String, _ name: String) -> Double? { find(impl, op)?.fields[name].flatMap(Double.init) }
+        line("du after mixed: ours / byte limit", field("ours", "bytes-on-disk", "du_ratio"), "<= 1.05x") { $0 <= 1.05 }
+        let hitGap = field("ours", "hit-ratio", "value").flatMap { v in field("diskcache", "hit-ratio", "value").map { (v - $0) * 100 } }
+        line("hit ratio: ours - diskcache (points)", hitGap, ">= 0", format: "%+.2f") { $0 >= 0 }
         let open = find("ours", "first-get-1m")
         let first = ratio(open?.fields["first_us"].flatMap(Double.init), open?.fields["warm_us"].flatMap(Double.init))
         line("first get after open / warm get", first, "<= 3x") { $0 <= 3 }
         print("SUMMARY other ratios")
+        line("du after mixed: diskcache / byte limit", field("diskcache", "bytes-on-disk", "du_ratio"))
+        line("entries kept at that du: ours / diskcache", ratio(field("ours", "bytes-on-disk", "entries"),
+                                                                field("diskcache", "bytes-on-disk", "entries")))
+        let lruGap = field("ours", "hit-ratio", "value").flatMap { v in field("ours", "hit-ratio", "lru").map { (v - $0) * 100 } }
+        line("hit ratio: ours - exact LRU of frames (points)", lruGap, format: "%+.2f")
         line("set .relaxed: ours / raw-write-relaxed (fs floor)", ratio(throughput("ours", "set-relaxed"), throughput("raw-write", "raw-write-relaxed")))
         line("mixed: ours / diskcache", ratio(throughput("ours", "mixed"), throughput("diskcache", "mixed")))
         line("get hit, disk: ours / foundation-files", ratio(throughput("ours", "get-disk"), throughput("foundation-files", "get-disk")))

@@ -153,9 +153,15 @@ struct CacheWriter {
 
     // MARK: Segments
 
-    /// The head segment open for writing, created when it is new.
-    private func headFile(_ state: inout CacheWriterState) throws(StoreError) -> SegmentHandle {
+    /// The head segment open for writing, created when it is new. A head shorter than the header says (frames
+    /// lost: the file was cut or removed behind the cache's back) is sealed as it is and a new one started, so
+    /// that a frame is never written past a hole, where no walk of the segment would find it.
+    private mutating func headFile(_ state: inout CacheWriterState) throws(StoreError) -> SegmentHandle {
         if let head = state.head, state.headNumber == header.headSegment { return head }
+        if header.headLength > 0 {
+            let size = try fileSystem.linkStatus(directory.segments.file(header.headSegment))?.size ?? 0
+            if size < Int64(header.headLength) { try sealHead(&state) }
+        }
         try fileSystem.makeDirectory(directory.segments.path)
         let path = directory.segments.file(header.headSegment)
         let fd = try fileSystem.open(path, [.readWrite, .create, .noFollow, .nonBlocking])

@@ -318,6 +318,24 @@ struct CacheDirectorySharingTests {
         #expect(try fixture.tableHeader()?.count == listed)
     }
 
+    /// The head segment removed behind the cache's back while the table says it holds frames: the next set
+    /// must not write its frame past the hole (where a rebuild's walk of the segment never reaches), but start a
+    /// new segment. (A fuzz finding: a set value did not read back after the eviction that followed rebuilt the
+    /// table.)
+    @Test func headSegmentShorterThanTheTableSaysIsSealedNotWrittenPastItsEnd() throws {
+        let fixture = try CacheFixture()
+        try fixture.bytesCache().set(payload("old", 1), forKey: "old")
+        for segment in fixture.segmentFiles() { try FileManager.default.removeItem(atPath: fixture.path + "/" + segment) }
+        let cache = try fixture.bytesCache()
+        try cache.set(payload("new", 1), forKey: "new")
+        try FileManager.default.removeItem(atPath: fixture.path + "/cache.table")
+        let rebuilt = try fixture.bytesCache()
+        try rebuilt.set([1], forKey: "after")   // rebuilds the table from the segments
+        #expect(try rebuilt.value(forKey: "new") == payload("new", 1))
+        #expect(try rebuilt.value(forKey: "old") == nil)
+        #expect(rebuilt.statistics.entryCount == 2)
+    }
+
     // MARK: 4. Hostile directory contents
 
     /// A symbolic link at a large entry's path: a miss (counted as damage), never followed, and the link and
