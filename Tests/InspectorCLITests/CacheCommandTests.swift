@@ -149,6 +149,28 @@ private func iso(_ date: Date) -> String { ISO8601Text.format(date) }
         #expect(result.text == "{\"class\": \"Point\", \"fields\": {\"x\": 7, \"label\": \"seven\"}}\n")
     }
 
+    /// --archive writes the entry's keyed archive as stored: the bytes the library reads, a binary plist whose
+    /// top object is the entry, which `keyedarchive decode` renders with the key and the value.
+    @Test func archiveWritesTheEntrysKeyedArchiveAsStored() throws {
+        let scratch = try Scratch()
+        defer { scratch.cleanUp() }
+        let cache = try scratch.bytesCache()
+        try cache.set([1, 2, 3, 255], forKey: "bytes")
+        let result = inspect(["cache", "get", "--archive", scratch.path, "bytes"])
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
+        #expect(result.stdout == (try cache.archivedEntry(forKey: "bytes")))
+        #expect(result.stdout.starts(with: Array("bplist00".utf8)))
+        let file = scratch.url.appendingPathComponent("entry.archive").path
+        try Data(result.stdout).write(to: URL(fileURLWithPath: file))
+        let decoded = inspect(["decode", file])
+        #expect(decoded.status == 0)
+        #expect(decoded.text.contains("\"class\": \"ArchiveCacheEntry\""))
+        #expect(decoded.text.contains("\"key\": \"bytes\""))
+        #expect(decoded.text.contains("AQID/w=="))
+        expectUsageError(["cache", "get", "--archive", "--pretty", scratch.path, "bytes"])
+    }
+
     @Test func keyStartingWithDashFollowsDoubleDash() throws {
         let scratch = try Scratch()
         defer { scratch.cleanUp() }

@@ -4,7 +4,8 @@ import CommandLineSupport
 import KeyedArchive
 
 extension Inspector {
-    /// `keyedarchive cache get DIR KEY [--pretty]` prints one entry's value as archive-JSON.
+    /// `keyedarchive cache get DIR KEY [--pretty | --archive]` prints one entry's value as archive-JSON, or
+    /// writes its whole keyed archive.
     static var cacheGetCommand: Command {
         Command(
             name: "get",
@@ -12,15 +13,27 @@ extension Inspector {
             discussion: "Prints the value object of the key's entry file as 'keyedarchive decode' prints a whole "
                 + "archive (see 'keyedarchive help decode'); raw bytes are NSData, {\"data\": base64}. Classes need "
                 + "not be known. Reading does not count as a use. Exits with status 1 when the key has no entry "
-                + "or its entry has expired. Put -- before a key that starts with '-'.",
+                + "or its entry has expired. Put -- before a key that starts with '-'.\n\n"
+                + "With --archive: writes the entry's whole keyed archive (root object ArchiveCacheEntry, checksum "
+                + "verified) to stdout as it is stored, for NSKeyedUnarchiver or 'keyedarchive dump'.",
+            usage: ["[--pretty | --archive] <dir> <key>"],
             arguments: [cacheDirectoryArgument, .required("key", help: "The key, exactly (compared as UTF-8 bytes).")],
-            options: [.flag("pretty", help: "Indent the JSON, one level per space (as Python's json with indent=1).")]
+            options: [
+                .flag("pretty", help: "Indent the JSON, one level per space (as Python's json with indent=1)."),
+                .flag("archive", help: "Write the entry's keyed archive instead of the value's JSON."),
+            ]
         ) { context in
             let directory = try CacheAccess.directory(context)
             guard let key = context.arguments.value("key") else { throw UsageError("Missing expected argument '<key>'.") }
+            let archive = context.arguments.flag("archive")
+            if archive && context.arguments.flag("pretty") { throw UsageError("'--pretty' and '--archive' cannot be used together.") }
             let cache = try CacheAccess.open(directory)
             guard let bytes = try CacheAccess.perform({ () throws(StoreError) in try cache.archivedEntry(forKey: key) }) else {
                 return context.fail(ExitStatus.failure, "\(directory): no live entry for key \(CacheAccess.quoted(key))")
+            }
+            if archive {
+                context.stdout.write(bytes: bytes)
+                return ExitStatus.success
             }
             let label = "\(directory): entry \(CacheAccess.quoted(key))"
             let json = try malformed(label) { try CacheRendering.value(ofEntry: bytes, pretty: context.arguments.flag("pretty")) }
