@@ -14,9 +14,12 @@ expired:
 Usage:
   swift build -c release --product formcache
   python3 Benchmarks/formcache/figures.py [--counts 10000,100000,1000000] [--runs 21] [--bin .build/release/formcache]
+                                          [--log-format 2]
 
 The stores are written by this script directly in the record-log format (documented in
-Sources/ArchiveStore/Internals/RecordLog.swift), each record an ordinary keyed archive made with plistlib,
+Sources/ArchiveStore/Repository/RecordLog.swift; --log-format 1 writes the format before the frames' checksum
+chain, which builds before it read, and which a writer of this build rewrites on its first change), each record
+an ordinary keyed archive made with plistlib,
 so that setting up does not take N process launches; this also checks that the format can be written
 without the library. Each timing is one whole process: spawn, open, read, write, fsync, exit.
 """
@@ -64,6 +67,9 @@ def frame(i, template, expires):
     return head + struct.pack("<II", crc, 0) + key + payload
 
 
+LOG_FORMAT = 2
+
+
 def write_store(path, count, now, superseded=False):
     """A record log of `count` records; records 0, 10, 20 ... expired a day ago, the others live. With
     `superseded`, every record is written twice (the first copies dead) and one delete frame follows, so that
@@ -76,11 +82,17 @@ def write_store(path, count, now, superseded=False):
         committed, live_bytes = 256, 0
         chunk = []
         frames = 0
+        chain = 0   # format 2: the CRC-32 of the frames' checksums, each as four little-endian bytes
+
+        def add(data):
+            nonlocal chain
+            chain = zlib.crc32(data[16:20], chain)
+            chunk.append(data)
         for copy in range(2 if superseded else 1):
             for i in range(count):
                 expired = i % 10 == 0
                 data = frame(i, dead if expired else live, dead_expiry if expired else live_expiry)
-                chunk.append(data)
+                add(data)
                 committed += len(data)
                 frames += 1
                 if copy == (1 if superseded else 0):
@@ -92,14 +104,18 @@ def write_store(path, count, now, superseded=False):
             gone = b"gone-" + b"x" * 2_000   # a long key: the dead bytes outweigh the live ones after one more add
             head = struct.pack("<IBBHd", 24 + len(gone), 2, 0, len(gone), float("nan"))
             crc = zlib.crc32(gone, zlib.crc32(b"\0\0\0\0", zlib.crc32(head)))
-            chunk.append(head + struct.pack("<II", crc, 0) + gone)
+            add(head + struct.pack("<II", crc, 0) + gone)
             committed += 24 + len(gone)
             frames += 1
         f.write(b"".join(chunk))
-        header = b"ARCHLOG1" + struct.pack("<IIQ", 1, 0, generation)
+        header = b"ARCHLOG1" + struct.pack("<IIQ", LOG_FORMAT, 0, generation)
         header += struct.pack("<I", zlib.crc32(header)) + b"\0" * 36
         slot = struct.pack("<7Q", 0, committed, frames, count, live_bytes, 1, generation)
-        slot += struct.pack("<II", zlib.crc32(slot), 0)
+        if LOG_FORMAT == 1:
+            slot += struct.pack("<II", zlib.crc32(slot), 0)
+        else:
+            slot += struct.pack("<I", chain)
+            slot += struct.pack("<I", zlib.crc32(slot))
         f.seek(0)
         f.write(header + slot)
     os.chmod(path, 0o600)
@@ -199,7 +215,10 @@ def main():
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--bin", default=".build/release/formcache")
     parser.add_argument("--counts", default="10000,100000,1000000")
+    parser.add_argument("--log-format", type=int, choices=(1, 2), default=2)
     options = parser.parse_args()
+    global LOG_FORMAT
+    LOG_FORMAT = options.log_format
     work = tempfile.mkdtemp(prefix="formcache-figures-")
     try:
         for count in [int(c) for c in options.counts.split(",")]:
