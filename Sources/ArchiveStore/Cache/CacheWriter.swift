@@ -465,28 +465,33 @@ struct CacheWriter {
                 let hash = CacheDirectory.hash(ofFrameKey: key)
                 let (index, slot) = try find(key, tag: CacheSlot.tag(hash))
                 guard let slot, slot.segment == number, Int(slot.offset) == offset else { continue }   // replaced or removed
-                if carryingAll || slot.isReferenced || key == kept {   // compaction; used since written; this very write's
-                    let (segment, at) = try append(bytes, &state)
-                    var moved = slot
-                    moved.segment = segment
-                    moved.offset = UInt32(at)
-                    if !carryingAll { moved.flags &= ~CacheSlot.referenced }
-                    try table.write(moved, at: index)
-                } else {
-                    try free(index, slot, hash: hash)
-                    evicted.append(hash)
-                }
+                try dispose(bytes, key: key, hash: hash, index: index, slot: slot, keeping: kept, carryingAll: carryingAll,
+                            &evicted, &state)
             }
         }
         guard finished else { return evicted }
         if !walked {
-            // Slots that still name frames past the damage are freed from the table itself (rare: a scan).
+            // Damage stops the walk; the slots that still name frames of this segment are found from the table
+            // (rare: a scan). Each frame still intact is dealt with as the walk would have; the others go (a
+            // large entry's file stays, and counts, until a rebuild sweeps the files no frame names).
             var orphans: [(Int, CacheSlot)] = []
             try table.forEachSlot { (index, slot) throws(StoreError) in
                 if slot.isLive && slot.segment == number { orphans.append((index, slot)) }
             }
-            // A large entry's file stays (and counts) until a rebuild sweeps the files no frame names.
-            for (index, slot) in orphans { try release(index, slot) }
+            for (index, slot) in orphans.sorted(by: { $0.1.offset < $1.1.offset }) {
+                guard let bytes = try directory.segments.read(number, offset: Int(slot.offset), length: Int(slot.length)),
+                      let frame = try? FrameHeader(bytes, at: 0, available: bytes.count, fileOffset: Int(slot.offset), path: path,
+                                                   allowsExternal: true),
+                      frame.length == bytes.count, frame.kind != .delete, frame.verify(bytes, at: 0),
+                      case let key = Array(frame.key(in: bytes, at: 0)), case let hash = CacheDirectory.hash(ofFrameKey: key),
+                      CacheSlot.tag(hash) == slot.tag
+                else {
+                    try release(index, slot)
+                    continue
+                }
+                try dispose(bytes, key: key, hash: hash, index: index, slot: slot, keeping: kept, carryingAll: carryingAll,
+                            &evicted, &state)
+            }
         }
         // Every live frame is dealt with: the file goes, then its blocks and frames leave the counts (a failed
         // unlink leaves them counted; the next eviction finds the cursor at the end and tries again).
@@ -499,6 +504,24 @@ struct CacheWriter {
         state.directoryBytes = directory.directoryBytes()
         changed = true
         return evicted
+    }
+
+    /// What eviction does with one live frame of the oldest segment (`bytes`, named by slot `index`): carried
+    /// forward (appended again at the head) when compacting, when used since it was written (its mark cleared)
+    /// or when it is the entry the current write made; otherwise freed, its hash added to `evicted`.
+    private mutating func dispose(_ bytes: [UInt8], key: [UInt8], hash: StableHash, index: Int, slot: CacheSlot, keeping kept: [UInt8]?,
+                                  carryingAll: Bool, _ evicted: inout [StableHash], _ state: inout CacheWriterState) throws(StoreError) {
+        guard carryingAll || slot.isReferenced || key == kept else {
+            try free(index, slot, hash: hash)
+            evicted.append(hash)
+            return
+        }
+        let (segment, at) = try append(bytes, &state)
+        var moved = slot
+        moved.segment = segment
+        moved.offset = UInt32(at)
+        if !carryingAll { moved.flags &= ~CacheSlot.referenced }
+        try table.write(moved, at: index)
     }
 
     /// Removes every entry: segments, large files and table, and starts a new table whose segment numbers go on

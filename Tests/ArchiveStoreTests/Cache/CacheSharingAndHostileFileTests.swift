@@ -336,6 +336,28 @@ struct CacheDirectorySharingTests {
         #expect(rebuilt.statistics.entryCount == 2)
     }
 
+    /// A damaged frame at the start of a segment stops eviction's walk of it; the entries after the damage that
+    /// are intact are still dealt with as the walk would have (an entry read since it was written is carried
+    /// forward), not dropped with the segment. (A fuzz finding: the entry just set was dropped that way when
+    /// the head segment began with bytes that were no frame.)
+    @Test func damageAtTheStartOfASegmentDoesNotDropTheIntactEntriesAfterIt() throws {
+        let fixture = try CacheFixture()
+        let cache = try fixture.bytesCache(fixture.options(byteLimit: 64 << 10))
+        try cache.set(payload("a", 1, size: 1_000), forKey: "a")
+        try cache.set(payload("b", 1, size: 1_000), forKey: "b")
+        #expect(try cache.value(forKey: "b") == payload("b", 1, size: 1_000))
+        _ = cache.statistics   // marks b as used
+        let first = try #require(try fixture.location("a")).segment
+        try fixture.damage("a")
+        for i in 0..<100 where FileManager.default.fileExists(atPath: first) {   // until the first segment is evicted
+            try cache.set(payload("k\(i)", i, size: 1_000), forKey: "k\(i)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: first))
+        #expect(cache.statistics.evictions > 0)
+        #expect(try cache.value(forKey: "b") == payload("b", 1, size: 1_000))
+        #expect(try cache.value(forKey: "a") == nil)
+    }
+
     // MARK: 4. Hostile directory contents
 
     /// A symbolic link at a large entry's path: a miss (counted as damage), never followed, and the link and
