@@ -21,7 +21,8 @@ public enum Inspector {
                 + "cannot be opened, "
                 + "73 output cannot be created, 74 I/O error.",
             version: version,
-            commands: [plistCommand, decodeCommand, encodeCommand, dumpCommand, lintCommand, cacheCommand])
+            commands: [plistCommand, decodeCommand, encodeCommand, dumpCommand, lintCommand, diffCommand,
+                       cacheCommand])
     }
 
     /// Runs the inspector on `arguments` (without the program name) and returns the exit status.
