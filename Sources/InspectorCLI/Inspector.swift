@@ -21,7 +21,7 @@ public enum Inspector {
                 + "cannot be opened, "
                 + "73 output cannot be created, 74 I/O error.",
             version: version,
-            commands: [plistCommand, decodeCommand, encodeCommand, dumpCommand, lintCommand, diffCommand,
+            commands: [plistCommand, decodeCommand, encodeCommand, dumpCommand, lintCommand, diffCommand, auditCommand,
                        cacheCommand])
     }
 
