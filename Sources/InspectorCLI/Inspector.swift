@@ -22,7 +22,7 @@ public enum Inspector {
                 + "73 output cannot be created, 74 I/O error.",
             version: version,
             commands: [plistCommand, decodeCommand, encodeCommand, dumpCommand, lintCommand, diffCommand, auditCommand,
-                       cacheCommand])
+                       graphCommand, cacheCommand])
     }
 
     /// Runs the inspector on `arguments` (without the program name) and returns the exit status.
