@@ -179,7 +179,7 @@ struct ArchiveDiff {
         if uidA != nil || uidB != nil {
             let pairedA = uidA.map { Int(sideA.partner[$0]) } ?? -1
             let pairedB = uidB.map { Int(sideB.partner[$0]) } ?? -1
-            if let uidA, let uidB, pairedA == uidB { return }  // reached again in both: sharing (or a cycle) both have
+            if uidA != nil, let uidB, pairedA == uidB { return }  // reached again in both: sharing (or a cycle) both have
             if pairedA != -1 || pairedB != -1 {
                 let inCycle = (uidA.map { sideA.onPath[$0] } ?? false) || (uidB.map { sideB.onPath[$0] } ?? false)
                 try report(ArchiveDifference(path: path(step), kind: inCycle ? .cycle : .sharing,
