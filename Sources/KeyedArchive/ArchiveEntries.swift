@@ -145,14 +145,24 @@ package final class ArchiveEntries {
         return found
     }
 
-    /// The class descriptions of the archive (entries with a `$classname`), in index order, whether or not an
-    /// object uses them. Reads every entry once.
+    /// The class descriptions of the archive (entries with a `$classname` and no `$class`), in index order,
+    /// whether or not an object uses them. Looks at every entry's keys without reading the entry (only class
+    /// descriptions are read, and they count against the budget), so it costs no more than the archive's size.
     package func classDescriptions() throws -> [(uid: Int, name: String?)] {
         var out: [(uid: Int, name: String?)] = []
+        let className = Array("$classname".utf8), classKey = Array("$class".utf8)
         for uid in 1..<max(1, objectCount) {
-            if case .dictionary(let d) = try entry(uid), let name = d["$classname"], d["$class"] == nil {
-                out.append((uid, name.stringValue))
+            let reference = try reader.elementReference(objects, uid)
+            guard let d = try reader.dictionary(reference) else { continue }
+            var named = false
+            var instance = false
+            for i in 0..<d.count {
+                let key = try reader.keyReference(d, i)
+                if try className.withUnsafeBufferPointer({ try reader.isString(key, equalTo: $0) }) { named = true }
+                if try classKey.withUnsafeBufferPointer({ try reader.isString(key, equalTo: $0) }) { instance = true }
             }
+            guard named, !instance else { continue }
+            out.append((uid, try entry(uid).dictionaryValue?["$classname"]?.stringValue))
         }
         return out
     }
