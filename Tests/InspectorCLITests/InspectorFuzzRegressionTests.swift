@@ -21,4 +21,27 @@ import TestSupport
         #expect(result.text == "")
         #expect(result.status == ExitStatus.success)
     }
+
+    /// `diff` fuzz target, after 447,775 executions: a real NaN with a payload (`0x7FF0010000000000`) differed from
+    /// its graph form written back (plist-JSON writes every NaN as "nan", read back as the default NaN). A NaN's
+    /// payload means nothing: diff now takes every NaN as the same value; a NaN against a number still differs.
+    @Test func everyNaNIsTheSameValueToDiff() throws {
+        let crash = try #require(Data(base64Encoded: "YnBsaXN0MDDUAQIDBAUGByBYJHZlcnNpb25ZJGFyY2hpdmVyVCR0b3BYJG9iamVjdHMSAAGGoF8QD05TS2V5ZWRBcmNoaXZlctwICQoLDA0ODxAREhMUFRYXGBkaGxUdHh1SJDZTJDEwUiQyUiQwUiQzUyQxMVIkOFIkNFIkOVJsMFIkNVIkMYAGgAmAAoAHgAOACoAIgASACYABgAWAAashIiMkJSYjKCkqK1UkbnVsbBABI3/wAQAAAAAAIz/4AAAAAAAATxAQYXNkZmFzZGZhZHNmYWRzZgldSGVsbG8sIFdvcmxkIV1IZWxsbywgV29ybGQhXUhlbGxvLCBXb3JsZCEIECoACAARABoAJAApADIANwBJAGIAZQBpAGwAbwByAHYAeQB8AH8AggCFAIgAigCMAI4AkACSAJQAlgCYAJoAnACeAKAArACyALQAvQDGANkA2gDoAPYBBAEFAAAAAAAAAgEAAAAAAAAALAAAAAAAAAAAAAAAAAAAAQc="))
+        let bytes = [UInt8](crash)
+        let scratch = try TemporaryDirectory(prefix: "diff-fuzz")
+        defer { scratch.remove() }
+        let again = try ArchiveJSON.encode(ArchiveJSON.renderGraph(bytes))
+        let result = inspect(["diff", try write(bytes, "a.plist", in: scratch), try write(again, "b.plist", in: scratch)])
+        #expect(result.text == "")
+        #expect(result.status == ExitStatus.success)
+
+        let payload = Double(bitPattern: 0x7FF0_0100_0000_0000)
+        let nan = try write(keyedArchive([instance(2, [("x", .real(payload))]), classEntry("Box")]), "nan.plist", in: scratch)
+        let otherNaN = try write(keyedArchive([instance(2, [("x", .real(.nan))]), classEntry("Box")]), "nan2.plist", in: scratch)
+        let one = try write(keyedArchive([instance(2, [("x", .real(1))]), classEntry("Box")]), "one.plist", in: scratch)
+        #expect(inspect(["diff", nan, otherNaN]).status == ExitStatus.success)
+        let changed = inspect(["diff", nan, one])
+        #expect(changed.text == "root.x: changed: {\"real\": \"nan\"} -> {\"real\": 1.0}\n")
+        #expect(changed.status == ExitStatus.failure)
+    }
 }

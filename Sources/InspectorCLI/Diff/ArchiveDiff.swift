@@ -199,7 +199,7 @@ struct ArchiveDiff {
         }
         switch (nodeA, nodeB) {
         case (.leaf(let x), .leaf(let y)):
-            if x != y {
+            if !Self.same(x, y) {
                 try report(ArchiveDifference(path: path(step), kind: .changed, a: Self.text(x), b: Self.text(y)))
             }
             return
@@ -221,6 +221,24 @@ struct ArchiveDiff {
         if let uidA { sideA.onPath[uidA] = true }
         if let uidB { sideB.onPath[uidB] = true }
         stack.append(Frame(uidA: uidA, uidB: uidB, step: step, childrenA: childrenA, childrenB: childrenB))
+    }
+
+    /// Whether two leaves are the same value: equal plist values, where every NaN is the same NaN (its payload
+    /// means nothing, and plist-JSON and XML keep none).
+    static func same(_ x: PlistValue, _ y: PlistValue) -> Bool {
+        x == y || canonicalNaNs(x) == canonicalNaNs(y)
+    }
+
+    private static func canonicalNaNs(_ v: PlistValue) -> PlistValue {
+        switch v {
+        case .real(let r) where r.isNaN: .real(.nan)
+        case .date(let d) where d.secondsSinceReferenceDate.isNaN: .date(PlistDate(secondsSinceReferenceDate: .nan))
+        case .array(let items): .array(items.map(canonicalNaNs))
+        case .set(let items): .set(items.map(canonicalNaNs))
+        case .dictionary(let d):
+            .dictionary(PlistDictionary(entries: d.entries.map { .init(key: canonicalNaNs($0.key), value: canonicalNaNs($0.value)) }))
+        default: v
+        }
     }
 
     /// The object index of a slot whose identity counts: an instance or a container that is an entry.
