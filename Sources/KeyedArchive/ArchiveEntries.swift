@@ -392,11 +392,54 @@ package enum ArchiveStep: Hashable, Sendable, Comparable {
         }
     }
 
-    /// A path's text: the steps one after another.
+    /// A path's text: the steps one after another, a run of more than three equal steps written once with its
+    /// count (`root(.next)*599.n`), `$top` for no step.
     package static func path(_ steps: some Sequence<ArchiveStep>) -> String {
-        var s = ""
-        for step in steps { s += step.text }
-        return s.isEmpty ? "$top" : s
+        var runs = ArchivePathRuns()
+        for step in steps { runs.push(step) }
+        return runs.text
+    }
+}
+
+/// A path kept as runs of equal steps, so that a walk can follow it step by step (``push(_:)``, ``pop()``) and
+/// write it in time proportional to its runs, not its length: a chain 200,000 objects deep is `root(.next)*199999`.
+package struct ArchivePathRuns {
+    private var runs: [(step: ArchiveStep, count: Int)] = []
+
+    package init() {}
+
+    package mutating func push(_ step: ArchiveStep) {
+        if let last = runs.last, last.step == step { runs[runs.count - 1].count += 1 } else { runs.append((step, 1)) }
+    }
+
+    package mutating func pop() {
+        guard let last = runs.last else { return }
+        if last.count > 1 { runs[runs.count - 1].count -= 1 } else { runs.removeLast() }
+    }
+
+    /// The path (`$top` when empty).
+    package var text: String { text(then: nil) }
+
+    /// The path with one more step.
+    package func text(then step: ArchiveStep?) -> String {
+        var out = ""
+        var pending: (step: ArchiveStep, count: Int)?
+        func write(_ run: (step: ArchiveStep, count: Int)) {
+            let t = run.step.text
+            out += run.count > 3 ? "(\(t))*\(run.count)" : String(repeating: t, count: run.count)
+        }
+        for run in runs {
+            if let p = pending { write(p) }
+            pending = run
+        }
+        if let step {
+            if let p = pending, p.step == step { pending = (step, p.count + 1) } else {
+                if let p = pending { write(p) }
+                pending = (step, 1)
+            }
+        }
+        if let p = pending { write(p) }
+        return out.isEmpty ? "$top" : out
     }
 }
 

@@ -302,44 +302,7 @@ struct ArchiveAuditor {
         if list.count > Self.listLength { list.removeLast() }
     }
 
-    private func path(_ place: Place) -> String {
-        Self.folded(paths.path(from: place.anchor, then: place.steps))
-    }
-
-    /// A path with every run of more than three equal steps written once with its count: `root(.next)*599.n`.
-    static func folded(_ path: String) -> String {
-        // Split before each '.', '[' or '{' that starts a step (inside brackets and quotes, nothing splits).
-        var steps: [Substring] = []
-        var start = path.startIndex
-        var depth = 0
-        var quoted = false
-        var i = path.startIndex
-        while i < path.endIndex {
-            let c = path[i]
-            if quoted {
-                if c == "\\" { i = path.index(after: i) } else if c == "\"" { quoted = false }
-            } else if c == "\"" {
-                quoted = true
-            } else if depth == 0 && (c == "." || c == "[" || c == "{") && i != start {
-                steps.append(path[start..<i])
-                start = i
-            }
-            if !quoted {
-                if c == "[" || c == "{" { depth += 1 } else if c == "]" || c == "}" { depth = max(0, depth - 1) }
-            }
-            if i < path.endIndex { i = path.index(after: i) }
-        }
-        steps.append(path[start...])
-        var out = ""
-        var k = 0
-        while k < steps.count {
-            var run = 1
-            while k + run < steps.count && steps[k + run] == steps[k] { run += 1 }
-            out += run > 3 ? "(\(steps[k]))*\(run)" : String(repeating: String(steps[k]), count: run)
-            k += run
-        }
-        return out
-    }
+    private func path(_ place: Place) -> String { paths.path(from: place.anchor, then: place.steps) }
 
     private mutating func finish() throws {
         for (uid, count) in classCounts {

@@ -68,6 +68,8 @@ struct ArchiveDiff {
     private var sideA: Side
     private var sideB: Side
     private var stack: [Frame] = []
+    /// The steps of the frames on the stack but the first, which stands for `$top`.
+    private var runs = ArchivePathRuns()
     private let report: (ArchiveDifference) throws -> Void
     /// Values shown in lines are cut to this many characters.
     static let valueLimit = 120
@@ -164,6 +166,7 @@ struct ArchiveDiff {
                 if let u = f.uidA { sideA.onPath[u] = false }
                 if let u = f.uidB { sideB.onPath[u] = false }
                 stack.removeLast()
+                if !stack.isEmpty { runs.pop() }
             }
         }
     }
@@ -221,6 +224,7 @@ struct ArchiveDiff {
         if let uidA { sideA.onPath[uidA] = true }
         if let uidB { sideB.onPath[uidB] = true }
         stack.append(Frame(uidA: uidA, uidB: uidB, step: step, childrenA: childrenA, childrenB: childrenB))
+        runs.push(step)
     }
 
     /// Whether two leaves are the same value: equal plist values, where every NaN is the same NaN (its payload
@@ -266,12 +270,8 @@ struct ArchiveDiff {
         return side.onPath[uid] ? "a cycle back to \(at)" : "the object at \(at)"
     }
 
-    /// The path of the child at `step` of the frame on top of the stack.
-    private func path(_ step: ArchiveStep) -> String {
-        var steps = stack.dropFirst().map(\.step)
-        steps.append(step)
-        return ArchiveStep.path(steps)
-    }
+    /// The path of the child at `step` of the frame on top of the stack, in time proportional to its runs.
+    private func path(_ step: ArchiveStep) -> String { runs.text(then: step) }
 
     private func describe(_ slot: ArchiveSlot, _ entries: ArchiveEntries) throws -> String {
         Self.describe(try entries.node(slot))
