@@ -54,7 +54,8 @@ is_seed() {
         json) case "$file" in *.plist.json) true ;; *) false ;; esac ;;
         decoder) false ;;       # seeded from Fuzz/seeds-decoder (archives ArchiveEncoder wrote) and the keyed fixtures
         archive-json) false ;;  # seeded from Fuzz/seeds-archive-json (keyedarchive decode of the archives in Fuzz/seeds-decoder)
-        unarchiver | diff | audit) case "$file" in "$root"/Fixtures/keyed/*) [ "$(head -c 7 "$file")" = "bplist0" ] || head -c 64 "$file" | LC_ALL=C grep -q '^\(\xEF\xBB\xBF\)\?[[:space:]]*<' ;; *) false ;; esac ;;
+        diff | audit) case "$file" in "$root"/Fixtures/inspector/*) true ;; *) is_seed unarchiver "$file" ;; esac ;;
+        unarchiver) case "$file" in "$root"/Fixtures/keyed/*) [ "$(head -c 7 "$file")" = "bplist0" ] || head -c 64 "$file" | LC_ALL=C grep -q '^\(\xEF\xBB\xBF\)\?[[:space:]]*<' ;; *) false ;; esac ;;
         cache | store) false ;;  # seeded by seed_cache_corpus / seed_store_corpus
     esac
 }

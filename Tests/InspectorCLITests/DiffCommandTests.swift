@@ -194,4 +194,18 @@ import TestSupport
         #expect(missing.status == ExitStatus.noInput)
         expectUsageError(["diff", good])
     }
+
+    @Test(arguments: [("diff", "USAGE: keyedarchive diff [--json] <a> <b>"),
+                      ("audit", "USAGE: keyedarchive audit [--allow <classes>] [--json] <file> ..."),
+                      ("graph", "USAGE: keyedarchive graph --format <format> [--output <path>] <file>")])
+    func theNewVerbsHaveHelpInTheToolsLayout(verb: String, usage: String) {
+        let help = inspect(["help", verb])
+        #expect(help.status == ExitStatus.success)
+        #expect(help.text.hasPrefix("OVERVIEW: "))
+        #expect(help.text.contains("\n\n" + usage + "\n\nARGUMENTS:\n"))
+        #expect(help.text.contains("\n\nOPTIONS:\n"))
+        #expect(help.text.contains("Exit status"))
+        #expect(inspect([verb, "--help"]).text == help.text)
+        #expect(inspect(["--help"]).text.contains("\n  \(verb) "))
+    }
 }
