@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target over the BinaryPlist readers. Downloads nothing.
 #
-#   Fuzz/run.sh [binary|xml|json|cache|store|unarchiver|decoder|archive-json|all] [seconds]  default: all, 600 seconds per target
+#   Fuzz/run.sh [binary|xml|json|cache|store|unarchiver|decoder|archive-json|diff|audit|all] [seconds]  default: all, 600 seconds per target
 #
 # Environment: MAX_LEN (default 8192), FUZZ_ARGS (extra libFuzzer flags, e.g. "-seed=1 -runs=1000").
 # Output: Fuzz/build/<target> (the fuzzer), Fuzz/build/corpus-<target>/ (seeds from Fixtures/ plus what the
@@ -27,7 +27,9 @@ entry_file() {
         unarchiver) echo "$root/Fuzz/UnarchiverFuzz.swift" ;;
         decoder) echo "$root/Fuzz/ArchiveDecoderFuzz.swift" ;;
         archive-json) echo "$root/Fuzz/ArchiveJSONFuzz.swift" ;;
-        *) echo "Error: unknown target '$1' (binary, xml, json, cache, store, unarchiver, decoder, archive-json or all)" >&2; exit 2 ;;
+        diff) echo "$root/Fuzz/DiffFuzz.swift" ;;
+        audit) echo "$root/Fuzz/AuditFuzz.swift" ;;
+        *) echo "Error: unknown target '$1' (binary, xml, json, cache, store, unarchiver, decoder, archive-json, diff, audit or all)" >&2; exit 2 ;;
     esac
 }
 
@@ -38,7 +40,7 @@ dictionary() {
         json) echo "$root/Fuzz/json.dict" ;;
         cache) echo "$root/Fuzz/cache.dict" ;;
         store) echo "$root/Fuzz/store.dict" ;;
-        unarchiver | decoder) echo "$root/Fuzz/unarchiver.dict" ;;
+        unarchiver | decoder | diff | audit) echo "$root/Fuzz/unarchiver.dict" ;;
         archive-json) echo "$root/Fuzz/json.dict" ;;
     esac
 }
@@ -52,6 +54,7 @@ is_seed() {
         json) case "$file" in *.plist.json) true ;; *) false ;; esac ;;
         decoder) false ;;       # seeded from Fuzz/seeds-decoder (archives ArchiveEncoder wrote) and the keyed fixtures
         archive-json) false ;;  # seeded from Fuzz/seeds-archive-json (keyedarchive decode of the archives in Fuzz/seeds-decoder)
+        diff | audit) case "$file" in "$root"/Fixtures/inspector/*) true ;; *) is_seed unarchiver "$file" ;; esac ;;
         unarchiver) case "$file" in "$root"/Fixtures/keyed/*) [ "$(head -c 7 "$file")" = "bplist0" ] || head -c 64 "$file" | LC_ALL=C grep -q '^\(\xEF\xBB\xBF\)\?[[:space:]]*<' ;; *) false ;; esac ;;
         cache | store) false ;;  # seeded by seed_cache_corpus / seed_store_corpus
     esac
@@ -87,6 +90,19 @@ build_target() {
         swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name ArchiveStore -package-name KeyedArchiveStore \
             -I "$build/modules" $(find "$root/Sources/ArchiveStore" -name '*.swift') "$root/Fuzz/FuzzFiles.swift" "$entry" \
             -L "$build" -lArchivePlatform -lKeyedArchive -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
+            || { cat "$build/$target.build.log" >&2; echo "Error: building $binary failed" >&2; exit 2; }
+        return
+    fi
+    if [ "$target" = diff ] || [ "$target" = audit ]; then
+        # The inspector's walks: its sources and the entry file as one module (internals reachable), the layers
+        # below as instrumented libraries.
+        build_module BinaryPlist "$root"/Sources/BinaryPlist/*.swift
+        build_module KeyedArchive $(find "$root/Sources/KeyedArchive" -name '*.swift')
+        build_module CommandLineSupport "$root"/Sources/CommandLineSupport/*.swift
+        build_module ArchiveStore $(find "$root/Sources/ArchiveStore" -name '*.swift')
+        swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name InspectorCLI -package-name KeyedArchiveStore \
+            -I "$build/modules" $(find "$root/Sources/InspectorCLI" -name '*.swift') "$entry" \
+            -L "$build" -lArchiveStore -lCommandLineSupport -lKeyedArchive -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
             || { cat "$build/$target.build.log" >&2; echo "Error: building $binary failed" >&2; exit 2; }
         return
     fi
@@ -153,12 +169,27 @@ seed_directory_corpus() {
     return 0
 }
 
+# Seeds for the diff target beside the single archives: pairs "A|||B" of the binary and XML forms of one graph
+# (Fixtures/keyed/kiler129-NSKeyedUnarchiver) and of two different graphs.
+seed_diff_corpus() {
+    local corpus="$build/corpus-diff" dir="$root/Fixtures/keyed/kiler129-NSKeyedUnarchiver" file xml previous=""
+    mkdir -p "$corpus"
+    for file in "$dir"/*.bin.plist; do
+        xml="$dir/xml/$(basename "$file" .bin.plist).xml.plist"
+        [ -f "$xml" ] || continue
+        { cat "$file"; printf '|||'; cat "$xml"; } >"$corpus/pair-$(basename "$file")"
+        [ -z "$previous" ] || { cat "$previous"; printf '|||'; cat "$file"; } >"$corpus/two-$(basename "$file")"
+        previous="$file"
+    done
+}
+
 run_target() {
     local target="$1" artifacts="$build/artifacts-$1" log="$build/$1.log" before after executions status
     build_target "$target"
     seed_corpus "$target"
     [ "$target" != cache ] || seed_cache_corpus
     [ "$target" != store ] || seed_store_corpus
+    [ "$target" != diff ] || seed_diff_corpus
     case "$target" in decoder | archive-json) seed_directory_corpus "$target" ;; esac
     mkdir -p "$artifacts"
     before=$(find "$artifacts" -type f | wc -l)
@@ -183,7 +214,7 @@ run_target() {
 command -v swiftc >/dev/null || { echo "Error: swiftc not found" >&2; exit 2; }
 if [ "$target" = all ]; then
     failed=0
-    for t in binary xml json cache store unarchiver decoder archive-json; do run_target "$t" || failed=1; done  # one after another: shared cores
+    for t in binary xml json cache store unarchiver decoder archive-json diff audit; do run_target "$t" || failed=1; done  # one after another: shared cores
     exit "$failed"
 fi
 entry_file "$target" >/dev/null

@@ -79,6 +79,9 @@ public struct CommandContext {
     public var toolName: String
     /// The verb's name (`add`).
     public var commandName: String
+    /// Whether `stderr` is a terminal (``CommandIO/stderrIsTerminal``), and its width.
+    package var stderrIsTerminal: Bool
+    package var stderrColumns: Int?
 
     public init(
         arguments: ParsedArguments, environment: [String: String], io: CommandIO, toolName: String,
@@ -90,6 +93,8 @@ public struct CommandContext {
         self.stderr = io.stderr
         self.toolName = toolName
         self.commandName = commandName
+        self.stderrIsTerminal = io.stderrIsTerminal
+        self.stderrColumns = io.stderrColumns
     }
 
     /// Writes `Error: <message>` as one line on stderr and returns `status`, for `return context.fail(...)`.

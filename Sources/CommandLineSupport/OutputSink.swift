@@ -95,6 +95,10 @@ public final class OutputCapture {
 public struct CommandIO {
     public var stdout: OutputSink
     public var stderr: OutputSink
+    /// Whether `stderr` is a terminal, where ``ProgressReporter`` draws (false unless set).
+    package var stderrIsTerminal = false
+    /// The terminal's width, when `stderr` is one.
+    package var stderrColumns: Int?
 
     public init(stdout: OutputSink, stderr: OutputSink) {
         self.stdout = stdout
@@ -102,5 +106,10 @@ public struct CommandIO {
     }
 
     /// The process's standard output and standard error.
-    public static var standard: CommandIO { CommandIO(stdout: .standardOutput, stderr: .standardError) }
+    public static var standard: CommandIO {
+        var io = CommandIO(stdout: .standardOutput, stderr: .standardError)
+        io.stderrIsTerminal = Terminal.isTerminal(2)
+        io.stderrColumns = io.stderrIsTerminal ? Terminal.columns(2) : nil
+        return io
+    }
 }

@@ -16,12 +16,13 @@ public enum Inspector {
         CommandLineTool(
             name: "keyedarchive",
             abstract: "Inspect property lists and keyed archives.",
-            discussion: "Exit status: 0 success, 1 no live cache entry for the key (cache get) or a failed "
-                + "self-check (cache exercise), 64 usage error, 65 malformed input (lint: a file is invalid), 66 input "
+            discussion: "Exit status: 0 success, 1 no live cache entry for the key (cache get), a failed "
+                + "self-check (cache exercise), differences (diff) or a class outside --allow (audit), 64 usage error, 65 malformed input (lint: a file is invalid), 66 input "
                 + "cannot be opened, "
                 + "73 output cannot be created, 74 I/O error.",
             version: version,
-            commands: [plistCommand, decodeCommand, encodeCommand, dumpCommand, lintCommand, cacheCommand])
+            commands: [plistCommand, decodeCommand, encodeCommand, dumpCommand, lintCommand, diffCommand, auditCommand,
+                       graphCommand, cacheCommand])
     }
 
     /// Runs the inspector on `arguments` (without the program name) and returns the exit status.

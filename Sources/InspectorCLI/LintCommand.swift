@@ -17,12 +17,16 @@ extension Inspector {
                 + "Objects are not decoded.\n\n"
                 + "For each file that fails, one line '<file>: <reason>' is printed on stdout; valid files print "
                 + "nothing unless --verbose is given ('<file>: OK'). Lines follow the order of the arguments.\n\n"
+                + "While it works, a progress line (files checked, rate, time left) is drawn on stderr when stderr is a "
+                + "terminal, and erased before each line of output; never when stderr is not a terminal, nor with "
+                + "--quiet.\n\n"
                 + "Exit status: 0 when every file is valid; 66 when a file cannot be opened or read (its line says "
                 + "why; the others are still checked); otherwise 65 when a file is invalid; 64 usage error.",
-            usage: ["[--verbose] [--archiver <name> ...] [--any-archiver] [--require-root] <file> ..."],
+            usage: ["[--verbose] [--quiet] [--archiver <name> ...] [--any-archiver] [--require-root] <file> ..."],
             arguments: [.repeated("file", help: "The property lists or keyed archives to check (one or more).")],
             options: [
                 .flag("verbose", short: "v", help: "Also print '<file>: OK' for each valid file."),
+                .flag("quiet", short: "q", help: "Draw no progress line on stderr."),
                 .repeated("archiver", valueName: "name",
                           help: "Also accept keyed archives whose $archiver is <name> (written by an NSKeyedArchiver "
                               + "subclass, such as Sketch's MSArchiver); NSKeyedArchiver is always accepted."),
@@ -41,20 +45,29 @@ extension Inspector {
             let verbose = arguments.flag("verbose")
             var unreadable = false
             var invalid = false
+            let progress = ProgressReporter.forCommand(context, label: "lint", unit: "files", total: files.count,
+                                                       quiet: arguments.flag("quiet"))
+            defer { progress.finish() }
+            let stdout = context.stdout
+            func say(_ line: String) {
+                progress.finish()
+                stdout.write(line + "\n")
+            }
             for file in files {
+                defer { progress.advance() }
                 let bytes: [UInt8]
                 do {
                     bytes = try InputFiles.readFile(file)
                 } catch let failure as CommandFailure {
                     unreadable = true
-                    context.stdout.write(failure.message.replacingNewlines + "\n")
+                    say(failure.message.replacingNewlines)
                     continue
                 }
                 if let problem = linter.problem(in: bytes) {
                     invalid = true
-                    context.stdout.write("\(file): \(problem.replacingNewlines)\n")
+                    say("\(file): \(problem.replacingNewlines)")
                 } else if verbose {
-                    context.stdout.write("\(file): OK\n")
+                    say("\(file): OK")
                 }
             }
             if unreadable { return ExitStatus.noInput }

@@ -208,11 +208,11 @@ func libraryReason(_ file: String) throws -> String {
         #expect(help.status == ExitStatus.success)
         #expect(help.text.hasPrefix("OVERVIEW: Check that files are valid property lists or keyed archives.\n"))
         #expect(help.text.contains(
-            "USAGE: keyedarchive lint [--verbose] [--archiver <name> ...] [--any-archiver] [--require-root] <file> ..."))
+            "USAGE: keyedarchive lint [--verbose] [--quiet] [--archiver <name> ...] [--any-archiver] [--require-root] <file> ..."))
         let flat = help.text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         for phrase in ["'<file>: <reason>'", "'<file>: OK'", "0 when every file is valid", "66 when a file cannot be opened",
                        "otherwise 65 when a file is invalid", "64 usage error", "-v, --verbose", "--archiver <name>",
-                       "--any-archiver", "--require-root"] {
+                       "--any-archiver", "--require-root", "-q, --quiet", "progress line"] {
             #expect(flat.contains(phrase), "\(phrase)")
         }
         #expect(inspect(["help", "lint"]).text == help.text)

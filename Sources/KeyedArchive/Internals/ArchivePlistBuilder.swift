@@ -8,9 +8,9 @@ import BinaryPlist
 /// and written at the end, when the reference width is known. Object numbers follow creation order, so the
 /// same sequence of calls always gives the same bytes.
 struct ArchivePlistBuilder {
-    enum Kind: UInt8 { case scalar, array, dictionary }
+    enum Kind: UInt8 { case scalar, array, set, dictionary }
     /// A scalar: `start`/`count` are a byte range of `scalarBytes`. A collection: a range of `pool`
-    /// (`count` entries for an array; `count` keys then `count` values for a dictionary).
+    /// (`count` entries for an array or a set; `count` keys then `count` values for a dictionary).
     struct Node {
         var kind: Kind
         var start: Int32
@@ -108,7 +108,7 @@ struct ArchivePlistBuilder {
             return collection(.array, refs)
         case .set(let items):
             let refs = items.map { scalar($0) }
-            return collection(.array, refs)
+            return collection(.set, refs)
         case .dictionary(let d):
             var refs: [Int32] = []
             refs.reserveCapacity(d.count * 2)
@@ -233,8 +233,8 @@ struct ArchivePlistBuilder {
                 switch node.kind {
                 case .scalar:
                     out.bytes.append(contentsOf: scalars[start..<(start + count)])
-                case .array:
-                    out.writeMarker(0xA0, count: count)
+                case .array, .set:
+                    out.writeMarker(node.kind == .set ? 0xC0 : 0xA0, count: count)
                     Self.writeReferences(pool[start..<(start + count)], width: refWidth, to: &out.bytes)
                 case .dictionary:
                     out.writeMarker(0xD0, count: count)
