@@ -138,19 +138,21 @@ public final class FormCache: Sendable {
 
     /// Removes the expired records (every record with `all`) and returns them, in one commit; with `dryRun`
     /// only returns what would be removed. Expired records are found from the store's index, so only they are
-    /// decoded.
+    /// decoded. `progress` counts the records read (of those expired, or with `all` of every record) before
+    /// the commit.
     @discardableResult
-    public func purge(all: Bool = false, dryRun: Bool = false) throws(StoreError) -> [FormRecord] {
-        if all { return dryRun ? try repository.all() : try repository.removeAll { _ in true } }
+    public func purge(all: Bool = false, dryRun: Bool = false, progress: ProgressHandler? = nil) throws(StoreError) -> [FormRecord] {
+        if all { return dryRun ? try repository.all() : try repository.removeAll(progress: progress) { _ in true } }
         let now = clock.now()
-        return dryRun ? try repository.expired(at: now) : try repository.removeExpired(at: now)
+        return dryRun ? try repository.expired(at: now) : try repository.removeExpired(at: now, progress: progress)
     }
 
     /// Writes every record, live and expired, to `file` as one ordinary keyed archive (see
-    /// ``ArchiveRepository/exportArchive(to:)``) and returns how many.
+    /// ``ArchiveRepository/exportArchive(to:progress:)``) and returns how many. `progress` counts the records
+    /// read, of the store's count.
     @discardableResult
-    public func export(to file: String) throws(StoreError) -> Int {
-        try repository.exportArchive(to: file)
+    public func export(to file: String, progress: ProgressHandler? = nil) throws(StoreError) -> Int {
+        try repository.exportArchive(to: file, progress: progress)
         return try repository.count()
     }
 

@@ -59,11 +59,12 @@ extension FormCache {
     /// Imports a keyed archive of either kind: one that ``export(to:)`` wrote (root `ArchiveRepositoryFile`,
     /// records kept as they are, with their own expiry), or a legacy one of `FormModel` objects (see
     /// ``importLegacy(file:)``). Ids already in the store are skipped. All added records are one commit.
-    /// `path` may name a pipe or a FIFO, read to its end as `cat` reads it.
-    public func importArchive(file path: String) throws(StoreError) -> LegacyImportResult {
+    /// `path` may name a pipe or a FIFO, read to its end as `cat` reads it. `progress` counts the exported
+    /// records archived for the store, of those in the file.
+    public func importArchive(file path: String, progress: ProgressHandler? = nil) throws(StoreError) -> LegacyImportResult {
         let bytes = try readImport(path)
         if let records = try? ArchiveRepository<FormRecord>.records(inArchive: bytes, source: path) {
-            return try importRecords(records)
+            return try importRecords(records, progress: progress)
         }
         return try importLegacy(archive: bytes, source: path)
     }
@@ -77,8 +78,8 @@ extension FormCache {
     }
 
     /// Adds the records whose ids are free, in one commit.
-    private func importRecords(_ records: [FormRecord]) throws(StoreError) -> LegacyImportResult {
-        let added = try repository.add(contentsOf: records, skippingExisting: true)
+    private func importRecords(_ records: [FormRecord], progress: ProgressHandler? = nil) throws(StoreError) -> LegacyImportResult {
+        let added = try repository.add(contentsOf: records, skippingExisting: true, progress: progress)
         // Each added id was added for its first record in `records`; every other record was skipped.
         var unclaimed = Set(added.map(\.id))
         var skipped: [String] = []

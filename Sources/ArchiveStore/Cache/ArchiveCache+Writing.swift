@@ -82,23 +82,25 @@ extension ArchiveCache {
     }
 
     /// Removes every entry (files the cache did not write stay); returns how many entries there were.
+    /// `progress` counts the files removed (segments and large entries), of those there are.
     /// Mirrors `NSCache.removeAllObjects()`.
     @discardableResult
-    public func removeAll() throws(StoreError) -> Int {
+    public func removeAll(progress: ProgressHandler? = nil) throws(StoreError) -> Int {
         let removed = try mutate { (writer: inout CacheWriter, state: inout CacheWriterState) throws(StoreError) -> Int in
-            try writer.removeAll(&state)
+            try writer.removeAll(progress: progress, &state)
         }
         memory.withLock { $0.clear() }
         return removed
     }
 
-    /// Removes every expired entry; returns how many.
+    /// Removes every expired entry; returns how many. `progress` counts the expired entries removed, of
+    /// those found.
     @discardableResult
-    public func removeExpired() throws(StoreError) -> Int {
+    public func removeExpired(progress: ProgressHandler? = nil) throws(StoreError) -> Int {
         let now = options.clock.now()
         let (removed, evicted) = try mutate {
             (writer: inout CacheWriter, state: inout CacheWriterState) throws(StoreError) -> ([StableHash], [StableHash]) in
-            let removed = try writer.removeExpired(now: now.timeIntervalSince1970, &state)
+            let removed = try writer.removeExpired(now: now.timeIntervalSince1970, progress: progress, &state)
             return (removed, try evictToLimits(&writer, keeping: nil, &state))
         }
         memory.withLock { m in
@@ -116,11 +118,12 @@ extension ArchiveCache {
     }
 
     /// Evicts entries, oldest segments first, until the directory takes at most `byteLimit` bytes on disk.
-    public func trim(toByteLimit byteLimit: Int) throws(StoreError) {
+    /// `progress` counts the bytes given back, of those over `byteLimit` at the start.
+    public func trim(toByteLimit byteLimit: Int, progress: ProgressHandler? = nil) throws(StoreError) {
         guard byteLimit >= 0 else { throw StoreError(.invalidArgument, "a byte limit must not be negative") }
         let evicted = try mutate { (writer: inout CacheWriter, state: inout CacheWriterState) throws(StoreError) -> [StableHash] in
             files.sweepTemporaries()
-            return try writer.evict(byteLimit: byteLimit, countLimit: 0, &state)
+            return try writer.evict(byteLimit: byteLimit, countLimit: 0, progress: progress, &state)
         }
         memory.withLock { m in
             m.statistics.evictions += evicted.count

@@ -50,7 +50,7 @@ public struct CacheStatistics: Sendable, Hashable, CustomStringConvertible {
     public var diskHits = 0
     /// Reads that found nothing (absent, expired, damaged).
     public var misses = 0
-    /// Expired entries met by a read or removed by ``ArchiveCache/removeExpired()``.
+    /// Expired entries met by a read or removed by ``ArchiveCache/removeExpired(progress:)``.
     public var expired = 0
     /// Entries removed to keep the limits.
     public var evictions = 0

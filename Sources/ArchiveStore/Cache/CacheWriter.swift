@@ -358,9 +358,24 @@ struct CacheWriter {
     /// evicted): over the byte limit, that gives back the dead space before any live entry is evicted for it;
     /// without a byte limit it keeps the directory at most about twice its live bytes (once more than four
     /// segments are dead), a segment or two per write.
-    mutating func evict(byteLimit: Int?, countLimit: Int, keeping kept: [UInt8]? = nil,
+    ///
+    /// `progress` counts the bytes given back, of those over `byteLimit` at the start (without a byte limit,
+    /// the entries evicted, of those over `countLimit`).
+    mutating func evict(byteLimit: Int?, countLimit: Int, keeping kept: [UInt8]? = nil, progress: ProgressHandler? = nil,
                         _ state: inout CacheWriterState) throws(StoreError) -> [StableHash] {
         var evicted: [StableHash] = []
+        let startBytes = progress != nil && byteLimit != nil ? try diskUse(state) : 0
+        let startCount = header.count
+        func report(_ writer: CacheWriter) throws(StoreError) {
+            guard let progress else { return }
+            if let byteLimit {
+                let total = max(0, startBytes - byteLimit)
+                progress(min(total, max(0, startBytes - (try writer.diskUse(state)))), total)
+            } else {
+                let total = max(0, startCount - countLimit)
+                progress(min(total, max(0, startCount - writer.header.count)), total)
+            }
+        }
         var compactions = 0
         var repaired = false
         // Each segment there is now is walked at most twice (once to give its used entries a second chance,
@@ -396,6 +411,7 @@ struct CacheWriter {
             let countLimit = overBytes ? 0 : countLimit
             evicted += try evictFromOldest(until: { writer in countLimit > 0 && writer.header.count <= countLimit }, keeping: kept,
                                            carryingAll: false, &state)
+            try report(self)
         }
         return evicted
     }
@@ -527,17 +543,26 @@ struct CacheWriter {
     /// Removes every entry: segments, large files and table, and starts a new table whose segment numbers go on
     /// from the old ones (numbers are never reused: readers keep segments open by number). Returns how many
     /// entries there were.
-    mutating func removeAll(_ state: inout CacheWriterState) throws(StoreError) -> Int {
+    /// `progress` counts the files removed (segments and large entries), of those there are.
+    mutating func removeAll(progress: ProgressHandler? = nil, _ state: inout CacheWriterState) throws(StoreError) -> Int {
         let removed = header.count
         let next = header.headSegment &+ 1
-        for number in try directory.segments.numbers() {
+        let numbers = try directory.segments.numbers()
+        let large = (try fileSystem.list(directory.largePath) ?? []).filter {
+            $0.utf8.count == 40 && $0.hasSuffix(".archive") && StableHash(hex: $0.prefix(32)) != nil
+        }
+        var done = 0
+        for number in numbers {
             _ = try fileSystem.unlink(directory.segments.file(number))
             directory.segments.forget(number)
+            done += 1
+            progress?(done, numbers.count + large.count)
         }
-        for name in try fileSystem.list(directory.largePath) ?? []
-        where name.utf8.count == 40 && name.hasSuffix(".archive") && StableHash(hex: name.prefix(32)) != nil {
+        for name in large {
             let file = PathName.join(directory.largePath, name)
             if let info = try fileSystem.linkStatus(file), info.isRegularFile { _ = try fileSystem.unlink(file) }
+            done += 1
+            progress?(done, numbers.count + large.count)
         }
         var fresh = CacheTableHeader.fresh(bits: 8, headSegment: next)
         fresh.changes = header.changes &+ 1
@@ -557,7 +582,9 @@ struct CacheWriter {
 
     /// Removes the entries whose expiry (in the table, to the second, rounded up) is at or before `now`; returns
     /// their hashes.
-    mutating func removeExpired(now: Double, _ state: inout CacheWriterState) throws(StoreError) -> [StableHash] {
+    /// `progress` counts the expired entries removed, of those found.
+    mutating func removeExpired(now: Double, progress: ProgressHandler? = nil,
+                                _ state: inout CacheWriterState) throws(StoreError) -> [StableHash] {
         let limit = now.rounded(.down)
         var expired: [(Int, CacheSlot)] = []
         try table.forEachSlot { (index, slot) throws(StoreError) in
@@ -574,6 +601,7 @@ struct CacheWriter {
             _ = try append(FrameHeader.encode(kind: .delete, key: key, expiry: nil, payload: []), &state)
             try free(index, slot, hash: hash)
             removed.append(hash)
+            progress?(removed.count, expired.count)
         }
         return removed
     }

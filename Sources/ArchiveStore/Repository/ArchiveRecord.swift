@@ -66,7 +66,7 @@ public protocol ArchiveRecord: KeyedArchivable, Identifiable {
     static func migrateRecord(fromVersion version: Int, coder: KeyedUnarchiver) throws -> Self
 
     /// When the record expires, if it does: kept in the store's index, so that
-    /// ``ArchiveRepository/removeExpired(at:)`` finds expired records without decoding the others.
+    /// ``ArchiveRepository/removeExpired(at:progress:)`` finds expired records without decoding the others.
     /// Default: `nil` (never).
     var expiryDate: Date? { get }
 }

@@ -35,8 +35,8 @@ import KeyedArchive
 /// way on request.
 ///
 /// A store file written before the record log (one keyed archive holding every record) is read as it is and
-/// becomes a record log on the first change. ``exportArchive(to:)`` writes that single archive back, for
-/// Apple's `NSKeyedUnarchiver` or any other reader, and ``add(contentsOf:skippingExisting:)`` reads records
+/// becomes a record log on the first change. ``exportArchive(to:progress:)`` writes that single archive back, for
+/// Apple's `NSKeyedUnarchiver` or any other reader, and ``add(contentsOf:skippingExisting:progress:)`` reads records
 /// back in.
 ///
 /// Plays the part of a Core Data persistent store or an `NSKeyedArchiver.archiveRootObject(_:toFile:)` cache.
@@ -169,12 +169,17 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
 
     /// Adds every record of `records` in one commit, and returns those added. With `skippingExisting`, a
     /// record whose id is taken (in the store, or earlier in `records`) is left out; without it, such a record
-    /// throws ``StoreError/Code/duplicateID`` and nothing is added.
+    /// throws ``StoreError/Code/duplicateID`` and nothing is added. `progress` counts the records archived, of
+    /// `records.count`.
     @discardableResult
-    public func add(contentsOf records: [Record], skippingExisting: Bool) throws(StoreError) -> [Record] {
+    public func add(contentsOf records: [Record], skippingExisting: Bool,
+                    progress: ProgressHandler? = nil) throws(StoreError) -> [Record] {
         var frames: [(Record, [UInt8])] = []
         frames.reserveCapacity(records.count)
-        for record in records { frames.append((record, try archived(record))) }
+        for record in records {
+            frames.append((record, try archived(record)))
+            progress?(frames.count, records.count)
+        }
         guard !frames.isEmpty else { return [] }
         return try withWriter(createsStore: true) { snapshot throws(StoreError) -> [Record] in
             var taken: Set<[UInt8]> = []
@@ -248,14 +253,19 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     }
 
     /// Removes and returns every record for which `shouldBeRemoved` is true, in one commit (writes nothing if
-    /// none is). Every record is decoded; ``removeExpired(at:)`` decodes only the records it removes.
+    /// none is). Every record is decoded; ``removeExpired(at:progress:)`` decodes only the records it removes.
+    /// `progress` counts the records read, of the store's count.
     @discardableResult
-    public func removeAll(where shouldBeRemoved: (Record) -> Bool) throws(StoreError) -> [Record] {
+    public func removeAll(progress: ProgressHandler? = nil,
+                          where shouldBeRemoved: (Record) -> Bool) throws(StoreError) -> [Record] {
         try withWriter(createsStore: false) { snapshot throws(StoreError) -> [Record] in
             var removed: [Record] = []
             var changes: [StoreSnapshot.Change] = []
+            var read = 0
             try snapshot.forEachLiveFrame { frame throws(StoreError) in
                 let record = try decode(frame, snapshot)
+                read += 1
+                progress?(read, snapshot.state.liveCount)
                 guard shouldBeRemoved(record) else { return }
                 removed.append(record)
                 changes.append(.delete(key: frame.key, replacing: FrameLocation(
@@ -269,11 +279,11 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
 
     /// Removes and returns the records whose ``ArchiveRecord/expiryDate`` is at or before `date`, in one
     /// commit. They are found from the index alone and only they are decoded, so the cost follows the number
-    /// removed, not the size of the store.
+    /// removed, not the size of the store. `progress` counts the expired records read, of those found.
     @discardableResult
-    public func removeExpired(at date: Date) throws(StoreError) -> [Record] {
+    public func removeExpired(at date: Date, progress: ProgressHandler? = nil) throws(StoreError) -> [Record] {
         try withWriter(createsStore: false) { snapshot throws(StoreError) -> [Record] in
-            let expired = try expiredRecords(in: snapshot, at: date)
+            let expired = try expiredRecords(in: snapshot, at: date, progress: progress)
             try snapshot.commit(expired.map { .delete(key: $0.key, replacing: $0.location) })
             return expired.map(\.record)
         } ?? []
@@ -326,13 +336,20 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// Writes every record as one ordinary keyed archive to `destination` (replaced atomically, mode 0600):
     /// root object `ArchiveRepositoryFile` with keys `version` and `records` (an NSArray of the records), as
     /// stores were kept before the record log. Apple's `NSKeyedUnarchiver` reads it; so does
-    /// ``RepositoryFile/decode(_:path:)`` and so ``add(contentsOf:skippingExisting:)`` can take it back.
-    public func exportArchive(to destination: String) throws(StoreError) {
-        let bytes = try RepositoryFile.encode(try all(), path: destination)
+    /// ``RepositoryFile/decode(_:path:)`` and so ``add(contentsOf:skippingExisting:progress:)`` can take it back.
+    /// `progress` counts the records read, of the store's count.
+    public func exportArchive(to destination: String, progress: ProgressHandler? = nil) throws(StoreError) {
+        let total = progress == nil ? nil : try count()
+        var records: [Record] = []
+        try forEach { record throws(StoreError) in
+            records.append(record)
+            progress?(records.count, total)
+        }
+        let bytes = try RepositoryFile.encode(records, path: destination)
         try AtomicReplace.replace(destination, with: bytes, fileSystem: fileSystem)
     }
 
-    /// The records of an archive that ``exportArchive(to:)`` wrote (or a store file from before the record
+    /// The records of an archive that ``exportArchive(to:progress:)`` wrote (or a store file from before the record
     /// log). Throws ``StoreError/Code/corrupt`` for anything else.
     public static func records(inArchive bytes: [UInt8], source: String) throws(StoreError) -> [Record] {
         try RepositoryFile<Record>.decode(bytes, path: source).records
@@ -527,7 +544,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     }
 
     /// The expired records with their frames, in log order.
-    private func expiredRecords(in snapshot: StoreSnapshot, at date: Date)
+    private func expiredRecords(in snapshot: StoreSnapshot, at date: Date, progress: ProgressHandler? = nil)
         throws(StoreError) -> [(record: Record, key: [UInt8], location: FrameLocation)]
     {
         let limit = date.timeIntervalSince1970
@@ -547,6 +564,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
             let frame = try snapshot.frame(at: location)
             let record = try decode(frame, snapshot)
             result.append((record, frame.key, location))
+            progress?(result.count, locations.count)
         }
         return result
     }

@@ -2,7 +2,7 @@ import KeyedArchive
 
 /// The root object of one keyed archive holding every record of a repository: `ArchiveRepositoryFile
 /// {version, records}`. Stores were kept this way before the record log (they are still read, and migrated on
-/// the first change); ``ArchiveRepository/exportArchive(to:)`` writes it, for Apple's `NSKeyedUnarchiver`.
+/// the first change); ``ArchiveRepository/exportArchive(to:progress:)`` writes it, for Apple's `NSKeyedUnarchiver`.
 package struct RepositoryFile<Record: ArchiveRecord>: KeyedArchivable {
     package static var archivedClassName: String { "ArchiveRepositoryFile" }
 
