@@ -1,4 +1,5 @@
 // Mirrors Sources/KeyedArchive/KeyedArchive.docc/MigratingFromNSKeyedArchiver.md (see ArticleCode in TestSupport)
+import BinaryPlist
 import Foundation
 import KeyedArchive
 import Testing
@@ -202,6 +203,14 @@ struct MigratingArticleTests {
         }
         // end snippet
         #expect(shouted?.name == "ADA" && shouted?.emails == ["(HIDDEN)"])
+    }
+
+    @Test func numbersKeepTheirKind() throws {
+        let bytes: [UInt8] = try KeyedArchiver.archivedData(withRootObject: [1, 1.0, true] as [Any])
+        let values = try #require(try KeyedUnarchiver.unarchivedObject(ofType: [Any].self, from: bytes))
+        #expect(values.map { "\(type(of: $0))" } == ["Int", "Double", "Bool"])
+        let objects = try #require(try PropertyList.decode(bytes)["$objects"]?.arrayValue)
+        #expect(objects.filter { $0 == 1 || $0 == 1.0 || $0 == true } == [1, 1.0, true])
     }
 
     @Test func anUnknownClassCanBeResolvedByAFallback() throws {
