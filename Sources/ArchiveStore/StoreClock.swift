@@ -18,6 +18,8 @@ public protocol StoreClock: Sendable {
 
 /// The system's wall clock (`Date()`).
 public struct SystemClock: StoreClock {
+    /// The system clock.
     public init() {}
+    /// The current time, `Date()`.
     public func now() -> Date { Date() }
 }

@@ -13,8 +13,11 @@
 public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong. An open set: new codes may be added without breaking callers.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name (`"notFound"`).
         public let rawValue: String
+        /// The code named `rawValue`.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's name.
         public var description: String { rawValue }
 
         /// No record has the given id (or it has expired).
@@ -54,6 +57,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let durabilityUnknown = Code(rawValue: "durabilityUnknown")
     }
 
+    /// What went wrong; match it in `catch` (`catch StoreError.Code.notFound`).
     public var code: Code
     /// One-line reason.
     public var reason: String
@@ -66,6 +70,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Where in the file the damage was found (a byte offset), for ``Code/corrupt``.
     public var offset: Int?
 
+    /// An error with `code`, a one-line `reason`, and the file, record and system error involved.
     public init(_ code: Code, _ reason: String, path: String? = nil, recordID: String? = nil, errno: Int32? = nil,
                 offset: Int? = nil) {
         self.code = code

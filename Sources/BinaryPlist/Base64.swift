@@ -71,5 +71,6 @@ public enum Base64 {
         return out
     }
 
+    /// Decodes base64 text given as a string, skipping ASCII whitespace; `nil` for text that is not base64.
     public static func decode(_ text: String) -> [UInt8]? { decode(text.utf8) }
 }

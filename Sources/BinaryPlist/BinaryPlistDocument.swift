@@ -14,7 +14,9 @@
 public struct BinaryPlistDocument: Sendable {
     /// The whole file.
     public let bytes: [UInt8]
+    /// The file's trailer, validated: widths, object count, top object and offset table position.
     public let trailer: BinaryPlistTrailer
+    /// The limits that materializing objects of the document enforces.
     public let limits: PlistLimits
 
     /// The object area ends where the offset table begins.
@@ -137,8 +139,11 @@ public struct BinaryPlistDocument: Sendable {
     public enum Object: Sendable {
         /// Any non-collection value.
         case scalar(PlistValue)
+        /// An array, as the references of its elements.
         case array(References)
+        /// A set, as the references of its members.
         case set(References)
+        /// A dictionary, as the references of its keys and of its values, in file order.
         case dictionary(keys: References, values: References)
     }
 
@@ -147,9 +152,13 @@ public struct BinaryPlistDocument: Sendable {
         let bytes: [UInt8]
         let start: Int
         let width: Int
+        /// The number of references.
         public let count: Int
+        /// The position of the first reference: 0.
         public var startIndex: Int { 0 }
+        /// The position after the last reference: ``count``.
         public var endIndex: Int { count }
+        /// The object index that the reference at `position` holds.
         public subscript(position: Int) -> Int {
             // Checked below the object count (an Int) when the collection was read: it fits.
             bytes.withUnsafeBytes { Int(clamping: readBigEndian($0, start + position * width, width)) }

@@ -21,9 +21,12 @@
 public struct BinaryPlistObjects {
     /// The whole file, borrowed for the scope of ``BinaryPlistDocument/withObjects(_:)``.
     @usableFromInline let raw: UnsafeRawBufferPointer
+    /// The number of objects in the file.
     public let objectCount: Int
+    /// The index of the top object.
     public let topObject: Int
     @usableFromInline let offsetWidth: Int
+    /// The width in bytes (1...8) of each object reference in a collection.
     public let referenceWidth: Int
     /// The object area ends where the offset table begins.
     @usableFromInline let table: Int
@@ -49,25 +52,37 @@ public struct BinaryPlistObjects {
 
     /// An array's (or a set's) references, which start at byte `refs`; each is checked when it is read.
     public struct ArrayView: Sendable, Hashable {
+        /// The byte offset of the first reference.
         public var refs: Int
+        /// The number of references (elements or members).
         public var count: Int
+        /// A view of `count` references starting at byte `refs`.
         @inlinable public init(refs: Int, count: Int) { self.refs = refs; self.count = count }
     }
 
     /// A dictionary's key references, which start at byte `keys`; its value references follow them.
     public struct DictionaryView: Sendable, Hashable {
+        /// The byte offset of the first key reference.
         public var keys: Int
+        /// The number of entries (each a key reference and a value reference).
         public var count: Int
+        /// A view of `count` entries whose key references start at byte `keys`.
         @inlinable public init(keys: Int, count: Int) { self.keys = keys; self.count = count }
     }
 
     /// One object as a decoder walks it: the values an archive is made of read at once, collections as views.
     public enum Value {
+        /// A UID, as the index it refers to.
         case uid(Int)
+        /// An integer.
         case integer(PlistInteger)
+        /// A real, widened to `Double`.
         case real(Double)
+        /// A boolean.
         case bool(Bool)
+        /// An array, as a view of its references.
         case array(ArrayView)
+        /// A dictionary, as a view of its references.
         case dictionary(DictionaryView)
         /// Anything else (strings, data, dates, null, sets), materialized.
         case other(PlistValue)
@@ -109,6 +124,7 @@ public struct BinaryPlistObjects {
                    byteOffset: position)
     }
 
+    /// The reference of key `i` of dictionary `d`, checked against the object count.
     @inlinable @inline(__always)
     public func keyReference(_ d: DictionaryView, _ i: Int) throws(PlistError) -> Int {
         try reference(at: d.keys + i * referenceWidth)
@@ -118,10 +134,12 @@ public struct BinaryPlistObjects {
     public func uncheckedKeyReference(_ d: DictionaryView, _ i: Int) -> Int {
         number(at: d.keys + i * referenceWidth, width: referenceWidth)
     }
+    /// The reference of value `i` of dictionary `d`, checked against the object count.
     @inlinable @inline(__always)
     public func valueReference(_ d: DictionaryView, _ i: Int) throws(PlistError) -> Int {
         try reference(at: d.keys + (d.count + i) * referenceWidth)
     }
+    /// The reference of element `i` of array (or set) `a`, checked against the object count.
     @inlinable @inline(__always)
     public func elementReference(_ a: ArrayView, _ i: Int) throws(PlistError) -> Int {
         try reference(at: a.refs + i * referenceWidth)
@@ -352,9 +370,13 @@ public struct BinaryPlistObjects {
 
     /// One object with nothing below it read: a scalar fully, a collection as a view of its references.
     public enum Object {
+        /// Any value that is not a collection, read whole.
         case scalar(PlistValue)
+        /// An array, as a view of its references.
         case array(ArrayView)
+        /// A set, as a view of its references.
         case set(ArrayView)
+        /// A dictionary, as a view of its references.
         case dictionary(DictionaryView)
     }
 

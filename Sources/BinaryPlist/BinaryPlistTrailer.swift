@@ -5,15 +5,20 @@
 ///
 /// Mirrors `CFBinaryPlistTrailer` in CoreFoundation's `CFBinaryPList.c`.
 public struct BinaryPlistTrailer: Sendable, Hashable {
+    /// The sort version byte, which CoreFoundation writes as 0 and no reader uses.
     public var sortVersion: UInt8
     /// Width in bytes (1...8) of each entry of the offset table.
     public var offsetWidth: Int
     /// Width in bytes (1...8) of each object reference inside arrays, sets and dictionaries.
     public var referenceWidth: Int
+    /// The number of objects, and of entries in the offset table.
     public var objectCount: Int
+    /// The index of the top object.
     public var topObject: Int
+    /// The byte offset where the offset table starts.
     public var offsetTableOffset: Int
 
+    /// The size of the trailer: 32 bytes.
     public static let byteCount = 32
 }
 

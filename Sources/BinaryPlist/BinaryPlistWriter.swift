@@ -7,8 +7,10 @@
 ///
 /// Mirrors `__CFBinaryPlistWrite` in CoreFoundation.
 public struct BinaryPlistWriter {
+    /// The limits writing enforces (the depth limit).
     public var limits: PlistLimits
 
+    /// A writer that enforces `limits`.
     public init(limits: PlistLimits = .default) {
         self.limits = limits
     }

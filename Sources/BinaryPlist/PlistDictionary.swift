@@ -6,9 +6,13 @@
 ///
 /// Mirrors `CFDictionary` in a property list.
 public struct PlistDictionary: Sendable {
+    /// One key and its value.
     public struct Entry: Sendable, Hashable {
+        /// The key: a string, or any scalar in a binary plist.
         public var key: PlistValue
+        /// The value.
         public var value: PlistValue
+        /// An entry of `key` and `value`.
         public init(key: PlistValue, value: PlistValue) {
             self.key = key
             self.value = value
@@ -22,24 +26,31 @@ public struct PlistDictionary: Sendable {
 
     private static let indexThreshold = 24
 
+    /// An empty dictionary.
     public init() {
         entries = []
         index = nil
     }
 
+    /// A dictionary of `pairs`, in their order.
     public init(_ pairs: some Sequence<(PlistValue, PlistValue)>) {
         self.init(entries: pairs.map { Entry(key: $0.0, value: $0.1) })
     }
 
+    /// A dictionary of `entries`, in their order.
     public init(entries: [Entry]) {
         self.entries = entries
         self.index = nil
         rebuildIndex()
     }
 
+    /// The number of entries.
     public var count: Int { entries.count }
+    /// Whether the dictionary has no entries.
     public var isEmpty: Bool { entries.isEmpty }
+    /// The keys, in order.
     public var keys: [PlistValue] { entries.map(\.key) }
+    /// The values, in the order of their keys.
     public var values: [PlistValue] { entries.map(\.value) }
 
     /// Whether every key is a string.
@@ -107,6 +118,7 @@ public struct PlistDictionary: Sendable {
 }
 
 extension PlistDictionary: Hashable {
+    /// Whether two dictionaries hold the same entries, in any order.
     public static func == (lhs: PlistDictionary, rhs: PlistDictionary) -> Bool {
         guard lhs.entries.count == rhs.entries.count else { return false }
         if lhs.entries == rhs.entries { return true }
@@ -114,6 +126,7 @@ extension PlistDictionary: Hashable {
             lhs.entries.map { .array([$0.key, $0.value]) }, rhs.entries.map { .array([$0.key, $0.value]) })
     }
 
+    /// Hashes the entries independently of their order.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(entries.count)
         hasher.combine(entries.reduce(0) { $0 &+ $1.hashValue })
@@ -121,6 +134,7 @@ extension PlistDictionary: Hashable {
 }
 
 extension PlistDictionary: ExpressibleByDictionaryLiteral {
+    /// A dictionary of string keys, in the literal's order.
     public init(dictionaryLiteral elements: (String, PlistValue)...) {
         self.init(elements.map { (PlistValue.string($0.0), $0.1) })
     }

@@ -12,8 +12,11 @@
 public struct PlistError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong. An open set: new codes may be added without breaking callers.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name (`"truncated"`).
         public let rawValue: String
+        /// The code named `rawValue`.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's name.
         public var description: String { rawValue }
 
         /// The bytes end before the structure they promise.
@@ -50,6 +53,7 @@ public struct PlistError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidJSON = Code(rawValue: "invalidJSON")
     }
 
+    /// What went wrong; match it in `catch` (`catch PlistError.Code.truncated`).
     public var code: Code
     /// Byte offset in the input where the problem was seen, when known.
     public var byteOffset: Int?
@@ -60,6 +64,7 @@ public struct PlistError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Format label for the message ("bplist", "xml plist", "plist-json").
     public var format: String
 
+    /// An error with `code`, a one-line `reason` and where it was found.
     public init(_ code: Code, _ reason: String, byteOffset: Int? = nil, objectIndex: Int? = nil, format: String = "bplist") {
         self.code = code
         self.reason = reason

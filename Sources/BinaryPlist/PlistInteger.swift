@@ -16,12 +16,15 @@ public struct PlistInteger: Hashable, Sendable, Comparable, CustomStringConverti
         self.low = low
     }
 
+    /// The integer `value`.
     public init(_ value: Int64) {
         self.init(high: value < 0 ? -1 : 0, low: UInt64(bitPattern: value))
     }
 
+    /// The integer `value`.
     public init(_ value: Int) { self.init(Int64(value)) }
 
+    /// The integer `value`, which may exceed `Int64.max`.
     public init(_ value: UInt64) { self.init(high: 0, low: value) }
 
     /// Whether the value is below zero.
@@ -44,10 +47,12 @@ public struct PlistInteger: Hashable, Sendable, Comparable, CustomStringConverti
     /// Whether the value fits a signed 64-bit integer.
     public var fitsInt64: Bool { int64Value != nil }
 
+    /// Whether `lhs` is less than `rhs`.
     public static func < (lhs: PlistInteger, rhs: PlistInteger) -> Bool {
         lhs.high != rhs.high ? lhs.high < rhs.high : lhs.low < rhs.low
     }
 
+    /// The value in decimal.
     public var description: String {
         if let v = int64Value { return String(v) }
         if let v = uint64Value { return String(v) }
@@ -120,5 +125,6 @@ extension PlistInteger {
 }
 
 extension PlistInteger: ExpressibleByIntegerLiteral {
+    /// The integer a literal writes.
     public init(integerLiteral value: Int64) { self.init(value) }
 }

@@ -38,6 +38,7 @@ public struct PlistLimits: Sendable, Hashable {
         case strict
     }
 
+    /// The documented defaults (``default``).
     public init() {}
 
     /// The documented defaults.

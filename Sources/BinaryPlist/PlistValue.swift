@@ -9,16 +9,25 @@
 public enum PlistValue: Sendable {
     /// The binary null object, marker `0x00`. XML plists cannot express it.
     case null
+    /// A boolean, markers `0x08` and `0x09`; never equal to an integer.
     case bool(Bool)
+    /// An integer of up to 128 bits, signed or unsigned.
     case integer(PlistInteger)
     /// A 32- or 64-bit real, widened to `Double`; NaN and infinities are kept.
     case real(Double)
+    /// A date, seconds since 2001-01-01.
     case date(PlistDate)
+    /// Raw bytes.
     case data([UInt8])
+    /// A string.
     case string(String)
+    /// A UID: a reference to an object of a keyed archive.
     case uid(PlistUID)
+    /// An array.
     case array([PlistValue])
+    /// A set, its members in file order.
     case set([PlistValue])
+    /// A dictionary, its keys in file order.
     case dictionary(PlistDictionary)
 }
 
@@ -46,14 +55,23 @@ extension PlistValue {
         return (name.first.map { "aeiouAEIU".contains($0) } ?? false ? "an " : "a ") + name
     }
 
+    /// The string, when the value is one.
     public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
+    /// The boolean, when the value is one (an integer is not).
     public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
+    /// The integer, when the value is one.
     public var integerValue: PlistInteger? { if case .integer(let i) = self { i } else { nil } }
+    /// The real, when the value is one (an integer is not).
     public var realValue: Double? { if case .real(let r) = self { r } else { nil } }
+    /// The UID, when the value is one.
     public var uidValue: PlistUID? { if case .uid(let u) = self { u } else { nil } }
+    /// The bytes, when the value is data.
     public var dataValue: [UInt8]? { if case .data(let d) = self { d } else { nil } }
+    /// The date, when the value is one.
     public var dateValue: PlistDate? { if case .date(let d) = self { d } else { nil } }
+    /// The elements, when the value is an array.
     public var arrayValue: [PlistValue]? { if case .array(let a) = self { a } else { nil } }
+    /// The dictionary, when the value is one.
     public var dictionaryValue: PlistDictionary? { if case .dictionary(let d) = self { d } else { nil } }
 
     /// Whether the value is a set.
@@ -74,6 +92,7 @@ extension PlistValue {
 }
 
 extension PlistValue: Hashable {
+    /// Whether two values are structurally equal (see ``PlistValue``).
     public static func == (lhs: PlistValue, rhs: PlistValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
@@ -91,6 +110,7 @@ extension PlistValue: Hashable {
         }
     }
 
+    /// Hashes the value consistently with its equality.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)
@@ -127,11 +147,17 @@ extension PlistValue: Hashable {
 extension PlistValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
+    /// A string.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An integer.
     public init(integerLiteral value: Int64) { self = .integer(PlistInteger(value)) }
+    /// A real.
     public init(floatLiteral value: Double) { self = .real(value) }
+    /// A boolean.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An array.
     public init(arrayLiteral elements: PlistValue...) { self = .array(elements) }
+    /// A dictionary of string keys, in the literal's order.
     public init(dictionaryLiteral elements: (String, PlistValue)...) {
         self = .dictionary(PlistDictionary(elements.map { (PlistValue.string($0.0), $0.1) }))
     }

@@ -2,7 +2,9 @@
 ///
 /// Mirrors `PropertyListSerialization.PropertyListFormat` (`.binary`, `.xml`; the OpenStep form is not written).
 public enum PlistFormat: String, Sendable, Hashable, CaseIterable {
+    /// The binary format, `bplist00`.
     case binary
+    /// Apple's XML format, version 1.0.
     case xml
 }
 

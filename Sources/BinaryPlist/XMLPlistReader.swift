@@ -38,8 +38,10 @@
 /// Mirrors `PropertyListSerialization.propertyList(from:options:format:)` on XML input /
 /// `CFPropertyListCreateWithData`.
 public struct XMLPlistReader {
+    /// The limits reading enforces.
     public var limits: PlistLimits
 
+    /// A reader that enforces `limits`.
     public init(limits: PlistLimits = .default) { self.limits = limits }
 
     /// The value the XML plist `bytes` holds.

@@ -28,8 +28,10 @@
 /// Mirrors `PropertyListSerialization.data(fromPropertyList:format: .xml, options:)` /
 /// `CFPropertyListCreateData(_, _, kCFPropertyListXMLFormat_v1_0, _, _)`.
 public struct XMLPlistWriter {
+    /// The limits writing enforces (the depth limit).
     public var limits: PlistLimits
 
+    /// A writer that enforces `limits`.
     public init(limits: PlistLimits = .default) { self.limits = limits }
 
     /// The XML plist bytes of `value`.

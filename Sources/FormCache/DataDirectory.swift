@@ -9,7 +9,7 @@ import ArchiveStore
 ///    ones), else `~/.local/share/<app>`;
 ///
 /// where `~` is `$HOME` or, if that is unset, the home directory in the password database. Without either
-/// (a service with no home, Android, WASI), ``StoreError/Code/noDataDirectory`` asks for `$<APP>_HOME`.
+/// (a service with no home, Android, WASI), `StoreError.Code.noDataDirectory` asks for `$<APP>_HOME`.
 ///
 /// Nothing is created here; the store creates the directory (mode 0700) on its first write.
 ///

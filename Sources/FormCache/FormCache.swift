@@ -14,11 +14,11 @@ import ArchiveStore
 /// ```
 ///
 /// The store is `FormCache.cache` in the data directory (see ``DataDirectory``), a log of keyed-archive
-/// records with an index beside it (see ``ArchiveRepository``); ``export(to:)`` writes every record as one
-/// ordinary keyed archive and ``importArchive(file:)`` reads one back.
+/// records with an index beside it (see `ArchiveRepository`); ``export(to:progress:)`` writes every record as one
+/// ordinary keyed archive and ``importArchive(file:progress:)`` reads one back.
 /// Expiry is checked on every read: an expired record is never returned (except by
-/// `list(includeExpired: true)`), even before ``purge(all:dryRun:)`` removes it. Expiry is judged by the
-/// injected ``StoreClock`` against each record's fixed ``FormRecord/expiresAt``, so a clock that steps back
+/// `list(includeExpired: true)`), even before ``purge(all:dryRun:progress:)`` removes it. Expiry is judged by the
+/// injected `StoreClock` against each record's fixed ``FormRecord/expiresAt``, so a clock that steps back
 /// never expires a record early.
 ///
 /// Plays the part of the iOS app's `NSKeyedArchiver`-based cache manager.
@@ -52,9 +52,9 @@ public final class FormCache: Sendable {
     /// The store file.
     public var path: String { repository.path }
 
-    /// Adds a record registered now and returns it. Throws ``StoreError/Code/duplicateID`` if `id` is taken
-    /// (by a live or an expired record), and ``StoreError/Code/durabilityUnknown`` with the new record's id in
-    /// ``StoreError/recordID`` when the record is stored but the directory fsync after the rename failed.
+    /// Adds a record registered now and returns it. Throws `StoreError.Code.duplicateID` if `id` is taken
+    /// (by a live or an expired record), and `StoreError.Code.durabilityUnknown` with the new record's id in
+    /// `StoreError.recordID` when the record is stored but the directory fsync after the rename failed.
     @discardableResult
     public func add(
         name: String, fields: [String: String] = [:], id: String? = nil, timeToLive: TimeToLive = .defaultValue
@@ -71,7 +71,7 @@ public final class FormCache: Sendable {
         return record
     }
 
-    /// The live record with `id`. Throws ``StoreError/Code/notFound`` if there is none or it has expired.
+    /// The live record with `id`. Throws `StoreError.Code.notFound` if there is none or it has expired.
     public func get(_ id: String) throws(StoreError) -> FormRecord {
         guard let record = try repository.get(id) else {
             throw StoreError(.notFound, "no record has this id", path: path, recordID: id)
@@ -103,7 +103,7 @@ public final class FormCache: Sendable {
 
     /// Changes the live record with `id`: a new `name`, `fields` set (added or replaced), and with
     /// `timeToLive` a new expiry counted from now. Returns the record as stored. Throws
-    /// ``StoreError/Code/notFound`` if there is no live record with `id`.
+    /// `StoreError.Code.notFound` if there is no live record with `id`.
     @discardableResult
     public func update(
         _ id: String, name: String? = nil, fields: [String: String] = [:], timeToLive: TimeToLive? = nil
@@ -126,7 +126,7 @@ public final class FormCache: Sendable {
         return updated
     }
 
-    /// Removes the record with `id`, live or expired, and returns it. Throws ``StoreError/Code/notFound`` if
+    /// Removes the record with `id`, live or expired, and returns it. Throws `StoreError.Code.notFound` if
     /// there is none.
     @discardableResult
     public func remove(_ id: String) throws(StoreError) -> FormRecord {
@@ -148,7 +148,7 @@ public final class FormCache: Sendable {
     }
 
     /// Writes every record, live and expired, to `file` as one ordinary keyed archive (see
-    /// ``ArchiveRepository/exportArchive(to:progress:)``) and returns how many. `progress` counts the records
+    /// `ArchiveRepository.exportArchive(to:progress:)`) and returns how many. `progress` counts the records
     /// read, of the store's count.
     @discardableResult
     public func export(to file: String, progress: ProgressHandler? = nil) throws(StoreError) -> Int {
@@ -156,16 +156,16 @@ public final class FormCache: Sendable {
         return try repository.count()
     }
 
-    /// Renames an unreadable store to `FormCache.cache.corrupt-<UTC time>` and returns the new path.
     /// Keeps the newest commit of a store whose newer commit slot is damaged (see
-    /// ``ArchiveRepository/recoverDamagedCommit()``); the file as it was stays beside it as
+    /// `ArchiveRepository.recoverDamagedCommit()`); the file as it was stays beside it as
     /// `FormCache.cache.before-recovery`. Returns how many records' changes were recovered.
     @discardableResult
     public func recoverDamagedCommit() throws(StoreError) -> Int {
         try repository.recoverDamagedCommit().recoveredFrames
     }
 
-    /// See ``ArchiveRepository/moveAside(suffix:)``.
+    /// Renames an unreadable store to `FormCache.cache.corrupt-<UTC time>` and returns the new path (see
+    /// `ArchiveRepository.moveAside(suffix:)`), so that a new store can start.
     public func moveAside() throws(StoreError) -> String {
         let stamp = ISO8601Text.format(clock.now()).filter { $0 != ":" && $0 != "-" }
         return try repository.moveAside(suffix: "corrupt-" + stamp)

@@ -17,12 +17,18 @@ import ArchiveStore
 ///
 /// Plays the part of the `NSCoding` model class (`FormModel`) of the iOS cache manager it replaces.
 public struct FormRecord: ArchiveRecord, Hashable, Sendable {
+    /// The record's id: a UUID string unless given.
     public var id: String
+    /// The form's name.
     public var name: String
+    /// The form's fields, by name.
     public var fields: [String: String]
+    /// When the record was added.
     public var registeredAt: Date
+    /// When the record expires: from then on, reads no longer return it.
     public var expiresAt: Date
 
+    /// A record with every property given.
     public init(id: String, name: String, fields: [String: String], registeredAt: Date, expiresAt: Date) {
         self.id = id
         self.name = name
@@ -44,11 +50,13 @@ public struct FormRecord: ArchiveRecord, Hashable, Sendable {
     /// Whether the record has expired at `now`: `now` is at or past ``expiresAt``.
     public func isExpired(at now: Date) -> Bool { now >= expiresAt }
 
-    /// ``expiresAt``, kept in the store's index (see ``ArchiveRecord/expiryDate``).
+    /// ``expiresAt``, kept in the store's index (see `ArchiveRecord.expiryDate`).
     public var expiryDate: Date? { expiresAt }
 
+    /// The archived class name, `FormRecord`.
     public static var archivedClassName: String { "FormRecord" }
 
+    /// Writes the record's keys: `id`, `name`, `fields`, `registeredAt`, `expiresAt`. Mirrors `NSCoding.encode(with:)`.
     public func encode(with coder: KeyedArchiver) {
         coder.encode(id, forKey: "id")
         coder.encode(name, forKey: "name")
@@ -57,10 +65,12 @@ public struct FormRecord: ArchiveRecord, Hashable, Sendable {
         coder.encode(expiresAt, forKey: "expiresAt")
     }
 
+    /// Reads only the record's `id`, so that the store finds records without decoding them.
     public static func decodeID(from coder: KeyedUnarchiver) throws -> String? {
         try coder.decode(String.self, forKey: "id")
     }
 
+    /// Reads a record written by ``encode(with:)``. Mirrors `NSCoding.init(coder:)`.
     public init(coder: KeyedUnarchiver) throws {
         id = try coder.decode(String.self, forKey: "id")
         name = try coder.decode(String.self, forKey: "name")

@@ -40,9 +40,9 @@ public struct LegacyImportResult: Sendable, Hashable {
 extension FormCache {
     /// Imports a keyed archive of `FormModel` objects (one object or an array), as the iOS app's cache
     /// manager wrote with `NSKeyedArchiver`. Each becomes a record with no fields, registered at its
-    /// `registerDatetime` and expiring ``TimeToLive/defaultValue`` after it. Ids already in the store are
-    /// skipped, so importing twice adds nothing. Throws ``StoreError/Code/invalidArchive`` for a file that is
-    /// not such an archive and ``StoreError/Code/io`` for one that cannot be read. `path` may name a pipe or a
+    /// `registerDatetime` and expiring `TimeToLive.defaultValue` after it. Ids already in the store are
+    /// skipped, so importing twice adds nothing. Throws `StoreError.Code.invalidArchive` for a file that is
+    /// not such an archive and `StoreError.Code.io` for one that cannot be read. `path` may name a pipe or a
     /// FIFO (`/dev/stdin`, `<(...)`): it is read to its end.
     public func importLegacy(file path: String) throws(StoreError) -> LegacyImportResult {
         try importLegacy(archive: try readImport(path), source: path)
@@ -56,7 +56,7 @@ extension FormCache {
         return try importRecords(records)
     }
 
-    /// Imports a keyed archive of either kind: one that ``export(to:)`` wrote (root `ArchiveRepositoryFile`,
+    /// Imports a keyed archive of either kind: one that ``export(to:progress:)`` wrote (root `ArchiveRepositoryFile`,
     /// records kept as they are, with their own expiry), or a legacy one of `FormModel` objects (see
     /// ``importLegacy(file:)``). Ids already in the store are skipped. All added records are one commit.
     /// `path` may name a pipe or a FIFO, read to its end as `cat` reads it. `progress` counts the exported

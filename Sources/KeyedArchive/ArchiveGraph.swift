@@ -17,6 +17,7 @@ public struct ArchiveGraph: Sendable, Hashable {
     /// `$archiver`: the name of the archiver that wrote the archive ("NSKeyedArchiver" for Apple's).
     public var archiver: String
 
+    /// A graph of `$top`, `$objects` and `$archiver` as given, unchecked (see ``validate()``).
     public init(top: PlistDictionary, objects: [PlistValue], archiver: String = "NSKeyedArchiver") {
         self.top = top
         self.objects = objects

@@ -70,8 +70,11 @@ public enum ArchiveJSON {
     /// Renders the graph's `root` object as archive-JSON's tree form. An archive whose `$top` is not exactly
     /// `root` (unkeyed `$0`, `$1`..., a nib's `IB.objectdata`) renders as `{"$top": {key: value, ...}}`.
     ///
-    /// - Parameter maxObjects: most objects printed, counting a shared object at each use; default
-    ///   ``defaultMaxObjects(for:)``. Past it: ``KeyedArchiveError/Code/elementLimitExceeded``.
+    /// - Parameters:
+    ///   - graph: the archive to render.
+    ///   - pretty: whether to indent the JSON, one level per space (as Python's `json` with `indent=1`).
+    ///   - maxObjects: most objects printed, counting a shared object at each use; default
+    ///     ``defaultMaxObjects(for:)``. Past it: ``KeyedArchiveError/Code/elementLimitExceeded``.
     public static func render(_ graph: ArchiveGraph, pretty: Bool = false, maxObjects: Int? = nil) throws -> String {
         var text: [UInt8] = []
         try write(graph, pretty: pretty, maxObjects: maxObjects) { text += $0 }

@@ -2,5 +2,6 @@
 ///
 /// Mirrors `NSNull`.
 public struct ArchivedNull: Hashable, Sendable {
+    /// The null object. Mirrors `NSNull()`.
     public init() {}
 }

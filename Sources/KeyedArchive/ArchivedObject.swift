@@ -71,6 +71,7 @@ public final class ArchivedObject: KeyedArchivable, Hashable {
     /// The archived class name (`$classname`).
     public var className: String { classChain.first ?? "" }
 
+    /// An object of the class chain `classChain` (`$classname` first) with `fields` in order.
     public init(classChain: [String], fields: [(key: String, value: Field)] = []) {
         self.ownClassChain = classChain
         self.ownFields = fields
@@ -101,13 +102,16 @@ public final class ArchivedObject: KeyedArchivable, Hashable {
         return ownFields.first(where: { $0.key == key })?.value
     }
 
+    /// The name under which the type itself would be registered; an instance writes its own ``classChain``.
     public static var archivedClassName: String { "ArchivedObject" }
 
+    /// Reads every field of the object the coder is positioned on, keeping its class chain.
     public convenience init(coder: KeyedUnarchiver) throws {
         self.init(classChain: coder.currentClassChain)
         try coder.decodeAllFields(into: self)
     }
 
+    /// Writes every field back under its raw key, with the object's class chain.
     public func encode(with coder: KeyedArchiver) {
         for (key, value) in fields {
             switch value {
@@ -118,6 +122,8 @@ public final class ArchivedObject: KeyedArchivable, Hashable {
         }
     }
 
+    /// Whether two objects are the same instance: archived objects have identity, as `NSObject`s do.
     public static func == (lhs: ArchivedObject, rhs: ArchivedObject) -> Bool { lhs === rhs }
+    /// Hashes the instance's identity.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

@@ -2,7 +2,10 @@
 /// `NS.object.0`, `NS.object.1`, ...).
 ///
 /// Mirrors `NSOrderedSet`.
-public struct ArchivedOrderedSet: Hashable {    public var elements: [AnyHashable]
+public struct ArchivedOrderedSet: Hashable {
+    /// The elements, in order.
+    public var elements: [AnyHashable]
 
+    /// An ordered set of `elements`, in order. Mirrors `NSOrderedSet(array:)`.
     public init(_ elements: [AnyHashable]) { self.elements = elements }
 }

@@ -7,10 +7,15 @@
 ///
 /// Mirrors `NSValue(range:)`, `NSValue(point:)`, `NSValue(size:)`, `NSValue(rect:)`, `NSValue(edgeInsets:)`.
 public enum ArchivedValue: Hashable, Sendable {
+    /// A point (`NS.special` 1). Mirrors `NSValue(point:)`.
     case point(x: Double, y: Double)
+    /// A size (`NS.special` 2). Mirrors `NSValue(size:)`.
     case size(width: Double, height: Double)
+    /// A rectangle (`NS.special` 3). Mirrors `NSValue(rect:)`.
     case rect(x: Double, y: Double, width: Double, height: Double)
+    /// A range (`NS.special` 4). Mirrors `NSValue(range:)`.
     case range(location: Int, length: Int)
+    /// Edge insets (`NS.special` 12). Mirrors `NSValue(edgeInsets:)`.
     case edgeInsets(top: Double, left: Double, bottom: Double, right: Double)
 }
 

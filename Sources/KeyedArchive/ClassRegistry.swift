@@ -8,7 +8,7 @@
 ///     .renaming("OldCircle", to: Circle.self)
 /// ```
 ///
-/// Name resolution rule, in order: (1) a rename registered with ``renaming(_:to:)``; (2) the exact
+/// Name resolution rule, in order: (1) a rename registered with ``renaming(_:to:)-(_,KeyedArchivable.Type)``; (2) the exact
 /// `$classname` of a registered type; (3) for a module-qualified name (`MyApp.Circle`), the same two steps
 /// with the part after the last dot (`Circle`). The standard Foundation classes come next, then the fallback
 /// of ``resolvingUnknownClasses(_:)``. Anything else is unknown: an error naming the class and its
@@ -24,7 +24,7 @@ public struct ClassRegistry: Sendable {
     /// Whether an unknown class decodes as an ``ArchivedObject`` instead of failing.
     public private(set) var decodesUnknownClassesAsArchivedObjects: Bool
 
-    /// A registry of `types`, each under its ``KeyedArchivable/archivedClassName``.
+    /// A registry of `types`, each under its ``ArchivableClass/archivedClassName``.
     public init(_ types: [any KeyedArchivable.Type] = []) {
         byName = [:]
         renames = [:]

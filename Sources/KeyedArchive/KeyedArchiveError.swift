@@ -15,8 +15,11 @@ import BinaryPlist
 public struct KeyedArchiveError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong. An open set: new codes may be added without breaking callers.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name (`"unknownClass"`).
         public let rawValue: String
+        /// The code named `rawValue`.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's name.
         public var description: String { rawValue }
 
         /// The bytes are not a property list, or the plist is malformed (see ``KeyedArchiveError/underlying``).
@@ -54,6 +57,7 @@ public struct KeyedArchiveError: Error, Sendable, Hashable, CustomStringConverti
         public static let invalidJSON = Code(rawValue: "invalidJSON")
     }
 
+    /// What went wrong; match it in `catch` (`catch KeyedArchiveError.Code.cycle`).
     public var code: Code
     /// Index in `$objects` of the object being read or written, when known.
     public var objectIndex: Int?
@@ -68,6 +72,7 @@ public struct KeyedArchiveError: Error, Sendable, Hashable, CustomStringConverti
     /// The `$archiver` name of the archive, for a ``Code/foreignArchiver`` error.
     public var archiver: String?
 
+    /// An error with `code`, a one-line `reason` and where it happened.
     public init(_ code: Code, _ reason: String, objectIndex: Int? = nil, keyPath: String? = nil,
                 classChain: [String]? = nil, underlying: PlistError? = nil, archiver: String? = nil) {
         self.code = code

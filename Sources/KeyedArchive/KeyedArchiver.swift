@@ -27,7 +27,7 @@ import Foundation
 /// Mirrors `NSKeyedArchiver` (`init(requiringSecureCoding:)`, `encode(_:forKey:)`, `finishEncoding()`,
 /// `encodedData`, `setClassName(_:for:)`, `archivedData(withRootObject:requiringSecureCoding:)`).
 public final class KeyedArchiver {
-    /// The format ``finishEncoding()`` writes. Mirrors `NSKeyedArchiver.outputFormat`.
+    /// The format ``finishEncoding()->[UInt8]`` writes. Mirrors `NSKeyedArchiver.outputFormat`.
     public var outputFormat: PlistFormat
 
     /// The state touched for every key and object, behind a pointer that only this archiver holds: stored

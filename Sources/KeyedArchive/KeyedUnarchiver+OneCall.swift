@@ -47,7 +47,7 @@ extension KeyedUnarchiver {
     }
 
     /// Secure decoding of a root that is one of several types (two or more; for one, use
-    /// ``unarchivedObject(ofType:from:registry:requiresSecureCoding:)-(_,[UInt8],_,_)``), typed: one optional
+    /// ``unarchivedObject(ofType:from:registry:requiresSecureCoding:acceptedArchivers:)``), typed: one optional
     /// per type, in order, of which the first whose type the root is holds it (so list a subclass before its
     /// superclass) and the others are `nil`; all are `nil` when the root is `$null`. Only the named types
     /// (and the standard Foundation value classes) are instantiated anywhere in the graph, as with the
@@ -82,7 +82,7 @@ extension KeyedUnarchiver {
 
     // MARK: Data overloads
 
-    /// ``withUnarchiver(for:registry:allowedTypes:requiresSecureCoding:maxDepth:maxObjects:_:)-([UInt8],_,_,_,_,_,_)``
+    /// ``withUnarchiver(for:registry:allowedTypes:requiresSecureCoding:acceptedArchivers:maxDepth:maxObjects:_:)``
     /// over `Data`. Mirrors `NSKeyedUnarchiver(forReadingFrom:)`, which takes `Data`.
     public static func withUnarchiver<R>(
         for data: Data, registry: ClassRegistry = .standard, allowedTypes: [Any.Type]? = nil,
@@ -93,7 +93,7 @@ extension KeyedUnarchiver {
                            requiresSecureCoding: requiresSecureCoding, maxDepth: maxDepth, maxObjects: maxObjects, body)
     }
 
-    /// ``unarchivedObject(ofType:from:registry:requiresSecureCoding:)-(_,[UInt8],_,_)`` from `Data`.
+    /// ``unarchivedObject(ofType:from:registry:requiresSecureCoding:acceptedArchivers:)`` from `Data`.
     /// Mirrors `NSKeyedUnarchiver.unarchivedObject(ofClass:from:)`.
     public static func unarchivedObject<T>(ofType type: T.Type, from data: Data, registry: ClassRegistry = .standard,
                                            requiresSecureCoding: Bool = true) throws -> T? {
@@ -101,7 +101,7 @@ extension KeyedUnarchiver {
                              requiresSecureCoding: requiresSecureCoding)
     }
 
-    /// ``unarchivedObject(ofTypes:from:registry:requiresSecureCoding:)-([Any.Type],[UInt8],_,_)`` from `Data`.
+    /// ``unarchivedObject(ofTypes:from:registry:requiresSecureCoding:acceptedArchivers:)`` from `Data`.
     /// Mirrors `NSKeyedUnarchiver.unarchivedObject(ofClasses:from:)`.
     public static func unarchivedObject(ofTypes types: [Any.Type], from data: Data, registry: ClassRegistry = .standard,
                                         requiresSecureCoding: Bool = true) throws -> Any? {

@@ -26,7 +26,7 @@ import Foundation
 /// Secure decoding (``requiresSecureCoding``, on for the one-call APIs): every decode names the types it
 /// accepts, and each object of a custom class is checked against them before its `init(coder:)` runs; a
 /// decode inside `init(coder:)` that names no type (`Any`, `[Any]`) is refused when it finds a value.
-/// With ``unarchivedObject(ofTypes:from:registry:requiresSecureCoding:)-([Any.Type],_,_,_)`` only the
+/// With ``unarchivedObject(ofTypes:from:registry:requiresSecureCoding:acceptedArchivers:)`` only the
 /// named types (and the standard Foundation value classes) are instantiated anywhere in the graph.
 /// `$classes` claims in the file are never consulted.
 ///
@@ -47,8 +47,8 @@ public final class KeyedUnarchiver {
     /// (``AcceptedArchivers``).
     public let archiver: String
     /// Whether every decode must name the types it accepts, checked against each object's class before the
-    /// object is instantiated. On for the one-call APIs (``unarchivedObject(ofType:from:registry:requiresSecureCoding:)-(_,[UInt8],_,_)``
-    /// and the others), off by default for ``withUnarchiver(for:registry:allowedTypes:requiresSecureCoding:maxDepth:maxObjects:_:)-([UInt8],_,_,_,_,_,_)``.
+    /// object is instantiated. On for the one-call APIs (``unarchivedObject(ofType:from:registry:requiresSecureCoding:acceptedArchivers:)``
+    /// and the others), off by default for ``withUnarchiver(for:registry:allowedTypes:requiresSecureCoding:acceptedArchivers:maxDepth:maxObjects:_:)``.
     ///
     /// In secure mode:
     /// - `decode(Circle.self, forKey:)` accepts a `Circle` or a subclass; `decode([Circle].self, forKey:)`

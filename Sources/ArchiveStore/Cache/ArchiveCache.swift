@@ -21,8 +21,8 @@ import KeyedArchive
 /// let fresh = try await cache.value(forKey: "k") { key in try await download(key) }   // loads once
 /// ```
 ///
-/// `Value` is any ``KeyedArchivable`` type, any `Codable` type (existentials such as `[any Shape]` keep
-/// their concrete types through the registry, as with ``ArchiveEncoder``), or raw bytes (`[UInt8]`, stored
+/// `Value` is any `KeyedArchivable` type, any `Codable` type (existentials such as `[any Shape]` keep
+/// their concrete types through the registry, as with `ArchiveEncoder`), or raw bytes (`[UInt8]`, stored
 /// as `NSData`).
 ///
 /// **On disk** each entry is an ordinary keyed archive (see `CacheEntryFile`): a small one is a frame of a
@@ -84,7 +84,9 @@ public final class ArchiveCache<Value> {
     /// let cache = try ArchiveCache<Drawing>(directory: ArchiveCache<Drawing>.standardDirectory(named: "com.example.drawings"))
     /// ```
     ///
-    /// - Parameter environment: the variables to read (`HOME`, `XDG_CACHE_HOME`); `nil`, the process's own.
+    /// - Parameters:
+    ///   - name: the cache's directory name, such as a reverse-DNS identifier (`com.example.drawings`).
+    ///   - environment: the variables to read (`HOME`, `XDG_CACHE_HOME`); `nil`, the process's own.
     /// - Throws: ``StoreError/Code/noDataDirectory`` where there is no home directory (no `HOME` and no
     ///   password-database entry: a service, Android, WASI), so give a directory explicitly;
     ///   ``StoreError/Code/invalidArgument`` for an empty name or a path that is not UTF-8.
@@ -288,9 +290,11 @@ public final class ArchiveCache<Value> {
 
 /// One entry as ``ArchiveCache/entries()`` lists it.
 public struct CacheEntryInfo: Sendable, Hashable {
+    /// The entry's key.
     public var key: String
     /// The size of its keyed archive.
     public var byteCount: Int
+    /// When the entry was stored.
     public var created: Date
     /// `nil`: never expires.
     public var expires: Date?

@@ -34,6 +34,7 @@ public struct CacheOptions: Sendable {
     /// Where expiry reads the time. Default the system clock.
     public var clock: any StoreClock = SystemClock()
 
+    /// The defaults: no limits, no expiry, no memory layer, relaxed durability, the system clock.
     public init() {}
 }
 
@@ -64,8 +65,10 @@ public struct CacheStatistics: Sendable, Hashable, CustomStringConvertible {
     /// What the directory takes on disk, as `du -s` counts it (the figure ``CacheOptions/byteLimit`` holds).
     public var byteCount = 0
 
+    /// Counters at zero.
     public init() {}
 
+    /// The counters on one line: `memoryHits=2 diskHits=0 misses=1 ... entries=2 bytes=24576`.
     public var description: String {
         "memoryHits=\(memoryHits) diskHits=\(diskHits) misses=\(misses) expired=\(expired) evictions=\(evictions) "
             + "writes=\(writes) damaged=\(damaged) entries=\(entryCount) bytes=\(byteCount)"

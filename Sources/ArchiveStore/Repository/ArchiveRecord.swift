@@ -5,11 +5,11 @@ import Foundation
 #endif
 import KeyedArchive
 
-/// A record an ``ArchiveRepository`` can keep: a ``KeyedArchivable`` value with an `id`.
+/// A record an ``ArchiveRepository`` can keep: a `KeyedArchivable` value with an `id`.
 ///
 /// The model is all a new record type needs; the format version and migration have defaults. A `Codable`
 /// record needs nothing more: its `encode(with:)` and `init(coder:)` come from its Codable conformance (the
-/// archived object has the keys of its `CodingKeys`, as ``ArchiveEncoder`` writes them):
+/// archived object has the keys of its `CodingKeys`, as `ArchiveEncoder` writes them):
 ///
 /// ```swift
 /// struct Workout: ArchiveRecord, Codable {

@@ -8,7 +8,7 @@ import KeyedArchive
 
 /// A collection of records kept in one keyed-archive file, safe to use from many threads and many processes.
 ///
-/// Any ``ArchiveRecord`` (a ``KeyedArchivable`` type with an `id`) gets the whole API; operations that only make
+/// Any ``ArchiveRecord`` (a `KeyedArchivable` type with an `id`) gets the whole API; operations that only make
 /// sense for one record type are extensions constrained to it, with no new repository code:
 ///
 /// ```swift
@@ -19,7 +19,7 @@ import KeyedArchive
 /// }
 /// ```
 ///
-/// The store is a record log (see ``RecordLog``): each record is framed as its own keyed archive and appended,
+/// The store is a record log (`RecordLog` in the sources): each record is framed as its own keyed archive and appended,
 /// with a checksum, after the others; a removal appends a small delete frame. An id index beside it
 /// (`<path>.index`) says where each live record is, so `get`, `add`, `update` and `remove` read a few small
 /// ranges and append one frame, whatever the number of records. The index is merged with the newest frames
@@ -336,7 +336,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// Writes every record as one ordinary keyed archive to `destination` (replaced atomically, mode 0600):
     /// root object `ArchiveRepositoryFile` with keys `version` and `records` (an NSArray of the records), as
     /// stores were kept before the record log. Apple's `NSKeyedUnarchiver` reads it; so does
-    /// ``RepositoryFile/decode(_:path:)`` and so ``add(contentsOf:skippingExisting:progress:)`` can take it back.
+    /// ``records(inArchive:source:)``, so that ``add(contentsOf:skippingExisting:progress:)`` can take it back.
     /// `progress` counts the records read, of the store's count.
     public func exportArchive(to destination: String, progress: ProgressHandler? = nil) throws(StoreError) {
         let total = progress == nil ? nil : try count()

@@ -15,5 +15,6 @@ public struct RepositoryOptions: Sendable {
     /// When the index is merged and the log compacted; tests make them small.
     package var tuning = StoreTuning()
 
+    /// The defaults: a lock timeout of 10 seconds.
     public init() {}
 }

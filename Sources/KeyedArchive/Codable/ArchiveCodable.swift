@@ -59,7 +59,7 @@ extension ClassRegistry {
         for type in codable { self = registering(type) }
     }
 
-    /// A copy that also decodes the Codable `type` (under its ``ArchiveCodable/archivedClassName``).
+    /// A copy that also decodes the Codable `type` (under its ``ArchivableClass/archivedClassName``).
     public func registering(_ type: any ArchiveCodable.Type) -> ClassRegistry {
         registering(codableEntry(for: type))
     }

@@ -42,6 +42,7 @@ public struct ArchiveDecoder: Sendable {
     /// `dataCorrupted` with a ``KeyedArchiveError/Code/foreignArchiver`` error as underlying error.
     public var acceptedArchivers: AcceptedArchivers = .nsKeyedArchiver
 
+    /// A decoder whose existentials and superclasses decode to the types of `registry`. Mirrors `PropertyListDecoder()`.
     public init(registry: ClassRegistry = .standard) {
         self.registry = registry
     }

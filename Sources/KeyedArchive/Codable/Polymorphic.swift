@@ -20,8 +20,10 @@
 /// Mirrors what `NSCoder.encode(_:forKey:)` / `decodeObject(of:forKey:)` do for any `NSObject`.
 @propertyWrapper
 public struct Polymorphic<Value> {
+    /// The value, archived by its dynamic types.
     public var wrappedValue: Value
 
+    /// Wraps `wrappedValue`.
     public init(wrappedValue: Value) {
         self.wrappedValue = wrappedValue
     }
@@ -30,6 +32,7 @@ public struct Polymorphic<Value> {
 extension Polymorphic: Sendable where Value: Sendable {}
 
 extension Polymorphic: Encodable {
+    /// Encodes the value as a plain `Encodable` for an encoder other than ``ArchiveEncoder``, which never calls this.
     public func encode(to encoder: any Encoder) throws {
         // ArchiveEncoder never calls this (it encodes `wrappedValue` by its dynamic type directly).
         guard let encodable = wrappedValue as? any Encodable else {
@@ -43,6 +46,7 @@ extension Polymorphic: Encodable {
 }
 
 extension Polymorphic: Decodable {
+    /// Decodes the value as a plain `Decodable` for a decoder other than ``ArchiveDecoder``, which never calls this.
     public init(from decoder: any Decoder) throws {
         // ArchiveDecoder never calls this (it decodes by the archived class names directly).
         guard let decodable = Value.self as? any Decodable.Type else {

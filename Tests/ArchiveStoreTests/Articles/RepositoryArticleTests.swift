@@ -1,0 +1,142 @@
+// Mirrors Sources/ArchiveStore/ArchiveStore.docc/RepositoryForAnyRecordType.md (see ArticleCode in TestSupport)
+import ArchiveStore
+import Foundation
+import KeyedArchive
+import Testing
+import TestSupport
+
+// The article's record types are declared at file scope, as its constrained extension names one of them.
+
+// snippet
+struct TodoItem: ArchiveRecord, Codable {
+    let id: String
+    var title: String
+    var done = false
+}
+
+final class Contact: ArchiveRecord {
+    let id: UUID
+    var name: String
+    var email: String?
+
+    init(id: UUID = UUID(), name: String, email: String? = nil) {
+        (self.id, self.name, self.email) = (id, name, email)
+    }
+
+    init(coder: KeyedUnarchiver) throws {
+        id = try coder.decode(UUID.self, forKey: "id")
+        name = try coder.decode(String.self, forKey: "name")
+        email = try coder.decodeIfPresent(String.self, forKey: "email")
+    }
+
+    func encode(with coder: KeyedArchiver) {
+        coder.encode(id, forKey: "id")
+        coder.encode(name, forKey: "name")
+        coder.encode(email, forKey: "email")
+    }
+}
+// end snippet
+
+@Suite("Article: A repository for any record type")
+struct RepositoryArticleTests {
+    @Test func aRepositoryOfOneRecordType() throws {
+        let temporary = try TemporaryDirectory(prefix: "article")
+        defer { temporary.remove() }
+        let directory = temporary.path
+        // snippet
+        let todos = ArchiveRepository<TodoItem>(path: directory + "/todos.archive")
+        try todos.add(TodoItem(id: "milk", title: "Buy milk"))
+        try todos.add(TodoItem(id: "call", title: "Call Ada"))
+        try todos.update("milk") { item in
+            item.done = true
+            return true
+        }
+        let pending = try todos.filter { !$0.done }.map(\.title)
+        // end snippet
+        #expect(pending == ["Call Ada"])
+        #expect(try todos.get("milk")?.done == true)
+        #expect(try todos.count() == 2)
+        #expect(try todos.completed().map(\.id) == ["milk"])
+        #expect(try RecordList(repository: todos).load().map(\.id) == ["call", "milk"])
+        #expect(try ArchiveRepository<TodoItem>(path: directory + "/todos.archive").all().map(\.id) == ["call", "milk"])
+        let duplicate = #expect(throws: StoreError.self) { try todos.add(TodoItem(id: "milk", title: "again")) }
+        #expect(duplicate?.code == .duplicateID)
+        let missing = #expect(throws: StoreError.self) { try todos.update(TodoItem(id: "eggs", title: "Eggs")) }
+        #expect(missing?.code == .notFound)
+    }
+}
+
+// snippet
+extension ArchiveRepository where Record == TodoItem {
+    func completed() throws(StoreError) -> [TodoItem] { try filter(\.done) }
+}
+
+struct RecordList<Record: ArchiveRecord> {
+    let repository: ArchiveRepository<Record>
+
+    func save(_ record: Record) throws(StoreError) { try repository.upsert(record) }
+    func load() throws(StoreError) -> [Record] { try repository.all() }
+    func delete(_ id: Record.ID) throws(StoreError) { try repository.remove(id) }
+}
+// end snippet
+
+extension RepositoryArticleTests {
+    @Test func oneGenericLayerServesEveryRecordType() throws {
+        let temporary = try TemporaryDirectory(prefix: "article")
+        defer { temporary.remove() }
+        let directory = temporary.path
+        // snippet
+        let contacts = RecordList(repository: ArchiveRepository<Contact>(path: directory + "/contacts.archive"))
+        let ada = Contact(name: "Ada", email: "ada@example.com")
+        try contacts.save(ada)
+        try contacts.save(Contact(name: "Charles"))
+        // end snippet
+        #expect(try contacts.load().map(\.name) == ["Ada", "Charles"])
+        #expect(try contacts.repository.get(ada.id)?.email == "ada@example.com")
+        ada.email = "ada@example.org"
+        try contacts.save(ada)
+        #expect(try contacts.repository.get(ada.id)?.email == "ada@example.org")
+        try contacts.delete(ada.id)
+        #expect(try contacts.load().map(\.name) == ["Charles"])
+    }
+
+    // snippet
+    struct Session: ArchiveRecord, Codable {
+        let id: String
+        var expiresAt: Date
+        var expiryDate: Date? { expiresAt }
+    }
+    // end snippet
+
+    @Test func expiredRecordsAreFoundFromTheIndex() throws {
+        let temporary = try TemporaryDirectory(prefix: "article")
+        defer { temporary.remove() }
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let sessions = ArchiveRepository<Session>(path: temporary.file("sessions.archive"))
+        try sessions.add(Session(id: "s1", expiresAt: start.addingTimeInterval(60)))
+        try sessions.add(Session(id: "s2", expiresAt: start.addingTimeInterval(3600)))
+        let now = start.addingTimeInterval(120)
+        #expect(try sessions.expired(at: now).map(\.id) == ["s1"])
+        // snippet
+        let removed = try sessions.removeExpired(at: now)
+        // end snippet
+        #expect(removed.map(\.id) == ["s1"])
+        #expect(try sessions.all().map(\.id) == ["s2"])
+    }
+
+    @Test func anExportIsOneOrdinaryKeyedArchive() throws {
+        let temporary = try TemporaryDirectory(prefix: "article")
+        defer { temporary.remove() }
+        let directory = temporary.path
+        let todos = ArchiveRepository<TodoItem>(path: temporary.file("todos.archive"))
+        try todos.add(contentsOf: [TodoItem(id: "call", title: "Call Ada")], skippingExisting: false)
+        // snippet
+        try todos.exportArchive(to: directory + "/todos-export.archive")
+        // end snippet
+        let exported = try temporary.read("todos-export.archive")
+        #expect(try ArchiveRepository<TodoItem>.records(inArchive: exported, source: "export").map(\.id) == ["call"])
+        let graph = try ArchiveGraph(bytes: exported)
+        #expect(graph.objects.indices.compactMap { graph.classChain(of: $0) }.contains(["ArchiveRepositoryFile", "NSObject"]))
+        #expect(graph.objects.indices.compactMap { graph.classChain(of: $0) }.contains(["TodoItem", "NSObject"]))
+    }
+}
