@@ -217,7 +217,7 @@ def main():
                         key = f"open-{i}"
                         cache.set(key, key.encode())
         build = time.perf_counter() - start
-        files, size, _ = disk_usage(path)
+        files, size, _, _ = disk_usage(path)
         t0 = time.perf_counter_ns()
         cache = open_cache(path, NO_LIMIT)
         open_ns = time.perf_counter_ns() - t0

@@ -105,10 +105,10 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: `lock` is used on
         return StableHash(high: words.0, low: words.1)
     }
 
-    /// The most a segment holds before the next one starts: a sixteenth of the byte limit (so that the head
+    /// The most a segment holds before the next one starts: a thirty-second of the byte limit (so that the head
     /// segment, which is never evicted, stays a small part of it), between 16 KiB and 8 MiB.
     static func segmentSize(byteLimit: Int) -> Int {
-        byteLimit > 0 ? min(8 << 20, max(16 << 10, byteLimit / 16)) : 8 << 20
+        byteLimit > 0 ? min(8 << 20, max(16 << 10, byteLimit / 32)) : 8 << 20
     }
 
     /// Entries larger than this get a file of their own: a quarter of a segment, at most 64 KiB (a file's

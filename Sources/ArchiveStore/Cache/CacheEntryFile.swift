@@ -6,8 +6,10 @@ import Foundation
 import KeyedArchive
 
 /// What one entry file holds: an ordinary keyed archive whose root object, of class `ArchiveCacheEntry`,
-/// has the keys `key` (NSString), `value` (the value's own object graph; raw bytes as NSData), `created`
-/// (NSDate) and, for an entry that expires, `expires` (NSDate).
+/// has the keys `key` (NSString), `value` (the value's own object graph; raw bytes as NSData), `created` and,
+/// for an entry that expires, `expires`: seconds since 2001-01-01 (NSDate's reference date) as a real, which
+/// takes 60 bytes less a small entry than NSDate objects and their class (entries written before hold
+/// NSDates; both are read).
 ///
 /// `keyedarchive dump` shows it; Apple's `NSKeyedUnarchiver` reads it with a class registered for
 /// `ArchiveCacheEntry` (`setClass(_:forClassName:)`) and the value's classes. Its CRC-32 sits in the binary
@@ -35,8 +37,8 @@ struct CacheEntryFile<Value>: ArchiveCodable {
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(key, forKey: .key)
-        try container.encode(created, forKey: .created)
-        try container.encodeIfPresent(expires, forKey: .expires)
+        try container.encode(created.timeIntervalSinceReferenceDate, forKey: .created)
+        try container.encodeIfPresent(expires?.timeIntervalSinceReferenceDate, forKey: .expires)
         if let bytes = value as? [UInt8] {
             try container.encode(Data(bytes), forKey: .value)
         } else {
@@ -51,8 +53,11 @@ struct CacheEntryFile<Value>: ArchiveCodable {
            !key.utf8.elementsEqual(expected.utf8) {
             throw CacheEntryRejection.otherKey
         }
-        created = try container.decode(Date.self, forKey: .created)
-        expires = try container.decodeIfPresent(Date.self, forKey: .expires)
+        guard let created = try CacheEntryCoding.date(container, .created) else {
+            throw DecodingError.keyNotFound(CodingKeys.created, DecodingError.Context(codingPath: [], debugDescription: "no creation time"))
+        }
+        self.created = created
+        expires = try CacheEntryCoding.date(container, .expires)
         if let now = CacheEntryCoding.now.flatMap({ decoder.userInfo[$0] }) as? Date, let expires, expires <= now {
             throw CacheEntryRejection.expired
         }
@@ -72,6 +77,25 @@ package struct CacheEntryHeader: ArchiveCodable, Sendable {
     package var key: String
     package var created: Date
     package var expires: Date?
+
+    enum CodingKeys: String, CodingKey { case key, created, expires }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        key = try container.decode(String.self, forKey: .key)
+        guard let created = try CacheEntryCoding.date(container, .created) else {
+            throw DecodingError.keyNotFound(CodingKeys.created, DecodingError.Context(codingPath: [], debugDescription: "no creation time"))
+        }
+        self.created = created
+        expires = try CacheEntryCoding.date(container, .expires)
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(key, forKey: .key)
+        try container.encode(created.timeIntervalSinceReferenceDate, forKey: .created)
+        try container.encodeIfPresent(expires?.timeIntervalSinceReferenceDate, forKey: .expires)
+    }
 }
 
 /// Why an entry file was not used.
@@ -90,6 +114,15 @@ enum CacheEntryRejection: Error {
 enum CacheEntryCoding {
     static let expectedKey = CodingUserInfoKey(rawValue: "ArchiveCache.expectedKey")
     static let now = CodingUserInfoKey(rawValue: "ArchiveCache.now")
+
+    /// A time field: seconds since 2001 as a real, or (entries written before) an NSDate; `nil` when absent.
+    static func date<Key: CodingKey>(_ container: KeyedDecodingContainer<Key>, _ key: Key) throws -> Date? {
+        guard container.contains(key) else { return nil }
+        if let seconds = try? container.decode(Double.self, forKey: key), seconds.isFinite {
+            return Date(timeIntervalSinceReferenceDate: seconds)
+        }
+        return try container.decode(Date.self, forKey: key)
+    }
 
     enum Outcome<Value> {
         case value(Value, expires: Date?)

@@ -153,8 +153,9 @@ final class FoundationCacheEntry: NSObject, NSCoding {
     init?(coder: NSCoder) {
         key = coder.decodeObject(forKey: "key") as? String
         value = coder.decodeObject(forKey: "value") as? Data
-        created = coder.decodeObject(forKey: "created") as? Date
-        expires = coder.decodeObject(forKey: "expires") as? Date
+        // Seconds since 2001 (NSDate's reference date) as reals.
+        created = coder.containsValue(forKey: "created") ? Date(timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: "created")) : nil
+        expires = coder.containsValue(forKey: "expires") ? Date(timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: "expires")) : nil
     }
 
     func encode(with coder: NSCoder) {}
