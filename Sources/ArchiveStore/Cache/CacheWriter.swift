@@ -210,15 +210,22 @@ struct CacheWriter {
     /// Appends a frame to the head segment (starting a new one when it is full) and returns where it is.
     private mutating func append(_ frame: [UInt8], _ state: inout CacheWriterState) throws(StoreError) -> (UInt32, Int) {
         if header.headLength > 0 && header.headLength + frame.count > segmentSize { try sealHead(&state) }
+        let offset = try writeAtHead(frame, &state)
+        return (header.headSegment, offset)
+    }
+
+    /// Writes `frames` (whole frames, for which the head has room) at the end of the head segment; returns
+    /// their offset.
+    private mutating func writeAtHead(_ frames: [UInt8], _ state: inout CacheWriterState) throws(StoreError) -> Int {
         let head = try headFile(&state)
         let path = directory.segments.file(header.headSegment)
-        try fileSystem.write(head.fd, frame, at: header.headLength, path)
+        try fileSystem.write(head.fd, frames, at: header.headLength, path)
         if durability == .synchronous { try fileSystem.sync(head.fd, path) }
         let offset = header.headLength
-        header.headLength += frame.count
-        header.segmentBytes += frame.count
+        header.headLength += frames.count
+        header.segmentBytes += frames.count
         changed = true
-        return (header.headSegment, offset)
+        return offset
     }
 
     // MARK: Changes
@@ -574,14 +581,7 @@ struct CacheWriter {
                 chunk += carried[j].frame
                 j += 1
             }
-            let head = try headFile(&state)
-            let path = directory.segments.file(header.headSegment)
-            try fileSystem.write(head.fd, chunk, at: header.headLength, path)
-            if durability == .synchronous { try fileSystem.sync(head.fd, path) }
-            var offset = header.headLength
-            header.headLength += chunk.count
-            header.segmentBytes += chunk.count
-            changed = true
+            var offset = try writeAtHead(chunk, &state)
             for k in i..<j {
                 var moved = carried[k].slot
                 moved.segment = header.headSegment
