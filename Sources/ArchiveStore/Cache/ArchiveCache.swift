@@ -33,8 +33,9 @@ import KeyedArchive
 /// every read from disk: a damaged entry is a miss, removed and counted in ``CacheStatistics/damaged``, never
 /// wrong data. ``CacheOptions/byteLimit`` counts what the directory takes on disk, as `du` does: when a write
 /// goes past it, the oldest segment is evicted whole, and an entry in it that was read since it was written is
-/// carried forward once (written again at the head) instead. Opening reads nothing: the first
-/// `value(forKey:)` reads a few slots of the table and one frame. See `CacheDirectory` for the layout.
+/// carried forward once (written again at the head) instead. Opening opens the table and reads its change
+/// count (8 bytes); the first `value(forKey:)` reads a few slots of the table and one frame. See
+/// `CacheDirectory` for the layout.
 ///
 /// **In memory** decoded values are kept up to ``CacheOptions/memoryCostLimit`` (cost: the entry's encoded
 /// size). A memory hit returns the same instance each time for a class, as `NSCache` does; a change made by
@@ -122,9 +123,13 @@ public final class ArchiveCache<Value> {
         self.registry = registry
         self.keyHash = keyHash
         files = try CacheDirectory(path: directory, fileSystem: fileSystem)
-        // The first read of a process would pay for cold code and first allocations; opening pays instead.
+        // The first read of a process would pay for cold code and first allocations; opening pays instead:
+        // the table is opened (its change count read: 8 bytes) and the frame and slot readers run once on
+        // bytes in memory, so that the first `value(forKey:)` costs about what a later one does.
         CacheEntryCoding.prepare(Value.self, registry: registry)
         _ = keyHash("")
+        _ = try? files.currentTable(checkingPath: false)
+        CacheDirectory.prepare()
     }
 
     deinit {

@@ -224,6 +224,17 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: `lock` is used on
         return .found(file, CacheLocation(table: 0, index: -1, slot: .empty, changes: 0))
     }
 
+    /// Runs the slot and frame readers once on bytes in memory (see ``ArchiveCache``'s opening).
+    static func prepare() {
+        let frame = FrameHeader.encode(kind: .put, key: [0x6B], expiry: nil, payload: [0])
+        if let header = try? FrameHeader(frame, at: 0, available: frame.count, fileOffset: 0, path: "", allowsExternal: true),
+           header.verify(frame, at: 0) {
+            _ = header.key(in: frame, at: 0).elementsEqual([0x6B])
+        }
+        _ = CacheSlot(CacheSlot.empty.bytes, at: 0).sameFrame(as: .empty)
+        _ = CacheSlot.tag(StableHash([0x6B]))
+    }
+
     /// Whether `table` is the file at the table's path now.
     func isAtPath(_ table: CacheTable) throws(StoreError) -> Bool {
         try fileSystem.status(in: directoryFD, CacheTable.fileName, tablePath)?.inode == table.inode
