@@ -45,7 +45,7 @@ public final class KeyedArchiver {
         var frameStart: Int = 0
         var unkeyedCount: Int = 0
         var depth: Int = 0
-        var identities: IntegerTable = IntegerTable(capacity: 1024)
+        var identities = IdentityTable(capacity: 1024)
         /// Per archived type: see ``TypeInfo``.
         var typeInfo: [ObjectIdentifier: TypeInfo] = [:]
         /// Per type slot, the keys written at each field position with their nodes: objects of one type write
@@ -291,7 +291,7 @@ public final class KeyedArchiver {
         return node
     }
 
-    static func identityKey(_ id: ObjectIdentifier) -> UInt64 { UInt64(UInt(bitPattern: id)) }
+    static func identityKey(_ id: ObjectIdentifier) -> IdentityKey { IdentityKey(id) }
 
     /// The plist UID object that refers to object `uid` (`$objects` index).
     @inline(__always)
