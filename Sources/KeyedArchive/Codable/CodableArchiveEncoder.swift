@@ -181,9 +181,7 @@ final class CodableArchiveEncoder: Encoder {
             }
             current.state = .keyed(uid)
             return uid
-        case .unkeyed, .single:
-            record(error(current.entry.map { "\($0.type)" } ?? "", "asked for a keyed container after another kind of container"))
-            return -1
+        case .unkeyed, .single: return refuseContainer("a keyed")
         }
     }
 
@@ -196,10 +194,14 @@ final class CodableArchiveEncoder: Encoder {
             archiver.openFrame(uid)
             current.state = .unkeyed(uid)
             return uid
-        case .keyed, .single:
-            record(error(current.entry.map { "\($0.type)" } ?? "", "asked for an unkeyed container after another kind of container"))
-            return -1
+        case .keyed, .single: return refuseContainer("an unkeyed")
         }
+    }
+
+    /// Records that the current value asked for `container` after another kind; returns -1.
+    private func refuseContainer(_ container: String) -> Int32 {
+        record(error(current.entry.map { "\($0.type)" } ?? "", "asked for \(container) container after another kind of container"))
+        return -1
     }
 
     private func openCurrent() -> Int32 {
