@@ -20,9 +20,7 @@ extension Inspector {
             arguments: [cacheDirectoryArgument],
             options: [.flag("json", help: "Print a JSON array of entries.")]
         ) { context in
-            let directory = try CacheAccess.directory(context)
-            let cache = try CacheAccess.open(directory)
-            let entries = try CacheAccess.perform { () throws(StoreError) in try cache.entries() }
+            let entries = try CacheAccess.openWithEntries(context).entries
             if context.arguments.flag("json") {
                 context.stdout.write(CacheRendering.json(entries) + "\n")
             } else if entries.isEmpty {
