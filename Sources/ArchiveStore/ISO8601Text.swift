@@ -8,10 +8,10 @@ import Foundation
 /// `BinaryPlist` (one formatter in the package), for a `Date`.
 ///
 /// Plays the part of `Date.ISO8601FormatStyle()` with its default (UTC, whole seconds) fields.
-public enum ISO8601Text {
+package enum ISO8601Text {
     /// Formats `date` in UTC, rounding down to the second. Instants beyond about ±30 million years are
     /// clamped to that range; a non-finite instant prints as the epoch.
-    public static func format(_ date: Date) -> String {
+    package static func format(_ date: Date) -> String {
         let interval = date.timeIntervalSince1970
         let clamped = interval.isFinite ? min(max(interval, -1e15), 1e15) : 0
         return ISO8601.format(PlistDate(secondsSinceReferenceDate: clamped - PlistDate.unixEpochOffset))

@@ -1,7 +1,7 @@
 /// Standard base64 (RFC 4648, `+` and `/`, `=` padding), as XML plists' `<data>` and plist-JSON use it.
 ///
 /// Mirrors `Data.base64EncodedString()` / `Data(base64Encoded:options: .ignoreUnknownCharacters)`.
-public enum Base64 {
+package enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     private static let decodeTable: [UInt8] = {
@@ -11,7 +11,7 @@ public enum Base64 {
     }()
 
     /// Encodes bytes; `lineLength` > 0 inserts a newline after every that many characters.
-    public static func encode(_ bytes: [UInt8], lineLength: Int = 0) -> String {
+    package static func encode(_ bytes: [UInt8], lineLength: Int = 0) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count + 2) / 3 * 4 + (lineLength > 0 ? bytes.count / lineLength + 1 : 0))
         var column = 0
@@ -44,7 +44,7 @@ public enum Base64 {
 
     /// Decodes base64 text, skipping ASCII whitespace. Returns `nil` for any other character outside the
     /// alphabet, misplaced padding, or a length that is not a whole number of bytes.
-    public static func decode(_ text: some Sequence<UInt8>) -> [UInt8]? {
+    package static func decode(_ text: some Sequence<UInt8>) -> [UInt8]? {
         var out: [UInt8] = []
         var acc: UInt32 = 0
         var bits = 0
@@ -72,5 +72,5 @@ public enum Base64 {
     }
 
     /// Decodes base64 text given as a string, skipping ASCII whitespace; `nil` for text that is not base64.
-    public static func decode(_ text: String) -> [UInt8]? { decode(text.utf8) }
+    package static func decode(_ text: String) -> [UInt8]? { decode(text.utf8) }
 }

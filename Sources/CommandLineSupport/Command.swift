@@ -24,21 +24,21 @@
 /// nested tool named `<tool> <verb>`, with its own help, `help` verb and usage errors.
 ///
 /// Mirrors swift-argument-parser's `ParsableCommand` with its `CommandConfiguration` (and its `subcommands`).
-public struct Command {
-    public var name: String
+package struct Command {
+    package var name: String
     /// One line for OVERVIEW and the SUBCOMMANDS list.
-    public var abstract: String
+    package var abstract: String
     /// Paragraphs shown after the overview in the verb's help.
-    public var discussion: String
+    package var discussion: String
     /// Usage lines after `<tool> <verb> ` replacing the generated one (for verbs with several forms).
-    public var usage: [String]
-    public var arguments: [ArgumentSpec]
-    public var options: [OptionSpec]
+    package var usage: [String]
+    package var arguments: [ArgumentSpec]
+    package var options: [OptionSpec]
     /// The verbs this one groups; when not empty, ``run`` is never called.
-    public var subcommands: [Command]
-    public var run: (inout CommandContext) throws -> Int32
+    package var subcommands: [Command]
+    package var run: (inout CommandContext) throws -> Int32
 
-    public init(
+    package init(
         name: String, abstract: String, discussion: String = "", usage: [String] = [],
         arguments: [ArgumentSpec] = [], options: [OptionSpec] = [],
         run: @escaping (inout CommandContext) throws -> Int32
@@ -55,7 +55,7 @@ public struct Command {
 
     /// A verb that groups `subcommands` (`tool <name> <subcommand> ...`); `abstract` and `discussion` head
     /// its help, which lists them.
-    public init(name: String, abstract: String, discussion: String = "", subcommands: [Command]) {
+    package init(name: String, abstract: String, discussion: String = "", subcommands: [Command]) {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
@@ -68,22 +68,22 @@ public struct Command {
 }
 
 /// What a running command gets: its parsed arguments, the environment and the output streams.
-public struct CommandContext {
-    public var arguments: ParsedArguments
-    public var environment: [String: String]
+package struct CommandContext {
+    package var arguments: ParsedArguments
+    package var environment: [String: String]
     /// Data only.
-    public var stdout: OutputSink
+    package var stdout: OutputSink
     /// Messages.
-    public var stderr: OutputSink
+    package var stderr: OutputSink
     /// The tool's name, as shown in messages (`formcache`).
-    public var toolName: String
+    package var toolName: String
     /// The verb's name (`add`).
-    public var commandName: String
+    package var commandName: String
     /// Whether `stderr` is a terminal (``CommandIO/stderrIsTerminal``), and its width.
     package var stderrIsTerminal: Bool
     package var stderrColumns: Int?
 
-    public init(
+    package init(
         arguments: ParsedArguments, environment: [String: String], io: CommandIO, toolName: String,
         commandName: String
     ) {
@@ -98,7 +98,7 @@ public struct CommandContext {
     }
 
     /// Writes `Error: <message>` as one line on stderr and returns `status`, for `return context.fail(...)`.
-    public func fail(_ status: Int32, _ message: String) -> Int32 {
+    package func fail(_ status: Int32, _ message: String) -> Int32 {
         stderr.write("Error: \(message)\n")
         return status
     }

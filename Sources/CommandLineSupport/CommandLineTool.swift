@@ -21,17 +21,17 @@
 /// tool named `<tool> <verb>`: `tool cache list DIR`, `tool cache --help`, `tool help cache list`.
 ///
 /// Mirrors swift-argument-parser's `ParsableCommand.main()` with `subcommands`.
-public struct CommandLineTool {
-    public var name: String
-    public var abstract: String
-    public var discussion: String
+package struct CommandLineTool {
+    package var name: String
+    package var abstract: String
+    package var discussion: String
     /// Printed by `--version`; `nil` means the tool has no `--version`.
-    public var version: String?
-    public var commands: [Command]
+    package var version: String?
+    package var commands: [Command]
     /// What shows a verb's help, before `<subcommand>`: `tool help`, or `tool help group` for a nested tool.
     var helpVerb: String
 
-    public init(name: String, abstract: String, discussion: String = "", version: String? = nil, commands: [Command]) {
+    package init(name: String, abstract: String, discussion: String = "", version: String? = nil, commands: [Command]) {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
@@ -41,10 +41,10 @@ public struct CommandLineTool {
     }
 
     /// The tool's help text (`tool --help`).
-    public var help: String { HelpFormatter.toolHelp(self) }
+    package var help: String { HelpFormatter.toolHelp(self) }
 
     /// A verb's help text (`tool help verb`), or `nil` for an unknown verb.
-    public func help(for commandName: String) -> String? {
+    package func help(for commandName: String) -> String? {
         guard let command = command(named: commandName) else { return nil }
         if !command.subcommands.isEmpty { return nested(command).help }
         return HelpFormatter.commandHelp(command, toolName: name)
@@ -69,7 +69,7 @@ public struct CommandLineTool {
     }
 
     /// Parses `arguments` (without the program name), runs the verb they name and returns the exit status.
-    public func run(arguments: [String], environment: [String: String], io: CommandIO) -> Int32 {
+    package func run(arguments: [String], environment: [String: String], io: CommandIO) -> Int32 {
         guard let first = arguments.first else {
             return usageError("Missing expected subcommand.", io: io)
         }

@@ -5,21 +5,21 @@
 /// ```
 ///
 /// Mirrors `EXIT_SUCCESS` / `EXIT_FAILURE` and `EX_USAGE` ... `EX_TEMPFAIL` from `<sysexits.h>`.
-public enum ExitStatus {
+package enum ExitStatus {
     /// `EXIT_SUCCESS` (0): the command did what was asked.
-    public static let success: Int32 = 0
+    package static let success: Int32 = 0
     /// `EXIT_FAILURE` (1): a plain failure, such as "not found".
-    public static let failure: Int32 = 1
+    package static let failure: Int32 = 1
     /// `EX_USAGE` (64): the command line was wrong.
-    public static let usage: Int32 = 64
+    package static let usage: Int32 = 64
     /// `EX_DATAERR` (65): the input data was malformed.
-    public static let dataError: Int32 = 65
+    package static let dataError: Int32 = 65
     /// `EX_NOINPUT` (66): an input file did not exist or could not be read.
-    public static let noInput: Int32 = 66
+    package static let noInput: Int32 = 66
     /// `EX_CANTCREAT` (73): an output file could not be created.
-    public static let cannotCreate: Int32 = 73
+    package static let cannotCreate: Int32 = 73
     /// `EX_IOERR` (74): an error while reading or writing.
-    public static let ioError: Int32 = 74
+    package static let ioError: Int32 = 74
     /// `EX_TEMPFAIL` (75): a temporary failure (a lock held too long); trying again later may work.
-    public static let temporaryFailure: Int32 = 75
+    package static let temporaryFailure: Int32 = 75
 }

@@ -7,9 +7,9 @@
 /// ```
 ///
 /// Mirrors swift-argument-parser's `@Flag` and `@Option`.
-public struct OptionSpec: Sendable, Hashable {
+package struct OptionSpec: Sendable, Hashable {
     /// How an option takes values.
-    public enum Kind: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         /// No value: present or absent.
         case flag
         /// One value; when given more than once, the last one wins.
@@ -19,21 +19,21 @@ public struct OptionSpec: Sendable, Hashable {
     }
 
     /// The long name without dashes (`format` for `--format`); also the name to look it up by.
-    public var name: String
+    package var name: String
     /// The one-letter short name (`o` for `-o`), if any.
-    public var shortName: Character?
-    public var kind: Kind
+    package var shortName: Character?
+    package var kind: Kind
     /// The placeholder shown in usage and help (`<format>`).
-    public var valueName: String
-    public var help: String
+    package var valueName: String
+    package var help: String
     /// The value ``ParsedArguments/value(_:)`` returns when the option is absent; shown in help.
-    public var defaultValue: String?
+    package var defaultValue: String?
     /// When not empty, the only values accepted; shown in help.
-    public var allowedValues: [String]
+    package var allowedValues: [String]
     /// Whether the command line must give the option.
-    public var isRequired: Bool
+    package var isRequired: Bool
 
-    public init(
+    package init(
         name: String, shortName: Character? = nil, kind: Kind, valueName: String? = nil, help: String,
         defaultValue: String? = nil, allowedValues: [String] = [], isRequired: Bool = false
     ) {
@@ -48,12 +48,12 @@ public struct OptionSpec: Sendable, Hashable {
     }
 
     /// A flag: `--name` (or `-s`), no value.
-    public static func flag(_ name: String, short: Character? = nil, help: String) -> OptionSpec {
+    package static func flag(_ name: String, short: Character? = nil, help: String) -> OptionSpec {
         OptionSpec(name: name, shortName: short, kind: .flag, help: help)
     }
 
     /// An option that takes one value.
-    public static func option(
+    package static func option(
         _ name: String, short: Character? = nil, valueName: String? = nil, help: String,
         defaultValue: String? = nil, allowedValues: [String] = [], required: Bool = false
     ) -> OptionSpec {
@@ -63,14 +63,14 @@ public struct OptionSpec: Sendable, Hashable {
     }
 
     /// An option that may be given any number of times.
-    public static func repeated(
+    package static func repeated(
         _ name: String, short: Character? = nil, valueName: String? = nil, help: String, required: Bool = false
     ) -> OptionSpec {
         OptionSpec(name: name, shortName: short, kind: .repeated, valueName: valueName, help: help, isRequired: required)
     }
 
     /// `--format <format>`, as usage and error messages show it.
-    public var synopsis: String {
+    package var synopsis: String {
         kind == .flag ? "--\(name)" : "--\(name) <\(valueName)>"
     }
 }
@@ -78,16 +78,16 @@ public struct OptionSpec: Sendable, Hashable {
 /// A positional argument of a command (`<file>`).
 ///
 /// Mirrors swift-argument-parser's `@Argument`.
-public struct ArgumentSpec: Sendable, Hashable {
+package struct ArgumentSpec: Sendable, Hashable {
     /// The name to look it up by and to show as `<name>`.
-    public var name: String
-    public var help: String
+    package var name: String
+    package var help: String
     /// Whether the command line may leave it out.
-    public var isOptional: Bool
+    package var isOptional: Bool
     /// Whether it takes every remaining positional value (only sensible as the last argument).
-    public var isRepeated: Bool
+    package var isRepeated: Bool
 
-    public init(name: String, help: String, isOptional: Bool = false, isRepeated: Bool = false) {
+    package init(name: String, help: String, isOptional: Bool = false, isRepeated: Bool = false) {
         self.name = name
         self.help = help
         self.isOptional = isOptional
@@ -95,22 +95,22 @@ public struct ArgumentSpec: Sendable, Hashable {
     }
 
     /// A positional argument that must be given.
-    public static func required(_ name: String, help: String) -> ArgumentSpec {
+    package static func required(_ name: String, help: String) -> ArgumentSpec {
         ArgumentSpec(name: name, help: help)
     }
 
     /// A positional argument that may be left out.
-    public static func optional(_ name: String, help: String) -> ArgumentSpec {
+    package static func optional(_ name: String, help: String) -> ArgumentSpec {
         ArgumentSpec(name: name, help: help, isOptional: true)
     }
 
     /// A positional argument that takes all remaining values (zero or more).
-    public static func repeated(_ name: String, help: String) -> ArgumentSpec {
+    package static func repeated(_ name: String, help: String) -> ArgumentSpec {
         ArgumentSpec(name: name, help: help, isOptional: true, isRepeated: true)
     }
 
     /// `<file>`, `[<file>]` or `[<file> ...]`, as usage shows it.
-    public var synopsis: String {
+    package var synopsis: String {
         if isRepeated { return "[<\(name)> ...]" }
         return isOptional ? "[<\(name)>]" : "<\(name)>"
     }

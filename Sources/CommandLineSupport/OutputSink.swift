@@ -11,19 +11,19 @@
 /// ```
 ///
 /// Mirrors `FileHandle.standardOutput.write(_:)` / `TextOutputStream`.
-public struct OutputSink: TextOutputStream {
+package struct OutputSink: TextOutputStream {
     private let sink: (UnsafeRawBufferPointer) -> Void
     private let failure: WriteFailure?
 
     /// A sink that hands every chunk of bytes to `write`. The buffer is valid only during the call.
-    public init(_ write: @escaping (UnsafeRawBufferPointer) -> Void) {
+    package init(_ write: @escaping (UnsafeRawBufferPointer) -> Void) {
         self.sink = write
         self.failure = nil
     }
 
     /// A sink whose `write` returns `0` on success or an `errno`: the first failure is kept
     /// (``writeError``) and every later write is skipped.
-    public init(reportingFailures write: @escaping (UnsafeRawBufferPointer) -> Int32) {
+    package init(reportingFailures write: @escaping (UnsafeRawBufferPointer) -> Int32) {
         let failure = WriteFailure()
         self.failure = failure
         self.sink = { buffer in
@@ -34,33 +34,33 @@ public struct OutputSink: TextOutputStream {
     }
 
     /// The `errno` of the first write that failed (a full disk, a closed pipe), or `nil`.
-    public var writeError: Int32? { failure?.code }
+    package var writeError: Int32? { failure?.code }
 
     /// A sink whose every write fails with `code` (tests of failed output).
-    public static func failing(_ code: Int32) -> OutputSink { OutputSink(reportingFailures: { _ in code }) }
+    package static func failing(_ code: Int32) -> OutputSink { OutputSink(reportingFailures: { _ in code }) }
 
     /// Writes the UTF-8 bytes of `string`.
-    public func write(_ string: String) {
+    package func write(_ string: String) {
         var string = string
         string.withUTF8 { sink(UnsafeRawBufferPointer($0)) }
     }
 
     /// Writes raw bytes.
-    public func write(bytes: [UInt8]) {
+    package func write(bytes: [UInt8]) {
         bytes.withUnsafeBytes { sink($0) }
     }
 
     /// A sink that discards everything.
-    public static var discarding: OutputSink { OutputSink { _ in } }
+    package static var discarding: OutputSink { OutputSink { _ in } }
 
     /// The process's standard output (file descriptor 1), unbuffered.
-    public static var standardOutput: OutputSink { fileDescriptor(1) }
+    package static var standardOutput: OutputSink { fileDescriptor(1) }
 
     /// The process's standard error (file descriptor 2), unbuffered.
-    public static var standardError: OutputSink { fileDescriptor(2) }
+    package static var standardError: OutputSink { fileDescriptor(2) }
 
     /// A sink writing to an open file descriptor; a failed write is kept in ``writeError``.
-    public static func fileDescriptor(_ descriptor: Int32) -> OutputSink {
+    package static func fileDescriptor(_ descriptor: Int32) -> OutputSink {
         OutputSink(reportingFailures: { SystemCalls.writeAll(descriptor, $0) })
     }
 }
@@ -71,17 +71,17 @@ private final class WriteFailure {
 }
 
 /// Collects everything written to its ``sink``, for tests and for commands that build output in memory.
-public final class OutputCapture {
+package final class OutputCapture {
     /// Everything written so far.
-    public private(set) var bytes: [UInt8] = []
+    package private(set) var bytes: [UInt8] = []
 
-    public init() {}
+    package init() {}
 
     /// The collected bytes decoded as UTF-8 (invalid bytes become U+FFFD).
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    package var text: String { String(decoding: bytes, as: UTF8.self) }
 
     /// A sink that appends to this capture.
-    public var sink: OutputSink {
+    package var sink: OutputSink {
         OutputSink { [self] buffer in bytes.append(contentsOf: buffer) }
     }
 }
@@ -92,21 +92,21 @@ public final class OutputCapture {
 /// let out = OutputCapture(), err = OutputCapture()
 /// let status = MyTool.run(arguments: ["list"], environment: [:], io: CommandIO(stdout: out.sink, stderr: err.sink))
 /// ```
-public struct CommandIO {
-    public var stdout: OutputSink
-    public var stderr: OutputSink
+package struct CommandIO {
+    package var stdout: OutputSink
+    package var stderr: OutputSink
     /// Whether `stderr` is a terminal, where ``ProgressReporter`` draws (false unless set).
     package var stderrIsTerminal = false
     /// The terminal's width, when `stderr` is one.
     package var stderrColumns: Int?
 
-    public init(stdout: OutputSink, stderr: OutputSink) {
+    package init(stdout: OutputSink, stderr: OutputSink) {
         self.stdout = stdout
         self.stderr = stderr
     }
 
     /// The process's standard output and standard error.
-    public static var standard: CommandIO {
+    package static var standard: CommandIO {
         var io = CommandIO(stdout: .standardOutput, stderr: .standardError)
         io.stderrIsTerminal = Terminal.isTerminal(2)
         io.stderrColumns = io.stderrIsTerminal ? Terminal.columns(2) : nil

@@ -7,30 +7,30 @@
 /// ```
 ///
 /// Mirrors the properties of a swift-argument-parser `ParsableCommand` after parsing.
-public struct ParsedArguments: Sendable, Hashable {
+package struct ParsedArguments: Sendable, Hashable {
     private var flags: Set<String> = []
     private var valuesByName: [String: [String]] = [:]
     private var defaults: [String: String] = [:]
 
-    public init() {}
+    package init() {}
 
     /// Creates parsed arguments directly (for tests): flags present, and values per option or argument name.
-    public init(flags: Set<String> = [], values: [String: [String]] = [:]) {
+    package init(flags: Set<String> = [], values: [String: [String]] = [:]) {
         self.flags = flags
         self.valuesByName = values
     }
 
     /// Whether the flag was given.
-    public func flag(_ name: String) -> Bool { flags.contains(name) }
+    package func flag(_ name: String) -> Bool { flags.contains(name) }
 
     /// Whether the option or argument was given at least once (defaults do not count).
-    public func isPresent(_ name: String) -> Bool { flags.contains(name) || valuesByName[name] != nil }
+    package func isPresent(_ name: String) -> Bool { flags.contains(name) || valuesByName[name] != nil }
 
     /// The last value of the option or argument, else its default, else `nil`.
-    public func value(_ name: String) -> String? { valuesByName[name]?.last ?? defaults[name] }
+    package func value(_ name: String) -> String? { valuesByName[name]?.last ?? defaults[name] }
 
     /// Every value of a repeated option or argument, in command-line order.
-    public func values(_ name: String) -> [String] { valuesByName[name] ?? [] }
+    package func values(_ name: String) -> [String] { valuesByName[name] ?? [] }
 
     mutating func setFlag(_ name: String) { flags.insert(name) }
     mutating func append(_ value: String, for name: String) { valuesByName[name, default: []].append(value) }
@@ -41,22 +41,22 @@ public struct ParsedArguments: Sendable, Hashable {
 /// a hint to `--help`, and the process exits with ``ExitStatus/usage`` (64).
 ///
 /// Mirrors swift-argument-parser's `ValidationError`.
-public struct UsageError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct UsageError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }
 
 /// A failure with a chosen exit status. Thrown by a command's `run`, it is printed as `Error: <message>` on
 /// stderr and the process exits with `status`.
 ///
 /// Mirrors swift-argument-parser's `ExitCode` thrown with a message printed first.
-public struct CommandFailure: Error, Sendable, Hashable, CustomStringConvertible {
-    public var status: Int32
-    public var message: String
-    public init(status: Int32, _ message: String) {
+package struct CommandFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    package var status: Int32
+    package var message: String
+    package init(status: Int32, _ message: String) {
         self.status = status
         self.message = message
     }
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -8,19 +8,19 @@ import ArchivePlatform
 /// ```
 ///
 /// Mirrors `CommandLine.arguments`, `ProcessInfo.processInfo.environment` and `exit(3)`.
-public enum StandardProcess {
+package enum StandardProcess {
     /// The command-line arguments without the program name.
-    public static var arguments: [String] { Array(CommandLine.arguments.dropFirst()) }
+    package static var arguments: [String] { Array(CommandLine.arguments.dropFirst()) }
 
     /// The environment variables (`environ`); for a repeated name the first value wins.
     ///
     /// A value whose bytes are not UTF-8 cannot be a `String` as it is; it is given as U+0000 followed by
     /// its lossy decoding (invalid bytes as U+FFFD). No real value contains NUL, so such a value is never
     /// mistaken for another: a path made from it is refused rather than rewritten into another directory.
-    public static var environment: [String: String] { SystemCalls.environment() }
+    package static var environment: [String: String] { SystemCalls.environment() }
 
     /// Ends the process with `status`. Mirrors `exit(3)`.
-    public static func exit(_ status: Int32) -> Never { SystemCalls.exit(status) }
+    package static func exit(_ status: Int32) -> Never { SystemCalls.exit(status) }
 }
 
 /// The process-level calls of the command-line tools, through the platform layer.

@@ -13,12 +13,12 @@ import FormCache
 /// (`FORMCACHE_LOCK_TIMEOUT` seconds, default 10). Data goes alone to stdout; `Error: ...` and a hint to stderr.
 ///
 /// Mirrors swift-argument-parser's `ParsableCommand.main()` for a tool with subcommands.
-public enum FormCacheTool {
+package enum FormCacheTool {
     /// Printed by `formcache --version`.
-    public static let version = "0.1.0"
+    package static let version = "0.1.0"
 
     /// Runs one `formcache` command line (without the program name) and returns its exit status.
-    public static func run(
+    package static func run(
         arguments: [String], environment: [String: String], io: CommandIO, clock: any StoreClock = SystemClock()
     ) -> Int32 {
         tool(session: Session(environment: environment, clock: clock)).run(

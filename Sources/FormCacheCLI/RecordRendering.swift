@@ -10,33 +10,15 @@ import FormCache
 /// JSON and human-readable renderings of form records.
 enum RecordRendering {
     /// `{"id": ..., "name": ..., "fields": {...}, "registeredAt": ..., "expiresAt": ...}` on one line, field
-    /// keys sorted, timestamps ISO 8601 UTC; written by the package's one JSON writer.
+    /// keys sorted, timestamps ISO 8601 UTC; rendered as the package's other JSON is (``JSONNode``).
     static func json(_ record: FormRecord) -> String {
-        var w = JSONWriter(pretty: false)
-        w.open(.object)
-        w.item(first: true)
-        w.key("id")
-        w.string(record.id)
-        w.item(first: false)
-        w.key("name")
-        w.string(record.name)
-        w.item(first: false)
-        w.key("fields")
-        w.open(.object)
-        for (index, field) in record.fields.sorted(by: { $0.key < $1.key }).enumerated() {
-            w.item(first: index == 0)
-            w.key(field.key)
-            w.string(field.value)
-        }
-        w.close(.object, empty: record.fields.isEmpty)
-        w.item(first: false)
-        w.key("registeredAt")
-        w.string(ISO8601Text.format(record.registeredAt))
-        w.item(first: false)
-        w.key("expiresAt")
-        w.string(ISO8601Text.format(record.expiresAt))
-        w.close(.object, empty: false)
-        return w.text
+        JSONNode.object([
+            ("id", .string(record.id)),
+            ("name", .string(record.name)),
+            ("fields", .object(record.fields.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
+            ("registeredAt", .string(ISO8601Text.format(record.registeredAt))),
+            ("expiresAt", .string(ISO8601Text.format(record.expiresAt))),
+        ]).render(pretty: false)
     }
 
     /// One record as `label: value` lines.

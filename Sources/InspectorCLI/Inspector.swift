@@ -7,12 +7,12 @@ import CommandLineSupport
 /// ```swift
 /// let status = Inspector.run(arguments: ["plist", "a.plist"], environment: [:], io: .standard)
 /// ```
-public enum Inspector {
+package enum Inspector {
     /// The version `keyedarchive --version` prints.
-    public static let version = "0.1.0"
+    package static let version = "0.1.0"
 
     /// The tool with all its verbs.
-    public static var tool: CommandLineTool {
+    package static var tool: CommandLineTool {
         CommandLineTool(
             name: "keyedarchive",
             abstract: "Inspect property lists and keyed archives.",
@@ -26,12 +26,12 @@ public enum Inspector {
     }
 
     /// Runs the inspector on `arguments` (without the program name) and returns the exit status.
-    public static func run(arguments: [String], environment: [String: String], io: CommandIO) -> Int32 {
+    package static func run(arguments: [String], environment: [String: String], io: CommandIO) -> Int32 {
         tool.run(arguments: arguments, environment: environment, io: io)
     }
 
     /// Runs the inspector on the process's arguments and exits with its status.
-    public static func main() -> Never {
+    package static func main() -> Never {
         StandardProcess.exit(
             run(arguments: StandardProcess.arguments, environment: StandardProcess.environment, io: .standard))
     }

@@ -40,12 +40,6 @@ public protocol KeyedArchivable: ArchivableClass {
     init(coder: KeyedUnarchiver) throws
 }
 
-extension KeyedArchivable {
-    /// The instance whose identity decides sharing; renamed ``ArchivableClass/archiveIdentity``.
-    @available(*, deprecated, renamed: "archiveIdentity")
-    public var keyedArchiveIdentity: AnyObject? { archiveIdentity }
-}
-
 /// A `Codable` type needs no `encode(with:)` or `init(coder:)` of its own: its coding keys become the keys of
 /// its archived object, written and read through the Codable bridge (the same bytes ``ArchiveEncoder``
 /// writes for the value's fields).

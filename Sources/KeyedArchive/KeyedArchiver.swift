@@ -45,7 +45,7 @@ public final class KeyedArchiver {
         var frameStart: Int = 0
         var unkeyedCount: Int = 0
         var depth: Int = 0
-        var identities: IntegerTable = IntegerTable(capacity: 1024)
+        var identities = IdentityTable(capacity: 1024)
         /// Per archived type: see ``TypeInfo``.
         var typeInfo: [ObjectIdentifier: TypeInfo] = [:]
         /// Per type slot, the keys written at each field position with their nodes: objects of one type write
@@ -151,34 +151,18 @@ public final class KeyedArchiver {
     /// Encodes an archivable object (a reference; `nil` writes `$null`). Mirrors `encode(_:forKey:)` for objects.
     public func encode(_ object: (any KeyedArchivable)?, forKey key: String) { encodeValue(object, forKey: key) }
     /// Encodes a string as an `NSString` object.
-    public func encode(_ string: String?, forKey key: String) {
-        if state.pointee.hooked { return encodeValue(string, forKey: key) }
-        addObjectField(key, string.map(stringObject))
-    }
+    public func encode(_ string: String?, forKey key: String) { encodeObjectField(string, forKey: key, as: stringObject) }
     /// Encodes a date as an `NSDate` object (`NS.time`).
-    public func encode(_ date: Date?, forKey key: String) {
-        if state.pointee.hooked { return encodeValue(date, forKey: key) }
-        addObjectField(key, date.map(dateObject))
-    }
+    public func encode(_ date: Date?, forKey key: String) { encodeObjectField(date, forKey: key, as: dateObject) }
     /// Encodes data as an `NSData` object.
-    public func encode(_ data: Data?, forKey key: String) {
-        if state.pointee.hooked { return encodeValue(data, forKey: key) }
-        addObjectField(key, data.map(dataObject))
-    }
+    public func encode(_ data: Data?, forKey key: String) { encodeObjectField(data, forKey: key, as: dataObject) }
     /// Encodes a UUID as an `NSUUID` object (`NS.uuidbytes`).
-    public func encode(_ uuid: UUID?, forKey key: String) {
-        if state.pointee.hooked { return encodeValue(uuid, forKey: key) }
-        addObjectField(key, uuid.map(uuidObject))
-    }
+    public func encode(_ uuid: UUID?, forKey key: String) { encodeObjectField(uuid, forKey: key, as: uuidObject) }
     /// Encodes a URL as an `NSURL` object (`NS.base`, `NS.relative`).
-    public func encode(_ url: URL?, forKey key: String) {
-        if state.pointee.hooked { return encodeValue(url, forKey: key) }
-        addObjectField(key, url.map(urlObject))
-    }
+    public func encode(_ url: URL?, forKey key: String) { encodeObjectField(url, forKey: key, as: urlObject) }
     /// Encodes an array as an `NSArray` of its elements.
     public func encode<Element>(_ array: [Element]?, forKey key: String) {
-        if state.pointee.hooked { return encodeValue(array, forKey: key) }
-        addObjectField(key, array.map { arrayObject($0) })
+        encodeObjectField(array, forKey: key) { arrayObject($0) }
     }
     /// Encodes a dictionary as an `NSDictionary` (`NS.keys`, `NS.objects`), keys in a sorted order.
     public func encode<Key: Hashable, Value>(_ dictionary: [Key: Value]?, forKey key: String) {
@@ -307,7 +291,7 @@ public final class KeyedArchiver {
         return node
     }
 
-    static func identityKey(_ id: ObjectIdentifier) -> UInt64 { UInt64(UInt(bitPattern: id)) }
+    static func identityKey(_ id: ObjectIdentifier) -> IdentityKey { IdentityKey(id) }
 
     /// The plist UID object that refers to object `uid` (`$objects` index).
     @inline(__always)
@@ -339,6 +323,14 @@ public final class KeyedArchiver {
         refs.reserveCapacity(values.count)
         for v in values { refs.append(reference(encodeObject(v))) }
         return arrayNode(refs)
+    }
+
+    /// The typed `encode(_:forKey:)` of a standard value: its object made by `object` (`$null` for nil), or,
+    /// when a ``willEncode`` hook is set, the value passed through ``encodeValue(_:forKey:)`` like any other.
+    @inline(__always)
+    func encodeObjectField<Value>(_ value: Value?, forKey key: String, as object: (Value) -> Int32) {
+        if state.pointee.hooked { return encodeValue(value, forKey: key) }
+        addObjectField(key, value.map(object))
     }
 
     /// Adds a field holding a reference to object `uid` (`$null` for nil), after the key: the same order

@@ -183,6 +183,18 @@ struct DirectPathTests {
         #expect(table.count == strings.count)
     }
 
+    @Test func identityTableFindsEveryObjectAfterGrowing() {
+        final class Box {}
+        var table = IdentityTable(capacity: 4)
+        let boxes = (0..<5_000).map { _ in Box() }
+        for (i, box) in boxes.enumerated() { table.insert(IdentityKey(ObjectIdentifier(box)), Int32(i)) }
+        table.insert(IdentityKey(ObjectIdentifier(boxes[7])), 70)
+        for (i, box) in boxes.enumerated() { #expect(table[IdentityKey(ObjectIdentifier(box))] == (i == 7 ? 70 : Int32(i))) }
+        #expect(table.count == boxes.count)
+        let other = Box()
+        #expect(table[IdentityKey(ObjectIdentifier(other))] == nil)
+    }
+
     @Test func uidBitSetIgnoresOutOfRangeUIDs() {
         var set = UIDBitSet(count: 70)
         set.insert(69)

@@ -50,6 +50,12 @@ enum CacheAccess {
         }
     }
 
+    /// Opens the cache of the `<dir>` argument and reads its entries, least recently used first (`list`, `stats`).
+    static func openWithEntries(_ context: CommandContext) throws -> (cache: ArchiveCache<[UInt8]>, entries: [CacheEntryInfo]) {
+        let cache = try open(directory(context))
+        return (cache, try perform { () throws(StoreError) in try cache.entries() })
+    }
+
     /// Runs `body`, turning a ``StoreError`` into the exit status that fits it.
     static func perform<T>(_ body: () throws(StoreError) -> T) throws -> T {
         do {

@@ -20,9 +20,7 @@ extension Inspector {
             arguments: [cacheDirectoryArgument],
             options: [.flag("json", help: "Print a JSON array of entries.")]
         ) { context in
-            let directory = try CacheAccess.directory(context)
-            let cache = try CacheAccess.open(directory)
-            let entries = try CacheAccess.perform { () throws(StoreError) in try cache.entries() }
+            let entries = try CacheAccess.openWithEntries(context).entries
             if context.arguments.flag("json") {
                 context.stdout.write(CacheRendering.json(entries) + "\n")
             } else if entries.isEmpty {
@@ -45,25 +43,13 @@ enum CacheRendering {
 
     /// `{"key": ..., "bytes": n, "created": ..., "expires": ... or null, "lastAccess": ...}` on one line.
     static func json(_ entry: CacheEntryInfo) -> String {
-        var w = JSONWriter(pretty: false)
-        w.open(.object)
-        w.item(first: true)
-        w.key("key")
-        w.string(entry.key)
-        w.item(first: false)
-        w.key("bytes")
-        w.raw(String(entry.byteCount))
-        w.item(first: false)
-        w.key("created")
-        w.string(ISO8601Text.format(entry.created))
-        w.item(first: false)
-        w.key("expires")
-        if let expires = entry.expires { w.string(ISO8601Text.format(expires)) } else { w.raw("null") }
-        w.item(first: false)
-        w.key("lastAccess")
-        w.string(ISO8601Text.format(entry.lastAccess))
-        w.close(.object, empty: false)
-        return w.text
+        JSONNode.object([
+            ("key", .string(entry.key)),
+            ("bytes", .integer(entry.byteCount)),
+            ("created", .string(ISO8601Text.format(entry.created))),
+            ("expires", entry.expires.map { .string(ISO8601Text.format($0)) } ?? .null),
+            ("lastAccess", .string(ISO8601Text.format(entry.lastAccess))),
+        ]).render(pretty: false)
     }
 
     /// A JSON array, one entry per line (`[]` when empty).
@@ -75,14 +61,6 @@ enum CacheRendering {
     /// `name: value` lines, or with `json` one object `{"name": value, ...}`; values are whole numbers.
     static func counts(_ pairs: [(String, Int)], json: Bool) -> String {
         guard json else { return pairs.map { "\($0.0): \($0.1)\n" }.joined() }
-        var w = JSONWriter(pretty: false)
-        w.open(.object)
-        for (index, pair) in pairs.enumerated() {
-            w.item(first: index == 0)
-            w.key(pair.0)
-            w.raw(String(pair.1))
-        }
-        w.close(.object, empty: pairs.isEmpty)
-        return w.text + "\n"
+        return JSONNode.object(pairs.map { ($0.0, .integer($0.1)) }).render(pretty: false) + "\n"
     }
 }

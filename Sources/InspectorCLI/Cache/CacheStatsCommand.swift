@@ -18,9 +18,7 @@ extension Inspector {
             arguments: [cacheDirectoryArgument],
             options: [.flag("json", help: "Print a JSON object.")]
         ) { context in
-            let directory = try CacheAccess.directory(context)
-            let cache = try CacheAccess.open(directory)
-            let entries = try CacheAccess.perform { () throws(StoreError) in try cache.entries() }
+            let (cache, entries) = try CacheAccess.openWithEntries(context)
             let now = cache.options.clock.now()
             let expired = entries.count { entry in entry.expires.map { $0 <= now } ?? false }
             let statistics = cache.statistics

@@ -44,26 +44,12 @@ final class CodableArchiveDecoder: Decoder {
     }
 
     final class TypeEntry {
-        enum Kind { case object, string, double, int, bool, float, integer, standard, polymorphic, dictionary }
-        let kind: Kind
+        let kind: CodableTypeKind
         let isClass: Bool
 
         init(_ type: Any.Type) {
             isClass = type is AnyClass
-            switch type {
-            case is String.Type: kind = .string
-            case is Double.Type: kind = .double
-            case is Int.Type: kind = .int
-            case is Bool.Type: kind = .bool
-            case is Float.Type: kind = .float
-            case is Int8.Type, is Int16.Type, is Int32.Type, is Int64.Type, is UInt.Type, is UInt8.Type,
-                 is UInt16.Type, is UInt32.Type, is UInt64.Type:
-                kind = .integer
-            case is Date.Type, is Data.Type, is UUID.Type, is URL.Type: kind = .standard
-            case is any PolymorphicDecodable.Type: kind = .polymorphic
-            case is any ArchiveDecodableCodableDictionary.Type: kind = .dictionary
-            default: kind = .object
-            }
+            kind = CodableTypeKind(type, for: .decoding)
         }
     }
 
@@ -218,7 +204,7 @@ final class CodableArchiveDecoder: Decoder {
             if let d = T.self as? any ArchiveDecodableCodableDictionary.Type, let t = try d.decodeArchiveDictionary(self, from: v) as? T {
                 return t
             }
-        case .object: break
+        case .set, .object: break
         }
         return try decodeObject(T.self, entry, from: v, key: key)
     }

@@ -32,8 +32,7 @@ final class CodableArchiveEncoder: Encoder {
 
     /// What the encoder knows about one Swift type, looked up once per type.
     final class TypeEntry {
-        enum Kind { case object, string, double, int, bool, standard, polymorphic, dictionary, set }
-        let kind: Kind
+        let kind: CodableTypeKind
         let type: Any.Type
         let isClass: Bool
         /// The archiver's key cache slot for objects of this type (-1 until the first one).
@@ -44,20 +43,7 @@ final class CodableArchiveEncoder: Encoder {
         init(_ type: Any.Type) {
             self.type = type
             isClass = type is AnyClass
-            switch type {
-            case is String.Type: kind = .string
-            case is Double.Type: kind = .double
-            case is Int.Type: kind = .int
-            case is Bool.Type: kind = .bool
-            case is Date.Type, is Data.Type, is UUID.Type, is URL.Type, is Float.Type, is Int8.Type, is Int16.Type,
-                 is Int32.Type, is Int64.Type, is UInt.Type, is UInt8.Type, is UInt16.Type, is UInt32.Type,
-                 is UInt64.Type:
-                kind = .standard
-            case is any PolymorphicEncodable.Type: kind = .polymorphic
-            case is any ArchiveEncodableCodableDictionary.Type: kind = .dictionary
-            case is any ArchiveEncodableCodableSet.Type: kind = .set
-            default: kind = .object
-            }
+            kind = CodableTypeKind(type, for: .encoding)
         }
     }
 
@@ -87,7 +73,7 @@ final class CodableArchiveEncoder: Encoder {
         case .string: if let s = value as? String { return archiver.stringObject(s) }
         case .double: if let d = value as? Double { return archiver.realObject(d) }
         case .int: if let i = value as? Int { return archiver.integerObject(Int64(i)) }
-        case .bool, .standard: return archiver.encodeStandard(value)
+        case .bool, .float, .integer, .standard: return archiver.encodeStandard(value)
         case .polymorphic: if let p = value as? any PolymorphicEncodable { return try encodeAny(p.polymorphicValue) }
         case .dictionary: if let d = value as? any ArchiveEncodableCodableDictionary { return try d.encodeArchiveDictionary(self) }
         case .set: if let s = value as? any ArchiveEncodableCodableSet { return try s.encodeArchiveSet(self) }
@@ -195,9 +181,7 @@ final class CodableArchiveEncoder: Encoder {
             }
             current.state = .keyed(uid)
             return uid
-        case .unkeyed, .single:
-            record(error(current.entry.map { "\($0.type)" } ?? "", "asked for a keyed container after another kind of container"))
-            return -1
+        case .unkeyed, .single: return refuseContainer("a keyed")
         }
     }
 
@@ -210,10 +194,14 @@ final class CodableArchiveEncoder: Encoder {
             archiver.openFrame(uid)
             current.state = .unkeyed(uid)
             return uid
-        case .keyed, .single:
-            record(error(current.entry.map { "\($0.type)" } ?? "", "asked for an unkeyed container after another kind of container"))
-            return -1
+        case .keyed, .single: return refuseContainer("an unkeyed")
         }
+    }
+
+    /// Records that the current value asked for `container` after another kind; returns -1.
+    private func refuseContainer(_ container: String) -> Int32 {
+        record(error(current.entry.map { "\($0.type)" } ?? "", "asked for \(container) container after another kind of container"))
+        return -1
     }
 
     private func openCurrent() -> Int32 {

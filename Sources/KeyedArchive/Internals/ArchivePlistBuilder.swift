@@ -20,7 +20,7 @@ struct ArchivePlistBuilder {
     private(set) var nodes: [Node] = []
     private var scalarBytes = BinaryPlistBuffer()
     private var pool: [Int32] = []
-    private var strings = StringTable()
+    private var strings = StringTable(capacity: 1024)
     private var integers = RecentIntegerCache()
     private var unsigned: [UInt64: Int32] = [:]
     private var reals = RecentIntegerCache()

@@ -258,37 +258,27 @@ extension KeyedUnarchiver {
             let value: Any = try enter(uid, resolved.chain, fields, key: key) { try decodeStandard(standard, uid: uid) }
             return state.pointee.hooked ? try substitute(value, uid: uid) : value
         case .custom(let type):
-            // Secure coding checks the class before its initializer runs; the decodes inside `init(coder:)`
-            // name their own types, and the request is restored for the next element of a collection.
-            let saved = state.pointee.requested
-            if !saved.isAnything {
-                try checkRequested(resolved, uid: uid, key: key)
-                if !requiresSecureCoding { state.pointee.requested = .anything }
-            }
-            defer { state.pointee.requested = saved }
-            if resolved.substitutes { return try decodeSubstituting(type, uid: uid, resolved, fields, key: key) }
-            state.pointee.inProgress.insert(uid)
-            let object: any KeyedArchivable = try enter(uid, resolved.chain, fields, key: key, slot: resolved.slot) {
-                try type.init(coder: self)
-            }
-            state.pointee.inProgress.remove(uid)
-            if state.pointee.hooked { return try register(object, replacement: nil, uid: uid) }
-            if let instance = object.archiveIdentity {
-                state.pointee.instances[uid] = instance
-                if !state.pointee.pending.isEmpty, let waiting = state.pointee.pending.removeValue(forKey: uid) {
-                    for assign in waiting { assign(instance) }
+            return try withRequestChecked(resolved, uid: uid, key: key) {
+                if resolved.substitutes { return try decodeSubstituting(type, uid: uid, resolved, fields, key: key) }
+                state.pointee.inProgress.insert(uid)
+                let object: any KeyedArchivable = try enter(uid, resolved.chain, fields, key: key, slot: resolved.slot) {
+                    try type.init(coder: self)
                 }
+                state.pointee.inProgress.remove(uid)
+                if state.pointee.hooked { return try register(object, replacement: nil, uid: uid) }
+                if let instance = object.archiveIdentity {
+                    state.pointee.instances[uid] = instance
+                    if !state.pointee.pending.isEmpty, let waiting = state.pointee.pending.removeValue(forKey: uid) {
+                        for assign in waiting { assign(instance) }
+                    }
+                }
+                return object
             }
-            return object
         case .codable(let type):
-            let saved = state.pointee.requested
-            if !saved.isAnything {
-                try checkRequested(resolved, uid: uid, key: key)
-                if !requiresSecureCoding { state.pointee.requested = .anything }
+            return try withRequestChecked(resolved, uid: uid, key: key) {
+                let value = try decodeCodableObject(uid, type, key: key)
+                return state.pointee.hooked ? try substitute(value, uid: uid) : value
             }
-            defer { state.pointee.requested = saved }
-            let value = try decodeCodableObject(uid, type, key: key)
-            return state.pointee.hooked ? try substitute(value, uid: uid) : value
         case .generic:
             if !state.pointee.requested.isAnything { try checkRequested(resolved, uid: uid, key: key) }
             let object = ArchivedObject(classChain: resolved.chain)

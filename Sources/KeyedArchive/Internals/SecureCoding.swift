@@ -204,6 +204,20 @@ extension KeyedUnarchiver {
                     key: key, uid: uid)
     }
 
+    /// Runs `body`, the initializer of object `uid`'s class, once the class has passed ``checkRequested``.
+    /// Inside, the decodes of `init(coder:)` / `init(from:)` name their own types (unless secure coding is
+    /// required); the request is restored afterwards for the next element of a collection.
+    @inline(__always)
+    func withRequestChecked<R>(_ resolved: ResolvedClass, uid: Int, key: String, _ body: () throws -> R) throws -> R {
+        let saved = state.pointee.requested
+        if !saved.isAnything {
+            try checkRequested(resolved, uid: uid, key: key)
+            if !requiresSecureCoding { state.pointee.requested = .anything }
+        }
+        defer { state.pointee.requested = saved }
+        return try body()
+    }
+
     /// Secure coding: checks the class of object `uid` against what the decode in progress asked for, before
     /// the object's initializer runs. The verdict is cached per class and request.
     @inline(__always)

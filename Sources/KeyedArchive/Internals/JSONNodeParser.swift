@@ -1,65 +1,11 @@
 import BinaryPlist
 
-/// A JSON value with object keys in order: the tree archive-JSON is rendered to and parsed from. Its text
-/// goes through the package's one JSON writer and tokenizer (`JSONWriter`, `JSONScanner` in BinaryPlist), so
-/// escaping and number formatting are plist-JSON's (Python `json` separators).
-indirect enum JSONNode: Sendable {
-    case null
-    case bool(Bool)
-    /// A number, kept as its (validated) text.
-    case number(String)
-    case string(String)
-    case array([JSONNode])
-    case object([(String, JSONNode)])
-    /// An inline plist value, written as plist-JSON. Only rendering makes these; parsing never does.
-    case plist(PlistValue)
-
+extension JSONNode {
     /// The entries of a `{"$top": {...}}` document.
     var topEntries: [(String, JSONNode)]? {
         guard case .object(let e) = self, e.count == 1, e[0].0 == "$top" else { return nil }
         guard case .object(let entries) = e[0].1 else { return nil }
         return entries
-    }
-
-    /// The text of a JSON string (written directly or as an inline plist string).
-    var stringValue: String? {
-        switch self {
-        case .string(let s), .plist(.string(let s)): s
-        default: nil
-        }
-    }
-
-    static func wrapped(_ key: String, _ value: JSONNode) -> JSONNode { .object([(key, value)]) }
-
-    func render(pretty: Bool) -> String {
-        var writer = JSONWriter(pretty: pretty)
-        write(to: &writer)
-        return writer.text
-    }
-
-    private func write(to w: inout JSONWriter) {
-        switch self {
-        case .null: w.raw("null")
-        case .bool(let b): w.raw(b ? "true" : "false")
-        case .number(let n): w.raw(n)
-        case .string(let s): w.string(s)
-        case .plist(let v): w.plist(v)
-        case .array(let items):
-            w.open(.array)
-            for (i, item) in items.enumerated() {
-                w.item(first: i == 0)
-                item.write(to: &w)
-            }
-            w.close(.array, empty: items.isEmpty)
-        case .object(let entries):
-            w.open(.object)
-            for (i, (key, value)) in entries.enumerated() {
-                w.item(first: i == 0)
-                w.key(key)
-                value.write(to: &w)
-            }
-            w.close(.object, empty: entries.isEmpty)
-        }
     }
 }
 
