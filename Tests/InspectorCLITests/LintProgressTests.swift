@@ -3,9 +3,40 @@ import Foundation
 import InspectorCLI
 import Testing
 import TestSupport
+import ArchiveStore
 
-/// `keyedarchive lint` over many files draws its progress on a terminal only (issue 21).
+/// `keyedarchive lint` over many files, and `cache trim` and `purge`, draw their progress on a terminal only (issue 21).
 @Suite struct LintProgressTests {
+    /// Runs `keyedarchive` with `arguments`, stderr on `descriptor`, told whether it is a terminal as `isatty` says.
+    static func run(_ arguments: [String], stderr descriptor: Int32) -> (status: Int32, stdout: String) {
+        let out = OutputCapture()
+        var io = CommandIO(stdout: out.sink, stderr: .fileDescriptor(descriptor))
+        io.stderrIsTerminal = Terminal.isTerminal(descriptor)
+        let status = Inspector.run(arguments: arguments, environment: [:], io: io)
+        return (status, out.text)
+    }
+
+    /// `cache trim` draws the bytes given back on a terminal, and erases the line before its result.
+    @Test func cacheTrimAndPurgeDrawTheirProgressOnATerminalOnly() throws {
+        let directory = try TemporaryDirectory(prefix: "inspector")
+        var options = CacheOptions()
+        options.byteLimit = 1 << 20
+        let cache = try ArchiveCache<[UInt8]>(directory: directory.path, options: options)
+        for i in 0..<300 { try cache.set([UInt8](repeating: UInt8(i & 0xFF), count: 2_000), forKey: "k\(i)") }
+        let terminal = try PseudoTerminal()
+        let trim = Self.run(["cache", "trim", directory.path, "--bytes", "256k"], stderr: terminal.follower)
+        #expect(trim.status == ExitStatus.success)
+        #expect(trim.stdout.hasPrefix("entries: "))
+        let drawn = String(decoding: terminal.drain(), as: UTF8.self)
+        #expect(drawn.hasPrefix("\rtrim "))
+        #expect(drawn.contains(" bytes"))
+        #expect(drawn.hasSuffix("\r\u{1B}[K"))
+        let purge = Self.run(["cache", "purge", "--all", "--quiet", directory.path], stderr: terminal.follower)
+        #expect(purge.status == ExitStatus.success)
+        #expect(purge.stdout.hasPrefix("removed: "))
+        #expect(terminal.drain() == [])
+    }
+
     static let files = appleArchives.map(fixture)
 
     /// Runs lint with stderr on `descriptor`, told whether it is a terminal as `isatty` says.
@@ -34,13 +65,13 @@ import TestSupport
         #expect(lint(["--quiet"], stderr: terminal.follower).status == ExitStatus.success)
         #expect(lint(["-q", "--verbose"], stderr: terminal.follower).stdout.hasSuffix(": OK\n"))
         #expect(terminal.drain() == [])
-        var pipe: [Int32] = [0, 0]
-        #expect(Glibc.pipe(&pipe) == 0)
-        defer { close(pipe[0]); close(pipe[1]) }
-        _ = fcntl(pipe[0], F_SETFL, O_NONBLOCK)
-        #expect(lint([], stderr: pipe[1]).status == ExitStatus.success)
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        _ = fcntl(ends[0], F_SETFL, O_NONBLOCK)
+        #expect(lint([], stderr: ends[1]).status == ExitStatus.success)
         var byte: UInt8 = 0
-        #expect(read(pipe[0], &byte, 1) == -1)
+        #expect(read(ends[0], &byte, 1) == -1)
     }
 
     /// Output lines erase the progress line first, so each starts at the left margin.

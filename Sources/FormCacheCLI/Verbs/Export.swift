@@ -10,12 +10,19 @@ extension Verbs {
                 Writes every record, live and expired, to FILE as one NSKeyedArchiver archive (binary plist, mode \
                 0600, replaced atomically): root ArchiveRepositoryFile with keys version and records, an NSArray \
                 of FormRecord objects (id, name, fields, registeredAt, expiresAt). Apple's NSKeyedUnarchiver \
-                reads it; 'formcache import FILE' reads it back.
+                reads it; 'formcache import FILE' reads it back. On a terminal, stderr shows the records read \
+                so far (not with --quiet).
                 """,
-            arguments: [.required("file", help: "The archive to write.")]
+            arguments: [.required("file", help: "The archive to write.")],
+            options: [.flag("quiet", short: "q", help: "Draw no progress line on stderr (it is drawn only when stderr is a terminal).")]
         ) { context in
             let file = context.arguments.value("file") ?? ""
-            let count = try session.withCache { cache throws(StoreError) in try cache.export(to: file) }
+            let progress = ProgressReporter.forCommand(context, label: "export", unit: "records", total: nil,
+                                                       quiet: context.arguments.flag("quiet"))
+            let count = try session.withCache { cache throws(StoreError) in
+                defer { progress.finish() }
+                return try cache.export(to: file, progress: progress.update)
+            }
             context.stderr.write("Exported \(count) record\(count == 1 ? "" : "s") to \(file).\n")
             return ExitStatus.success
         }

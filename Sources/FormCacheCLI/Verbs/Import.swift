@@ -10,12 +10,19 @@ extension Verbs {
                 records keep their fields and expiry; or a legacy one whose root is a FormModel or an array of \
                 them (keys id, registerDatetime, name; class FormModel or Model.FormModel), each becoming a \
                 record expiring 30 days after its registration date. Ids already stored are skipped; the \
-                records are added in one commit. Prints the imported ids, one a line.
+                records are added in one commit. Prints the imported ids, one a line. On a terminal, stderr shows \
+                the records archived so far (not with --quiet).
                 """,
-            arguments: [.required("file", help: "The archive to import (a file, a pipe or a FIFO, such as /dev/stdin).")]
+            arguments: [.required("file", help: "The archive to import (a file, a pipe or a FIFO, such as /dev/stdin).")],
+            options: [.flag("quiet", short: "q", help: "Draw no progress line on stderr (it is drawn only when stderr is a terminal).")]
         ) { context in
             let file = context.arguments.value("file") ?? ""
-            let result = try session.withCache { cache throws(StoreError) in try cache.importArchive(file: file) }
+            let progress = ProgressReporter.forCommand(context, label: "import", unit: "records", total: nil,
+                                                       quiet: context.arguments.flag("quiet"))
+            let result = try session.withCache { cache throws(StoreError) in
+                defer { progress.finish() }
+                return try cache.importArchive(file: file, progress: progress.update)
+            }
             context.stdout.write(result.imported.map { $0.id + "\n" }.joined())
             let count = result.imported.count
             try requireOutput(context, afterChange: "\(count) record\(count == 1 ? " was" : "s were") imported")

@@ -5,15 +5,22 @@ extension Verbs {
     static func purge(_ session: Session) -> Command {
         Command(
             name: "purge", abstract: "Remove expired records and print their ids.",
-            discussion: "Prints the id of each removed record (or, with --dry-run, each record it would remove), one a line.",
+            discussion: "Prints the id of each removed record (or, with --dry-run, each record it would remove), one a line. "
+                + "On a terminal, stderr shows the records read so far (not with --quiet).",
             options: [
                 .flag("all", help: "Remove every record, expired or not."),
                 .flag("dry-run", help: "Only print what would be removed."),
+                .flag("quiet", short: "q", help: "Draw no progress line on stderr (it is drawn only when stderr is a terminal)."),
             ]
         ) { context in
             let all = context.arguments.flag("all")
             let dryRun = context.arguments.flag("dry-run")
-            let purged = try session.withCache { cache throws(StoreError) in try cache.purge(all: all, dryRun: dryRun) }
+            let progress = ProgressReporter.forCommand(context, label: "purge", unit: "records", total: nil,
+                                                       quiet: context.arguments.flag("quiet"))
+            let purged = try session.withCache { cache throws(StoreError) in
+                defer { progress.finish() }
+                return try cache.purge(all: all, dryRun: dryRun, progress: progress.update)
+            }
             context.stdout.write(purged.map { $0.id + "\n" }.joined())
             if !dryRun {
                 try requireOutput(context, afterChange: "\(purged.count) record\(purged.count == 1 ? " was" : "s were") removed")

@@ -11,20 +11,29 @@ extension Inspector {
                 + "entry read since it was written is carried forward once instead) until DIR takes at most "
                 + "--bytes on disk, as 'du' counts it (0 removes every entry), and removes temporary files of "
                 + "writers that died. Then prints 'entries: N' and 'bytes: N', what is left (bytes as 'du' counts "
-                + "them: an empty cache's own files take about 24k).",
+                + "them: an empty cache's own files take about 24k). On a terminal, stderr shows the bytes given back "
+                + "so far unless --quiet.",
             arguments: [cacheDirectoryArgument],
             options: [
                 .option("bytes", valueName: "n", help: "Most bytes DIR may take on disk: digits, optionally "
                     + "followed by k, M or G (times 1024, 1024², 1024³), as in 512k.", required: true),
+                .flag("quiet", short: "q", help: "Draw no progress line on stderr (it is drawn only when stderr is a terminal)."),
             ]
         ) { context in
             let directory = try CacheAccess.directory(context)
             guard let text = context.arguments.value("bytes") else { throw UsageError("Missing expected argument '--bytes <n>'.") }
             let limit = try CacheAccess.byteCount(text, option: "--bytes <n>")
             let cache = try CacheAccess.open(directory)
+            let progress = ProgressReporter.forCommand(context, label: "trim", unit: limit == 0 ? "files" : "bytes", total: nil,
+                                                       quiet: context.arguments.flag("quiet"))
             try CacheAccess.perform { () throws(StoreError) in
+                defer { progress.finish() }
                 // 0: every entry, and the segments with them (trim would leave the empty head segment's file).
-                if limit == 0 { try cache.removeAll() } else { try cache.trim(toByteLimit: limit) }
+                if limit == 0 {
+                    try cache.removeAll(progress: progress.update)
+                } else {
+                    try cache.trim(toByteLimit: limit, progress: progress.update)
+                }
             }
             let statistics = cache.statistics
             context.stdout.write(CacheRendering.counts(
