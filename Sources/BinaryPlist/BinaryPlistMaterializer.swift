@@ -55,9 +55,13 @@ struct BinaryPlistMaterializer {
         var parentKey: PlistValue?
     }
 
+    /// Reference `i` of a collection whose references `collection(_:depth:)` already checked against the object
+    /// count (`checkReferences`, which compares all 64 bits): every one is below an `Int`, so reading it is exact
+    /// on every platform.
     @inline(__always)
     private func reference(_ base: Int, _ i: Int) -> Int {
-        objects.number(at: base + i * objects.referenceWidth, width: objects.referenceWidth)
+        let width = objects.referenceWidth
+        return Int(truncatingIfNeeded: readBigEndian(objects.raw, base + i * width, width))
     }
 
     @inline(__always)

@@ -90,9 +90,12 @@ public struct BinaryPlistObjects {
 
     // MARK: Numbers and references
 
-    /// A big-endian unsigned number of `width` bytes at `p` (the caller checked the bounds). A number too large
-    /// for an `Int` (2^31 and more on a 32-bit platform, 2^63 and more on a 64-bit one) is `Int.max`, which no
-    /// object count or offset reaches: it is refused as out of range, never truncated into a valid one.
+    /// A big-endian unsigned number of `width` bytes at `p` (the caller checked the bounds). It is never
+    /// truncated into a valid one: on a 32-bit platform a number of 2^31 and more is `Int.max`, which no object
+    /// count or offset reaches; on a 64-bit one a number of 2^63 and more comes out negative, which every
+    /// caller refuses as it refuses `Int.max` (`reference(at:)` checks `v >= 0`). The 64-bit path is the bare
+    /// conversion on purpose: the range check there made the optimizer stop inlining the materializer's scalar
+    /// reads, which cost `keyed-bench raw` reads 5%.
     @inlinable @inline(__always)
     func number(at p: Int, width: Int) -> Int {
         switch width {
@@ -100,7 +103,8 @@ public struct BinaryPlistObjects {
         case 2: return Int(raw[p]) << 8 | Int(raw[p + 1])
         default:
             let v = readBigEndian(raw, p, width)
-            return v <= UInt64(Int.max) ? Int(v) : Int.max
+            if Int.bitWidth == 64 || v <= UInt64(Int.max) { return Int(truncatingIfNeeded: v) }
+            return Int.max
         }
     }
 

@@ -26,35 +26,40 @@ package enum UserDirectories {
         #endif
     }
 
-    /// The data directory of `application`.
-    package static func data(application: String, environment: [String: String]) throws(StoreError) -> String {
+    /// The data directory of `application`. `passwordHome` is the password-database lookup (replaced in tests,
+    /// to stand for a platform with no home directory).
+    package static func data(application: String, environment: [String: String],
+                             passwordHome: () -> String? = Kernel.homeDirectoryOfEffectiveUser) throws(StoreError) -> String {
         if !isApplePlatform, let xdg = try absolute(environment, "XDG_DATA_HOME") {
             return PathName.join(xdg, application)
         }
-        let home = try requireHome(environment, for: application)
+        let home = try requireHome(environment, passwordHome, for: application)
         return PathName.join(home, isApplePlatform ? "Library/Application Support/" + application : ".local/share/" + application)
     }
 
     /// The cache directory named `name`.
-    package static func caches(name: String, environment: [String: String]) throws(StoreError) -> String {
+    package static func caches(name: String, environment: [String: String],
+                               passwordHome: () -> String? = Kernel.homeDirectoryOfEffectiveUser) throws(StoreError) -> String {
         if !isApplePlatform, let xdg = try absolute(environment, "XDG_CACHE_HOME") {
             return PathName.join(xdg, name)
         }
-        let home = try requireHome(environment, for: name)
+        let home = try requireHome(environment, passwordHome, for: name)
         return PathName.join(home, isApplePlatform ? "Library/Caches/" + name : ".cache/" + name)
     }
 
     /// `$HOME`, else the effective user's home directory in the password database.
-    package static func home(environment: [String: String]) throws(StoreError) -> String? {
+    package static func home(environment: [String: String],
+                             passwordHome: () -> String? = Kernel.homeDirectoryOfEffectiveUser) throws(StoreError) -> String? {
         if let home = environment["HOME"], !home.isEmpty { return try usable(home, "HOME") }
-        return Kernel.homeDirectoryOfEffectiveUser()
+        return passwordHome()
     }
 
     /// The process's own environment (see `Kernel.environment()`).
     package static var processEnvironment: [String: String] { Kernel.environment() }
 
-    private static func requireHome(_ environment: [String: String], for name: String) throws(StoreError) -> String {
-        guard let home = try home(environment: environment) else {
+    private static func requireHome(_ environment: [String: String], _ passwordHome: () -> String?,
+                                    for name: String) throws(StoreError) -> String {
+        guard let home = try home(environment: environment, passwordHome: passwordHome) else {
             throw StoreError(.noDataDirectory, "there is no home directory (no HOME and no password-database entry) to keep '\(name)' in; give a directory explicitly")
         }
         return home

@@ -50,6 +50,29 @@ struct UserDirectoriesTests {
         }
         #expect(error?.code == .invalidArgument)
     }
+
+    /// Where there is no home directory at all (no `HOME`, no password-database entry: a service account,
+    /// Android, WASI), the data and cache directories are an error that asks for an explicit one, never a
+    /// relative or made-up path.
+    @Test func noHomeAnywhereAsksForAnExplicitDirectory() throws {
+        let noEntry: () -> String? = { nil }
+        for environment in [[:], ["HOME": ""], ["XDG_DATA_HOME": "relative", "XDG_CACHE_HOME": "relative"]] {
+            let data = #expect(throws: StoreError.self) {
+                try UserDirectories.data(application: "formcache", environment: environment, passwordHome: noEntry)
+            }
+            #expect(data?.code == .noDataDirectory)
+            #expect(data?.reason.contains("give a directory explicitly") == true)
+            let caches = #expect(throws: StoreError.self) {
+                try UserDirectories.caches(name: "thumbs", environment: environment, passwordHome: noEntry)
+            }
+            #expect(caches?.code == .noDataDirectory)
+        }
+        // The password database's home is used when HOME is missing, and HOME wins over it.
+        #expect(try UserDirectories.caches(name: "t", environment: [:], passwordHome: { "/pw" })
+            == (apple ? "/pw/Library/Caches/t" : "/pw/.cache/t"))
+        #expect(try UserDirectories.caches(name: "t", environment: ["HOME": "/h"], passwordHome: { "/pw" })
+            == (apple ? "/h/Library/Caches/t" : "/h/.cache/t"))
+    }
 }
 
 @Suite("Time to live")
