@@ -137,7 +137,8 @@ struct EndToEndTests {
         #expect(try formcache("list", "--json").status == 0)
     }
 
-    @Test func aWriteThatHitsTheFileSizeLimitFailsWith74AndKeepsTheOldStore() throws {
+    @Test(.disabled(if: Sanitizers.thread, "ulimit -f stops the thread sanitizer's runtime before the tool runs"))
+    func aWriteThatHitsTheFileSizeLimitFailsWith74AndKeepsTheOldStore() throws {
         defer { scratch.remove() }
         for index in 0..<5 {
             #expect(try formcache("add", "--name", "n\(index)", "--id", "id-\(index)").status == 0)

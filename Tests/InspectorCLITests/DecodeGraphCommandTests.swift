@@ -141,7 +141,8 @@ import Testing
     /// The real binary on the most shared nib, its data limited to 16 MiB: the graph form prints it; the tree
     /// form with a budget raised to 10 million objects refuses it at once (before this issue it built the
     /// whole tree, and a raised budget grew to 23 GB).
-    @Test func theSharedNibStaysWithinMemoryAndTimeInARealProcess() throws {
+    @Test(.disabled(if: Sanitizers.thread, "ulimit -d leaves no room for the thread sanitizer's runtime"))
+    func theSharedNibStaysWithinMemoryAndTimeInARealProcess() throws {
         #expect(try runLimited(["--version"], dataKiB: 16 << 10).status == 0)
         let graph = try runLimited(["decode", "--graph", fixture(explodingNib)], dataKiB: 16 << 10)
         #expect(graph.status == 0)
@@ -156,7 +157,8 @@ import Testing
     /// A generated archive of 100,000 objects, each shared twice (the tree form would print about 1.6^100000
     /// objects): the graph form prints it with its data limited to 4 MiB for the process and 3 times the
     /// archive.
-    @Test func aLargeHeavilySharedArchivePrintsInMemoryLinearInItsSize() throws {
+    @Test(.disabled(if: Sanitizers.thread, "ulimit -d leaves no room for the thread sanitizer's runtime"))
+    func aLargeHeavilySharedArchivePrintsInMemoryLinearInItsSize() throws {
         let scratch = try TemporaryDirectory(prefix: "inspector")
         defer { scratch.remove() }
         let dir = scratch.url
