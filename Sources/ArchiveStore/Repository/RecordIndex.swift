@@ -101,7 +101,7 @@ struct IndexEntry: Hashable, Sendable, Comparable {
         appendLittleEndian(expiryBits, width: 8, to: &bytes)
     }
 
-    var expiry: Double? { RecordLog.expiry(fromBits: expiryBits) }
+    var expiry: Double? { FrameHeader.expiry(fromBits: expiryBits) }
 }
 
 extension IndexEntry {

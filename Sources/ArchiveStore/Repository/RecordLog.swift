@@ -100,9 +100,6 @@ enum RecordLog {
         return Prologue(state: state, damagedSlot: damaged)
     }
 
-    /// An expiry as frames and index entries keep it (the bits of a double; NaN for none), in seconds since 1970.
-    static func expiry(fromBits bits: UInt64) -> Double? { FrameHeader.expiry(fromBits: bits) }
-
     /// The file offset of the slot that the commit of `state` writes.
     static func slotOffset(of state: LogState) -> Int { headerSize + slotSize * Int(state.sequence % 2) }
 }

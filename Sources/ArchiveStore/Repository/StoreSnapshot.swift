@@ -6,7 +6,7 @@ struct FrameLocation: Hashable, Sendable {
     var length: Int
     var expiryBits: UInt64
 
-    var expiry: Double? { RecordLog.expiry(fromBits: expiryBits) }
+    var expiry: Double? { FrameHeader.expiry(fromBits: expiryBits) }
 }
 
 /// A consistent view of a record log: one committed state, the index (when it belongs to the log) and the

@@ -28,7 +28,7 @@ struct FrameHeader: Sendable {
     /// The record's expiry in seconds since 1970, or `nil`.
     var expiry: Double? { FrameHeader.expiry(fromBits: expiryBits) }
 
-    /// An expiry as frames keep it (the bits of a double; NaN for none), in seconds since 1970.
+    /// An expiry as frames and index entries keep it (the bits of a double; NaN for none), in seconds since 1970.
     static func expiry(fromBits bits: UInt64) -> Double? {
         let value = Double(bitPattern: bits)
         return value.isNaN ? nil : value

@@ -402,12 +402,12 @@ struct CacheDirectorySharingTests {
 
     // MARK: 5. Readers blocking on writers
 
-    /// "Never blocks on a writer": a read that meets an expired entry removes it only if the lock is free.
-    @Test func readOfAnExpiredEntryDoesNotWaitForAnotherInstancesWrite() throws {
-        let fixture = try CacheFixture()
-        let reader = try fixture.bytesCache(fixture.options())
-        try reader.set([1], forKey: "old", timeToLive: .seconds(1))
-        fixture.clock.advance(5)
+    /// Runs `read` on a thread of its own while another instance of the cache on the same directory holds
+    /// `cache.lock` in the middle of a set (stopped at its segment write), and lets the writer go on only after
+    /// `read` returned or `timeout` seconds passed. Returns that writer (its set done) and whether `read`
+    /// finished while the lock was held.
+    private func readWhileAnotherInstanceWrites(_ fixture: CacheFixture, timeout: Double,
+                                                _ read: @escaping @Sendable () -> Void) throws -> (ArchiveCache<[UInt8]>, Bool) {
         let hook = CallHook()
         let writer = try fixture.bytesCache(fixture.options(), fileSystem: hook.fileSystem)
         let inLock = DispatchSemaphore(value: 0)
@@ -425,15 +425,27 @@ struct CacheDirectorySharingTests {
         }
         inLock.wait()   // the writer holds cache.lock exclusively now
         let readDone = DispatchSemaphore(value: 0)
-        let result = Shared<[UInt8]??>(nil)
         Thread.detachNewThread {
-            result.value = .some(try? reader.value(forKey: "old"))
+            read()
             readDone.signal()
         }
-        let finished = readDone.wait(timeout: .now() + 3) == .success
+        let finished = readDone.wait(timeout: .now() + timeout) == .success
         release.signal()
         writerDone.wait()
         if !finished { readDone.wait() }
+        return (writer, finished)
+    }
+
+    /// "Never blocks on a writer": a read that meets an expired entry removes it only if the lock is free.
+    @Test func readOfAnExpiredEntryDoesNotWaitForAnotherInstancesWrite() throws {
+        let fixture = try CacheFixture()
+        let reader = try fixture.bytesCache(fixture.options())
+        try reader.set([1], forKey: "old", timeToLive: .seconds(1))
+        fixture.clock.advance(5)
+        let result = Shared<[UInt8]??>(nil)
+        let (writer, finished) = try readWhileAnotherInstanceWrites(fixture, timeout: 3) {
+            result.value = .some(try? reader.value(forKey: "old"))
+        }
         #expect(finished, "value(forKey:) waited for another instance's write")
         #expect(result.value == .some(nil))
         #expect(try writer.value(forKey: "w") == [2])
@@ -445,32 +457,10 @@ struct CacheDirectorySharingTests {
         let fixture = try CacheFixture()
         let reader = try fixture.bytesCache(fixture.options())
         for i in 0..<4_096 { try reader.set([UInt8(truncatingIfNeeded: i)], forKey: "k\(i)") }
-        let hook = CallHook()
-        let writer = try fixture.bytesCache(fixture.options(), fileSystem: hook.fileSystem)
-        let inLock = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        hook.set { call, path in
-            guard call == .write, path.contains("/segments/") else { return }
-            hook.set(nil)
-            inLock.signal()
-            release.wait()
-        }
-        let writerDone = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            _ = try? writer.set([2], forKey: "w")
-            writerDone.signal()
-        }
-        inLock.wait()
-        let readDone = DispatchSemaphore(value: 0)
         let reads = Shared(0)
-        Thread.detachNewThread {
+        let (_, finished) = try readWhileAnotherInstanceWrites(fixture, timeout: 20) {
             for i in 0..<4_096 where (try? reader.value(forKey: "k\(i)")) != nil { reads.value += 1 }
-            readDone.signal()
         }
-        let finished = readDone.wait(timeout: .now() + 20) == .success
-        release.signal()
-        writerDone.wait()
-        if !finished { readDone.wait() }
         #expect(finished, "value(forKey:) waited for another instance's write after \(reads.value) reads")
         #expect(reads.value == 4_096)
     }
