@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 // Layers run one way: BinaryPlist -> KeyedArchive -> ArchiveStore -> FormCache -> command-line targets.
@@ -15,8 +15,6 @@ let package = Package(
         .library(name: "FormCache", targets: ["FormCache"]),
         .executable(name: "formcache", targets: ["formcache"]),
         .executable(name: "keyedarchive", targets: ["keyedarchive"]),
-        .executable(name: "keyed-bench", targets: ["keyed-bench"]),
-        .executable(name: "shapes-example", targets: ["shapes-example"]),
     ],
     targets: [
         // The property-list codec: imports nothing. Double's rounding operations call libm on Linux.
@@ -36,7 +34,6 @@ let package = Package(
         .executableTarget(name: "formcache", dependencies: ["FormCacheCLI"]),
         .target(name: "InspectorCLI", dependencies: ["BinaryPlist", "KeyedArchive", "ArchiveStore", "CommandLineSupport"]),
         .executableTarget(name: "keyedarchive", dependencies: ["InspectorCLI"]),
-        .executableTarget(name: "keyed-bench", dependencies: ["BinaryPlist", "KeyedArchive", "ArchiveStore", "FormCache"], path: "Benchmarks/keyed-bench"),
         .executableTarget(name: "shapes-example", dependencies: ["KeyedArchive"], path: "Examples/shapes-example"),
 
         // Helpers shared by the test targets (seeded generator, fixture locator, temporary directories, sample

@@ -11,8 +11,11 @@ modules="$(swift build --show-bin-path 2>/dev/null)/Modules"
 if [ ! -f "$modules/ArchiveStore.swiftmodule" ]; then
     swift build --product formcache >/dev/null 2>&1 || { echo "sendability: cannot build the modules"; exit 1; }
 fi
-# Region-based isolation is checked on SIL, after type checking: emit SIL (and discard it).
-check() { swiftc -emit-sil -o /dev/null -swift-version 6 -I "$modules" "Scripts/sendability/$1" 2>&1; }
+# Region-based isolation is checked on SIL, after type checking: emit SIL into a temporary file, never into
+# /dev/null (a compiler that crashes while run as root has its output deleted, and that would be /dev/null).
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+check() { swiftc -emit-sil -o "$scratch/$1.sil" -swift-version 6 -I "$modules" "Scripts/sendability/$1" 2>&1; }
 
 status=0
 out=$(check NonSendableValue.swift)

@@ -29,7 +29,10 @@ if [ "${1:-}" = "--after-deleting" ]; then
 fi
 
 echo "run.sh: building keyed-bench and keyedarchive (release)" >&2
-(cd "$package" && swift build -c release --product keyed-bench >&2 && swift build -c release --product keyedarchive >&2)
+# keyed-bench is in the benchmarks' own package (Benchmarks/Package.swift), keyedarchive in the root one.
+(cd "$package/Benchmarks" && swift build -c release --product keyed-bench >&2)
+(cd "$package" && swift build -c release --product keyedarchive >&2)
+bench="$(cd "$package/Benchmarks" && swift build -c release --show-bin-path)"
 bin="$(cd "$package" && swift build -c release --show-bin-path)"
 
 if [ "$churn" -gt 0 ]; then
@@ -48,7 +51,7 @@ PY
     rmdir "$scratch"
 fi
 
-"$bin/keyed-bench" cache --python "$venv/bin/python" --peer "$here/diskcache_peer.py" "$@"
+"$bench/keyed-bench" cache --python "$venv/bin/python" --peer "$here/diskcache_peer.py" "$@"
 
 shared="$(mktemp -d)"
 echo "run.sh: four 'keyedarchive cache exercise' processes on $shared, byte limit 256k" >&2

@@ -272,7 +272,7 @@ struct RawWriter {
     private func write(_ bytes: [UInt8], temporary: String, to name: String, sync: Bool) throws {
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw CacheBenchFailure("open \(temporary): errno \(errno)") }
-        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        let written = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress, $0.count) }
         guard written == bytes.count, !sync || fsync(fd) == 0 else {
             close(fd)
             throw CacheBenchFailure("write \(temporary): errno \(errno)")
@@ -280,6 +280,9 @@ struct RawWriter {
         guard close(fd) == 0, rename(temporary, name) == 0 else { throw CacheBenchFailure("rename \(name): errno \(errno)") }
     }
 }
+
+/// `write(2)`, named so that the C function is found inside a type that has a `write` method of its own.
+private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, buffer, count) }
 
 /// `/proc/loadavg`'s first three fields, comma-separated: the machine is shared, so the figures say how busy.
 func loadAverage() -> String {

@@ -14,9 +14,10 @@ enum StoreWorkload {
             FormRecord(id: String(format: "00000000-0000-4000-8000-%012d", i), name: "form-\(i)",
                        fields: ["email": "user\(i)@example.com"], registeredAt: start, timeToLive: .defaultValue)
         }
-        let cache = FormCache(directory: directory.path)
-        let built = try timeMS { try cache.repository.add(contentsOf: records, skippingExisting: false) }
-        let size = (try FileManager.default.attributesOfItem(atPath: cache.path)[.size] as? NSNumber)?.intValue ?? 0
+        // The repository FormCache keeps, at the same path (its `repository` is not public).
+        let repository = ArchiveRepository<FormRecord>(path: directory.appendingPathComponent(FormCache.fileName).path)
+        let built = try timeMS { try repository.add(contentsOf: records, skippingExisting: false) }
+        let size = (try FileManager.default.attributesOfItem(atPath: repository.path)[.size] as? NSNumber)?.intValue ?? 0
         print("store: \(count) records, \(size) bytes, added in one commit in \(String(format: "%.0f", built)) ms")
         var phases: [(String, [Double])] = [
             ("get", []), ("add", []), ("update", []), ("remove", []), ("count", []), ("expired(at:), none expired", []),
@@ -29,13 +30,13 @@ enum StoreWorkload {
             }
             var added = FormRecord(id: "bench-\(round)", name: "added", fields: ["k": "v"], registeredAt: start,
                                    timeToLive: .defaultValue)
-            try time { blackHole(try cache.repository.get(records[(round * 7919) % count].id)) }
-            try time { try cache.repository.add(added) }
+            try time { blackHole(try repository.get(records[(round * 7919) % count].id)) }
+            try time { try repository.add(added) }
             added.name = "updated"
-            try time { try cache.repository.update(added) }
-            try time { blackHole(try cache.repository.remove(added.id)) }
-            try time { blackHole(try cache.repository.count()) }
-            try time { blackHole(try cache.repository.expired(at: start)) }
+            try time { try repository.update(added) }
+            try time { blackHole(try repository.remove(added.id)) }
+            try time { blackHole(try repository.count()) }
+            try time { blackHole(try repository.expired(at: start)) }
         }
         for (name, samples) in phases {
             let sorted = samples.sorted()

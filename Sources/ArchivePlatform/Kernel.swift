@@ -4,6 +4,8 @@ import Glibc
 import Musl
 #elseif canImport(Darwin)
 import Darwin
+// `_NSGetEnviron()` is declared in <crt_externs.h>, an explicit submodule that `import Darwin` does not bring in.
+import Darwin.crt_externs
 #else
 #error("ArchivePlatform has no branch for this platform: add one here (see README, Platforms)")
 #endif

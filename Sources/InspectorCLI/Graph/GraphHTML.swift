@@ -43,11 +43,42 @@ enum GraphHTML {
         w.close(.array, empty: model.nodes.isEmpty)
         w.close(.object, empty: false)
         // "</" cannot end the script element inside JSON text: write it "<\/", which JSON reads the same.
-        let data = w.text.replacing("</", with: "<\\/")
+        let data = replacing("</", with: "<\\/", in: Substring(w.text))
         // The page's own markers only: the title goes before the data, which is placed once and not searched.
-        guard let marker = page.firstRange(of: "@@DATA@@") else { return page }
-        return page[..<marker.lowerBound].replacing("@@TITLE@@", with: escapeHTML(title)) + data
+        guard let marker = range(of: "@@DATA@@", in: Substring(page)) else { return page }
+        return replacing("@@TITLE@@", with: escapeHTML(title), in: page[..<marker.lowerBound]) + data
             + page[marker.upperBound...] + "\n"
+    }
+
+    // The standard library's `replacing(_:with:)` and `firstRange(of:)` need macOS 13 / iOS 16; these two
+    // compare UTF-8 bytes (every needle here is ASCII, so a match always starts and ends on a character).
+
+    /// The first range of `needle` in `text`, or `nil`.
+    static func range(of needle: String, in text: Substring) -> Range<String.Index>? {
+        let pattern = Array(needle.utf8)
+        guard let first = pattern.first else { return nil }
+        let bytes = text.utf8
+        var start = bytes.startIndex
+        while let candidate = bytes[start...].firstIndex(of: first) {
+            if bytes[candidate...].starts(with: pattern) {
+                return candidate..<bytes.index(candidate, offsetBy: pattern.count)
+            }
+            start = bytes.index(after: candidate)
+        }
+        return nil
+    }
+
+    /// `text` with every `needle` replaced by `replacement`, left to right.
+    static func replacing(_ needle: String, with replacement: String, in text: Substring) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        var rest = text
+        while let found = range(of: needle, in: rest) {
+            result += rest[..<found.lowerBound]
+            result += replacement
+            rest = rest[found.upperBound...]
+        }
+        return result + rest
     }
 
     private static func pairs(_ items: [(label: String, value: String)], _ w: inout JSONWriter) {
