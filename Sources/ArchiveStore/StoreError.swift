@@ -52,6 +52,12 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidArgument = Code(rawValue: "invalidArgument")
         /// A cache entry is larger than the cache's whole byte limit.
         public static let entryTooLarge = Code(rawValue: "entryTooLarge")
+        /// The system refused to read or write a file's contents because they are protected while the device is
+        /// locked (its Data Protection class, see ``FileProtection``: `EPERM` on iOS, tvOS, watchOS and
+        /// visionOS). Nothing is damaged and nothing was changed: try again once the device is unlocked, or give
+        /// the engine's files a class that background work may read
+        /// (``FileProtection/completeUntilFirstUserAuthentication``, the default).
+        public static let protectedDataUnavailable = Code(rawValue: "protectedDataUnavailable")
         /// The change is visible (renamed into place) but could not be made durable: the fsync of its
         /// directory failed. Reading it back tells whether it is still there; do not blindly retry.
         public static let durabilityUnknown = Code(rawValue: "durabilityUnknown")

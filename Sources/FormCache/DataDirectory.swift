@@ -31,4 +31,15 @@ public enum DataDirectory {
             throw StoreError(.noDataDirectory, "cannot find a home directory: set HOME or \(homeName)")
         }
     }
+
+    /// The data directory of `application` in the shared container of the app group `appGroup`:
+    /// `<container>/Library/Application Support/<application>`, which an app and its extensions share.
+    ///
+    /// - Throws: ``StoreError/Code/noDataDirectory`` when the app is not entitled to the group (its App Groups
+    ///   entitlement does not list it), and where there are no app groups (Linux).
+    ///
+    /// Corresponds to `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)`.
+    public static func resolve(application: String, appGroup: String) throws(StoreError) -> String {
+        try ArchiveRepository<FormRecord>.standardDirectory(named: application, appGroup: appGroup)
+    }
 }

@@ -49,6 +49,21 @@ public final class FormCache: Sendable {
             clock: clock, options: options)
     }
 
+    /// A cache that an app shares with its extensions: in `Library/Application Support/formcache` of the shared
+    /// container of the app group `appGroup` (see ``DataDirectory/resolve(application:appGroup:)``).
+    ///
+    /// ```swift
+    /// let forms = try FormCache(appGroup: "group.com.example.forms")
+    /// ```
+    ///
+    /// - Throws: ``StoreError/Code/noDataDirectory`` when the app is not entitled to the group, and where there
+    ///   are no app groups (Linux).
+    public convenience init(
+        appGroup: String, clock: any StoreClock = SystemClock(), options: RepositoryOptions = RepositoryOptions()
+    ) throws(StoreError) {
+        self.init(directory: try DataDirectory.resolve(application: "formcache", appGroup: appGroup), clock: clock, options: options)
+    }
+
     /// The store file.
     public var path: String { repository.path }
 

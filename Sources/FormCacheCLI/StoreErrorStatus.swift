@@ -13,6 +13,7 @@ extension CommandFailure {
         .damagedCommit: (ExitStatus.dataError, "the store was not changed. 'formcache recover' keeps the newest commit (the file as it was stays as FormCache.cache.before-recovery); 'formcache move-aside' starts a new store."),
         .invalidArchive: (ExitStatus.dataError, "the file must be a keyed archive of FormModel objects (one object or an array)."),
         .locked: (ExitStatus.temporaryFailure, "another formcache is using the store; try again, or raise FORMCACHE_LOCK_TIMEOUT (seconds)."),
+        .protectedDataUnavailable: (ExitStatus.temporaryFailure, "the store was not changed and is not damaged: the device is locked and its files' data protection keeps them unreadable until it is unlocked; try again then."),
         .symbolicLink: (ExitStatus.ioError, "the store's files may not be symbolic links; point FORMCACHE_HOME at the real directory."),
         .hardLink: (ExitStatus.ioError, "the store's files may not have other hard links; remove the other name or the file."),
         .notRegularFile: (ExitStatus.ioError, "a FIFO, device or directory is where one of the store's files should be; remove it."),

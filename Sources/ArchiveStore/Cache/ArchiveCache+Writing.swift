@@ -33,15 +33,32 @@ extension ArchiveCache {
         let cacheKey = CacheKey(key)
         let keyBytes = CacheDirectory.frameKey(Array(key.utf8), hash: hash)
         var written: (CacheLocation, [StableHash])?
+        var madeRoom: [StableHash] = []
         do throws(StoreError) {
             try mutate { (writer: inout CacheWriter, state: inout CacheWriterState) throws(StoreError) in
-                let (index, slot) = try writer.put(keyBytes, hash: hash, archive: bytes, expiry: expires?.timeIntervalSince1970, &state)
+                let expiry = expires?.timeIntervalSince1970
+                let (index, slot): (Int, CacheSlot)
+                do throws(StoreError) {
+                    (index, slot) = try writer.put(keyBytes, hash: hash, archive: bytes, expiry: expiry, &state)
+                } catch where error.errno == Errno.noSpace.rawValue && writer.header.count > 0 {
+                    // The disk is full while the cache holds entries: give back room for this one (the oldest
+                    // segments, whole, until twice its size is free), then try once more; a second refusal is the
+                    // caller's.
+                    madeRoom = try writer.giveBackRoom(atLeast: 2 * bytes.count + 4_096, &state)
+                    guard !madeRoom.isEmpty else { throw error }
+                    (index, slot) = try writer.put(keyBytes, hash: hash, archive: bytes, expiry: expiry, &state)
+                }
                 let evicted = try evictToLimits(&writer, keeping: keyBytes, &state)
                 written = (CacheLocation(table: writer.table.inode, index: index, slot: slot, changes: writer.header.changes &+ 1),
-                           evicted)
+                           madeRoom + evicted)
+                madeRoom = []
             }
         } catch {
-            memory.withLock { $0.invalidate(hash) }
+            memory.withLock { m in
+                m.invalidate(hash)
+                m.statistics.evictions += madeRoom.count   // room made for a retry that failed too
+                for victim in madeRoom { m.invalidate(victim) }
+            }
             var error = error
             if error.code == .entryTooLarge { error.recordID = key }
             throw error

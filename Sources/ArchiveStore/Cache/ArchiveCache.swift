@@ -65,9 +65,12 @@ public final class ArchiveCache<Value> {
 
     let files: CacheDirectory
     let keyHash: @Sendable (String) -> StableHash
-    let memory = Locked(CacheMemoryLayer())
+    let memory: Locked<CacheMemoryLayer>
     let disk = Locked(CacheWriterState())
     let flights = Locked<[CacheKey: CacheFlight<Value>]>([:])
+    /// Empties the memory layer when the system says memory is short (Apple platforms; `nil` elsewhere, and
+    /// without a memory layer).
+    private let memoryPressure: MemoryPressure?
     var memoryEnabled: Bool { options.memoryCostLimit > 0 }
     /// The largest entry written or read: the byte limit, and never more than 1 GiB.
     var entryReadLimit: Int {
@@ -94,10 +97,42 @@ public final class ArchiveCache<Value> {
     ///
     /// Mirrors `FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)`.
     public static func standardDirectory(named name: String, environment: [String: String]? = nil) throws(StoreError) -> String {
+        try requireName(name)
+        return try UserDirectories.caches(name: name, environment: environment ?? UserDirectories.processEnvironment)
+    }
+
+    /// The directory for a cache named `name` that an app shares with its extensions (or its other apps):
+    /// `<container>/Library/Caches/<name>` in the shared container of the app group `appGroup`, never the
+    /// container's root (the root goes into backups; `Library/Caches` does not). Nothing is created.
+    ///
+    /// ```swift
+    /// let path = try ArchiveCache<Drawing>.standardDirectory(named: "drawings", appGroup: "group.com.example.app")
+    /// ```
+    ///
+    /// Every process that opens the cache takes its lock only for the one write it makes, never across an
+    /// `await`: the system ends an app that is suspended while it holds a file lock in a shared container
+    /// (`0xdead10cc`), so begin a background task around writes an app may be suspended in the middle of.
+    ///
+    /// - Throws: ``StoreError/Code/noDataDirectory`` when the app is not entitled to the group (its App Groups
+    ///   entitlement does not list it), and on platforms without app groups (Linux);
+    ///   ``StoreError/Code/invalidArgument`` for an empty name or group.
+    ///
+    /// Mirrors `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)`, then `Library/Caches`.
+    public static func standardDirectory(named name: String, appGroup: String) throws(StoreError) -> String {
+        try standardDirectory(named: name, appGroup: appGroup, containerLookup: AppGroupContainer.path(forGroup:))
+    }
+
+    /// ``standardDirectory(named:appGroup:)`` with the container found by `containerLookup` (tests).
+    package static func standardDirectory(named name: String, appGroup: String,
+                                          containerLookup: (String) -> String?) throws(StoreError) -> String {
+        try requireName(name)
+        return try UserDirectories.groupCaches(name: name, group: appGroup, containerLookup: containerLookup)
+    }
+
+    private static func requireName(_ name: String) throws(StoreError) {
         guard !name.isEmpty, name != ".", name != ".." else {
             throw StoreError(.invalidArgument, "a cache directory needs a name")
         }
-        return try UserDirectories.caches(name: name, environment: environment ?? UserDirectories.processEnvironment)
     }
 
     /// Opens (creating it, mode 0700) the cache in `directory`. Reads no entry.
@@ -122,7 +157,14 @@ public final class ArchiveCache<Value> {
         self.options = options
         self.registry = registry
         self.keyHash = keyHash
-        files = try CacheDirectory(path: directory, fileSystem: fileSystem)
+        let memory = Locked(CacheMemoryLayer())
+        self.memory = memory
+        // The handler keeps the layer's lock, not the cache: a cache that goes away takes its source with it
+        // (cancelled in `MemoryPressure.deinit`).
+        memoryPressure = options.memoryCostLimit > 0 && MemoryPressure.isAvailable
+            ? MemoryPressure { memory.withLock { $0.clear() } } : nil
+        files = try CacheDirectory(path: directory, fileSystem: fileSystem.creating(NewItemAttributes(protection: options.fileProtection)),
+                                   excludedFromBackup: options.excludedFromBackup)
         // The first read of a process would pay for cold code and first allocations; opening pays instead:
         // the table is opened (its change count read: 8 bytes) and the frame and slot readers run once on
         // bytes in memory, so that the first `value(forKey:)` costs about what a later one does.
@@ -138,9 +180,28 @@ public final class ArchiveCache<Value> {
 
     // MARK: Reading
 
-    /// The value stored for `key`, or `nil` when there is none, it has expired, or its entry is damaged.
-    /// Never blocks on a writer. Mirrors `NSCache.object(forKey:)`.
+    /// The value stored for `key`, or `nil` when there is none, it has expired, or its entry is damaged, or
+    /// the system refuses to read it while the device is locked (its files' Data Protection class, see
+    /// ``CacheOptions/fileProtection``): each a miss. Never blocks on a writer. Mirrors
+    /// `NSCache.object(forKey:)`.
     public func value(forKey key: String) throws(StoreError) -> Value? {
+        do {
+            return try readValue(forKey: key)
+        } catch where error.code == .protectedDataUnavailable {
+            memory.withLock { $0.statistics.misses += 1 }
+            return nil
+        }
+    }
+
+    /// Empties the memory layer (the entries on disk stay), as the cache does by itself on Apple platforms
+    /// when the system says memory is short (`DispatchSource.makeMemoryPressureSource`, `.warning` and
+    /// `.critical`). Call it where no such signal comes (Linux), or when the app knows better. Mirrors
+    /// `NSCache.removeAllObjects()` on a memory warning.
+    public func trimMemory() {
+        memory.withLock { $0.clear() }
+    }
+
+    private func readValue(forKey key: String) throws(StoreError) -> Value? {
         let cacheKey = CacheKey(key)
         let now = options.clock.now()
         if memoryEnabled, let found = try memoryValue(cacheKey, now: now) { return found }

@@ -31,7 +31,10 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: `lock` is used on
     /// The table as readers last opened it.
     private let readerTable = Locked<CacheTable?>(nil)
 
-    init(path: String, fileSystem: FileSystem) throws(StoreError) {
+    /// Opens (creating it) the cache directory at `path`. What `fileSystem` creates gets its ``FileSystem/newItems``;
+    /// the directory's protection class is checked and set again when it differs, and with `excludedFromBackup`
+    /// its backup exclusion too.
+    init(path: String, fileSystem: FileSystem, excludedFromBackup: Bool = false) throws(StoreError) {
         self.path = path
         self.fileSystem = fileSystem
         lockPath = PathName.join(path, Self.lockName)
@@ -39,6 +42,7 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: `lock` is used on
         largePath = PathName.join(path, Self.largeName)
         segments = CacheSegments(directory: path, fileSystem: fileSystem)
         try fileSystem.makeDirectories(path)
+        try fileSystem.restoreAttributes(path, protection: fileSystem.newItems.protection, excludedFromBackup: excludedFromBackup)
         directoryFD = try fileSystem.open(path, [.readOnly, .directory])
         do throws(StoreError) {
             lock = try WriterLock(path: lockPath, fileSystem: fileSystem)

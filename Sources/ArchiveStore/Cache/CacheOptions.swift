@@ -33,8 +33,22 @@ public struct CacheOptions: Sendable {
     public var durability: Durability = .relaxed
     /// Where expiry reads the time. Default the system clock.
     public var clock: any StoreClock = SystemClock()
+    /// The Data Protection class of every file and directory the cache creates, on iOS, iPadOS, tvOS, watchOS
+    /// and visionOS (elsewhere there are no classes, and this does nothing); `nil`: the system's default, nothing
+    /// set. The directory's class is checked each time a cache opens on it and set again when it differs.
+    /// Default ``FileProtection/completeUntilFirstUserAuthentication``, so that background work (a fetch, a push,
+    /// an extension) reads the cache while the device is locked; a read refused because the device is locked
+    /// is a miss.
+    public var fileProtection: FileProtection? = .completeUntilFirstUserAuthentication
+    /// Whether the cache's directory is excluded from backups: iCloud and device backups on iOS, iPadOS, tvOS,
+    /// watchOS and visionOS, Time Machine on macOS (Apple asks that what an app can download or make again stay
+    /// out of them). Set when the directory is created, and set again when a cache opens on it and finds it
+    /// cleared; `false` leaves the directory as it is. Linux has no such attribute: there this does nothing.
+    /// Default `true`.
+    public var excludedFromBackup = true
 
-    /// The defaults: no limits, no expiry, no memory layer, relaxed durability, the system clock.
+    /// The defaults: no limits, no expiry, no memory layer, relaxed durability, the system clock, files readable
+    /// after the first unlock, the directory excluded from backups.
     public init() {}
 }
 

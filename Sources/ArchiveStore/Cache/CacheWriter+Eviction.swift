@@ -91,6 +91,21 @@ extension CacheWriter {
         return evicted
     }
 
+    /// Gives back at least `bytes` of disk, when the disk is full: the oldest sealed segments are evicted whole
+    /// (never the head, which holds the newest entries), and nothing is carried forward (carrying would write,
+    /// which a full disk refuses). Returns the hashes of the entries evicted; none when only the head holds
+    /// entries.
+    mutating func giveBackRoom(atLeast bytes: Int, _ state: inout CacheWriterState) throws(StoreError) -> [StableHash] {
+        var evicted: [StableHash] = []
+        var freed = 0
+        while freed < bytes && header.count > 0 && header.oldestSegment != header.headSegment {
+            let before = try diskUse(state)
+            evicted += try evictFromOldest(until: { _ in false }, keeping: nil, carryingAll: false, carryingUsed: false, &state)
+            freed += max(0, before - (try diskUse(state)))
+        }
+        return evicted
+    }
+
     /// Replaces the table with one rebuilt from the segments, the old one retired first.
     private mutating func rebuildTable(_ state: inout CacheWriterState) throws(StoreError) {
         let changes = header.changes
@@ -113,7 +128,7 @@ extension CacheWriter {
     /// removed and the next segment becomes the oldest).
     @discardableResult
     private mutating func evictFromOldest(until done: (CacheWriter) -> Bool, keeping kept: [UInt8]?, carryingAll: Bool,
-                                          _ state: inout CacheWriterState) throws(StoreError) -> [StableHash] {
+                                          carryingUsed: Bool = true, _ state: inout CacheWriterState) throws(StoreError) -> [StableHash] {
         let number = header.oldestSegment
         let path = directory.segments.file(number)
         var evicted: [StableHash] = []
@@ -156,7 +171,7 @@ extension CacheWriter {
                 // The slot that names this very frame is its key's; none: replaced or removed since.
                 guard let (index, slot) = try slotNaming(tag: CacheSlot.tag(hash), segment: number, offset: offset) else { continue }
                 try dispose(Array(rest[at..<at + frame.length]), key: key, hash: hash, index: index, slot: slot, keeping: kept,
-                            carryingAll: carryingAll, &evicted, &state)
+                            carryingAll: carryingAll, carryingUsed: carryingUsed, &evicted, &state)
             }
             if walked && finished && rest.count < size - start { walked = false }   // past the longest a segment is
         }
@@ -182,7 +197,7 @@ extension CacheWriter {
                     continue
                 }
                 try dispose(bytes, key: key, hash: hash, index: index, slot: slot, keeping: kept, carryingAll: carryingAll,
-                            &evicted, &state)
+                            carryingUsed: carryingUsed, &evicted, &state)
             }
             try flushCarried(&state)
         }
@@ -200,11 +215,13 @@ extension CacheWriter {
     }
 
     /// What eviction does with one live frame of the oldest segment (`bytes`, named by slot `index`): carried
-    /// forward (appended again at the head) when compacting, when used since it was written (its mark cleared)
-    /// or when it is the entry the current write made; otherwise freed, its hash added to `evicted`.
+    /// forward (appended again at the head) when compacting, when used since it was written (its mark cleared;
+    /// unless not `carryingUsed`) or when it is the entry the current write made; otherwise freed, its hash
+    /// added to `evicted`.
     private mutating func dispose(_ bytes: [UInt8], key: [UInt8], hash: StableHash, index: Int, slot: CacheSlot, keeping kept: [UInt8]?,
-                                  carryingAll: Bool, _ evicted: inout [StableHash], _ state: inout CacheWriterState) throws(StoreError) {
-        guard carryingAll || slot.isReferenced || key == kept else {
+                                  carryingAll: Bool, carryingUsed: Bool, _ evicted: inout [StableHash],
+                                  _ state: inout CacheWriterState) throws(StoreError) {
+        guard carryingAll || (carryingUsed && slot.isReferenced) || key == kept else {
             try free(index, slot, hash: hash)
             evicted.append(hash)
             return

@@ -45,12 +45,66 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     public let path: String
     /// The options the repository was created with.
     public let options: RepositoryOptions
-    private let writers = Locked(())
+    /// The writers of this object, one at a time; `true` once the store's file attributes were checked.
+    private let writers = Locked(false)
+    /// The options' file system, giving what it creates the options' protection class and backup exclusion.
+    let fileSystem: FileSystem
 
     /// A repository kept in the store file at `path` (created, with its directory, on the first write).
     public init(path: String, options: RepositoryOptions = RepositoryOptions()) {
         self.path = path
         self.options = options
+        fileSystem = options.fileSystem.creating(NewItemAttributes(protection: options.fileProtection,
+                                                                   excludedFromBackup: options.excludedFromBackup))
+    }
+
+    /// The platform's data directory for an application or store named `name`: `~/Library/Application
+    /// Support/<name>` on Apple platforms (in an app, its container's), and elsewhere `$XDG_DATA_HOME/<name>`
+    /// when that variable is an absolute path, else `~/.local/share/<name>`. Nothing is created; the first write
+    /// creates it (mode 0700).
+    ///
+    /// ```swift
+    /// let directory = try ArchiveRepository<Workout>.standardDirectory(named: "com.example.workouts")
+    /// let repository = ArchiveRepository<Workout>(path: directory + "/Workouts.archive")
+    /// ```
+    ///
+    /// - Throws: ``StoreError/Code/noDataDirectory`` where there is no home directory (no `HOME` and no
+    ///   password-database entry); ``StoreError/Code/invalidArgument`` for an empty name.
+    ///
+    /// Mirrors `FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)`.
+    public static func standardDirectory(named name: String, environment: [String: String]? = nil) throws(StoreError) -> String {
+        try requireName(name)
+        return try UserDirectories.data(application: name, environment: environment ?? UserDirectories.processEnvironment)
+    }
+
+    /// The data directory named `name` that an app shares with its extensions (or its other apps):
+    /// `<container>/Library/Application Support/<name>` in the shared container of the app group `appGroup`.
+    /// Nothing is created.
+    ///
+    /// Every change takes the store's lock for that one change and releases it before returning, never across
+    /// an `await`: the system ends an app that is suspended while it holds a file lock in a shared container
+    /// (`0xdead10cc`), so begin a background task around changes an app may be suspended in the middle of.
+    ///
+    /// - Throws: ``StoreError/Code/noDataDirectory`` when the app is not entitled to the group (its App Groups
+    ///   entitlement does not list it), and on platforms without app groups (Linux);
+    ///   ``StoreError/Code/invalidArgument`` for an empty name or group.
+    ///
+    /// Mirrors `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)`, then `Library/Application Support`.
+    public static func standardDirectory(named name: String, appGroup: String) throws(StoreError) -> String {
+        try standardDirectory(named: name, appGroup: appGroup, containerLookup: AppGroupContainer.path(forGroup:))
+    }
+
+    /// ``standardDirectory(named:appGroup:)`` with the container found by `containerLookup` (tests).
+    package static func standardDirectory(named name: String, appGroup: String,
+                                          containerLookup: (String) -> String?) throws(StoreError) -> String {
+        try requireName(name)
+        return try UserDirectories.groupData(application: name, group: appGroup, containerLookup: containerLookup)
+    }
+
+    private static func requireName(_ name: String) throws(StoreError) {
+        guard !name.isEmpty, name != ".", name != ".." else {
+            throw StoreError(.invalidArgument, "a data directory needs a name")
+        }
     }
 
     /// The lock file next to the store (`<path>.lock`).
@@ -59,7 +113,6 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// The id index next to the store (`<path>.index`), derived from the store and rebuilt when missing.
     public var indexPath: String { path + ".index" }
 
-    var fileSystem: FileSystem { options.fileSystem }
 
     // MARK: Reading
 
@@ -412,15 +465,30 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// ``RepositoryOptions/lockTimeout``), after removing temporary files of writers that died. Returns `nil`
     /// without running it when the store's directory does not exist and `createsDirectory` is false.
     func locked<Result>(createsDirectory: Bool, _ body: () throws(StoreError) -> Result) throws(StoreError) -> Result? {
-        try writers.withLock { _ throws(StoreError) -> Result? in
+        try writers.withLock { (attributesChecked: inout Bool) throws(StoreError) -> Result? in
             if try fileSystem.linkStatus(PathName.directory(of: path)) == nil {
                 guard createsDirectory else { return nil }
                 try fileSystem.makeDirectories(PathName.directory(of: path))
             }
             return try WriterLock.holding(lockPath, waiting: .atMost(seconds: options.lockTimeout), fileSystem: fileSystem) { () throws(StoreError) -> Result in
                 AtomicReplace.sweepStaleTemporaries(of: [path, indexPath], fileSystem: fileSystem)
+                if !attributesChecked {
+                    try restoreAttributes()
+                    attributesChecked = true
+                }
                 return try body()
             }
+        }
+    }
+
+    /// The first change of this object: the store's files that exist get the options' protection class and
+    /// backup exclusion again where they differ (a store made before the options were set, or copied in).
+    private func restoreAttributes() throws(StoreError) {
+        let wanted = fileSystem.newItems
+        guard (fileSystem.attributes.protects && wanted.protection != nil)
+            || (fileSystem.attributes.excludesFromBackup && wanted.excludedFromBackup) else { return }
+        for file in [path, indexPath, lockPath] where try fileSystem.linkStatus(file)?.isRegularFile == true {
+            try fileSystem.restoreAttributes(file, protection: wanted.protection, excludedFromBackup: wanted.excludedFromBackup)
         }
     }
 

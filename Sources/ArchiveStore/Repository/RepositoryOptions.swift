@@ -9,12 +9,27 @@ public struct RepositoryOptions: Sendable {
     /// ``StoreError/Code/locked``. Default: 10. (Seconds rather than `Duration`, which needs macOS 13 / iOS 16.)
     public var lockTimeout: Double = 10
 
+    /// The Data Protection class of every file and directory the repository creates (the store, its index, its
+    /// lock file, their temporary files, a missing data directory), on iOS, iPadOS, tvOS, watchOS and visionOS
+    /// (elsewhere there are no classes, and this does nothing); `nil`: the system's default, nothing set. The
+    /// store's files are checked at the first change a repository object makes, and set again when they differ.
+    /// Default ``FileProtection/completeUntilFirstUserAuthentication``, so that background work reads and writes
+    /// the store while the device is locked; a call refused because the device is locked throws
+    /// ``StoreError/Code/protectedDataUnavailable``.
+    public var fileProtection: FileProtection? = .completeUntilFirstUserAuthentication
+
+    /// Whether the store's files (the store, its index and lock file) are excluded from backups on Apple
+    /// platforms: set on each as it is created, and again at the first change a repository object makes when
+    /// one was cleared. Only the files: the directory may hold other things. Linux has no such attribute: there
+    /// this does nothing. Default `false`: a repository holds what a user made, which backups should keep.
+    public var excludedFromBackup = false
+
     /// The file system the store goes through; tests inject faults with it.
     package var fileSystem: FileSystem = .kernel
 
     /// When the index is merged and the log compacted; tests make them small.
     package var tuning = StoreTuning()
 
-    /// The defaults: a lock timeout of 10 seconds.
+    /// The defaults: a lock timeout of 10 seconds, files readable after the first unlock, kept in backups.
     public init() {}
 }

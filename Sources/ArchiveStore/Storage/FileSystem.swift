@@ -19,6 +19,11 @@ package struct FileSystem: Sendable {
     package enum Call: String, Sendable, Hashable, CaseIterable {
         case open, read, write, sync, truncate, status, setPermissions, lock
         case rename, link, unlink, makeDirectory, removeDirectory, list
+        /// Setting a Data Protection class or a backup exclusion (only where the platform has them, see
+        /// ``FileAttributeCalls``).
+        case setAttributes
+        /// Reading one of those.
+        case getAttributes
     }
 
     /// Decides, before each call, whether it fails and how. `nil`: the call runs.
@@ -38,19 +43,51 @@ package struct FileSystem: Sendable {
     package static let directoryPermissions: UInt32 = 0o700
 
     private let plan: FaultPlan?
+    /// The calls behind the Apple file attributes (the platform's, or a test's recorder).
+    package var attributes: FileAttributeCalls
+    /// What every file and directory created through this value is given (see ``open(_:_:permissions:)`` and
+    /// ``makeDirectory(_:)``).
+    package var newItems = NewItemAttributes()
 
     /// The kernel, with no faults.
     package static let kernel = FileSystem(plan: nil)
 
-    /// A file system whose calls consult `plan` first.
-    package init(plan: FaultPlan?) { self.plan = plan }
+    /// A file system whose calls consult `plan` first, with `attributes` for the Apple file attributes.
+    package init(plan: FaultPlan?, attributes: FileAttributeCalls = .platform) {
+        self.plan = plan
+        self.attributes = attributes
+    }
+
+    /// This file system, giving what it creates `attributes`.
+    package func creating(_ attributes: NewItemAttributes) -> FileSystem {
+        var copy = self
+        copy.newItems = attributes
+        return copy
+    }
 
     @inline(__always)
     private func injected(_ call: Call, _ path: String) throws(StoreError) -> Fault? {
         guard let plan, let fault = plan(call, path) else { return nil }
-        if case .error(let code) = fault { throw Self.failure(call.rawValue, path, Errno(code)) }
+        if case .error(let code) = fault { throw failure(call.rawValue, path, Errno(code)) }
         return fault
     }
+
+    /// The error of a failed call through this file system: as ``failure(_:_:_:)-swift.type.method``, except that
+    /// where files have Data Protection classes, `EPERM` from a call that reads or writes a file's contents is
+    /// the system refusing them while the device is locked (``StoreError/Code/protectedDataUnavailable``).
+    package func failure(_ call: String, _ path: String, _ errno: Errno) -> StoreError {
+        if errno == .notPermitted && attributes.protects && Self.touchesContents.contains(call) {
+            return StoreError(.protectedDataUnavailable,
+                              "\(call): the file's data is protected while the device is locked (\(errno)); try again once it is unlocked",
+                              path: path, errno: errno.rawValue)
+        }
+        return Self.failure(call, path, errno)
+    }
+
+    /// The calls whose `EPERM` means protected data (the names of ``Call`` and of the C functions).
+    private static let touchesContents: Set<String> = [
+        "open", "read", "write", "sync", "fsync", "truncate", "ftruncate", "setAttributes", "getAttributes",
+    ]
 
     /// The error of a failed call.
     package static func failure(_ call: String, _ path: String, _ errno: Errno) -> StoreError {
@@ -70,13 +107,65 @@ package struct FileSystem: Sendable {
 
     /// `open(2)` with `O_CLOEXEC`; new files get mode 0600 whatever the umask only through
     /// ``setPermissions(_:_:_:)``, which creators call.
+    ///
+    /// A file this call creates (`.create`) is given ``newItems`` where the platform has such attributes: then a
+    /// `.create` without `.exclusive` opens an existing file as it is and creates a missing one with `O_EXCL`, so
+    /// that only a file this call made is changed. When that fails, the new file is removed again and the open
+    /// fails.
     package func open(_ path: String, _ flags: OpenFlags, permissions: UInt32 = filePermissions) throws(StoreError) -> Int32 {
         _ = try injected(.open, path)
-        do {
-            return try Kernel.open(path, flags, permissions: permissions)
-        } catch {
-            throw Self.failure("open", path, error)
+        guard flags.contains(.create), givesNewFilesAttributes else {
+            do {
+                return try Kernel.open(path, flags, permissions: permissions)
+            } catch {
+                throw failure("open", path, error)
+            }
         }
+        let (fd, created) = try openCreating(path, flags, permissions: permissions)
+        guard created else { return fd }
+        do throws(StoreError) {
+            try giveNewItemAttributes(path, isDirectory: false)
+        } catch {
+            close(fd)
+            _ = try? unlink(path)
+            throw error
+        }
+        return fd
+    }
+
+    /// Whether a file created through this value is given anything here.
+    private var givesNewFilesAttributes: Bool {
+        (attributes.protects && newItems.protection != nil) || (attributes.excludesFromBackup && newItems.excludedFromBackup)
+    }
+
+    /// Opens `path` with `.create` in `flags`, telling whether this call created the file.
+    private func openCreating(_ path: String, _ flags: OpenFlags, permissions: UInt32) throws(StoreError) -> (Int32, Bool) {
+        do throws(Errno) {
+            if flags.contains(.exclusive) { return (try Kernel.open(path, flags, permissions: permissions), true) }
+            // Open what is there, else create it exclusively; a file made or removed meanwhile by another process
+            // sends the loop round again (a few times at most: then the plain open decides).
+            for _ in 0..<4 {
+                do {
+                    return (try Kernel.open(path, flags.subtracting(.create), permissions: permissions), false)
+                } catch where error == .noSuchFile {
+                    do {
+                        return (try Kernel.open(path, flags.union(.exclusive), permissions: permissions), true)
+                    } catch where error == .exists {
+                        continue
+                    }
+                }
+            }
+            return (try Kernel.open(path, flags, permissions: permissions), false)
+        } catch {
+            throw failure("open", path, error)
+        }
+    }
+
+    /// Gives a file or directory this value just created its ``newItems``: the protection class, and for a file
+    /// the backup exclusion.
+    private func giveNewItemAttributes(_ path: String, isDirectory: Bool) throws(StoreError) {
+        if let protection = newItems.protection { try setProtection(protection, path) }
+        if newItems.excludedFromBackup && !isDirectory { try setExcludedFromBackup(true, path) }
     }
 
     /// ``open(_:_:permissions:)``, or `nil` when nothing is at `path` (`ENOENT`).
@@ -95,7 +184,7 @@ package struct FileSystem: Sendable {
     package func read(_ fd: Int32, count: Int, at offset: Int, _ path: String) throws(StoreError) -> [UInt8] {
         _ = try injected(.read, path)
         guard count > 0 else { return [] }
-        var failure: Errno?
+        var readError: Errno?
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             initialized = 0
             let raw = UnsafeMutableRawBufferPointer(buffer)
@@ -106,12 +195,12 @@ package struct FileSystem: Sendable {
                     if n == 0 { return }
                     initialized += n
                 } catch {
-                    failure = error
+                    readError = error
                     return
                 }
             }
         }
-        if let failure { throw Self.failure("read", path, failure) }
+        if let readError { throw failure("read", path, readError) }
         return bytes
     }
 
@@ -126,7 +215,7 @@ package struct FileSystem: Sendable {
                 do throws(Errno) { return .success(try Kernel.read(fd, into: buffer)) } catch { return .failure(error) }
             }
             switch n {
-            case .failure(let error): throw Self.failure("read", path, error)
+            case .failure(let error): throw failure("read", path, error)
             case .success(0): return bytes
             case .success(let n):
                 guard n <= limit - bytes.count else { return nil }
@@ -160,55 +249,55 @@ package struct FileSystem: Sendable {
                 }
             }
             switch written {
-            case .failure(let error): throw Self.failure("write", path, error)
-            case .success(let n) where n <= 0: throw Self.failure("write", path, .io)
+            case .failure(let error): throw failure("write", path, error)
+            case .success(let n) where n <= 0: throw failure("write", path, .io)
             case .success(let n): done += n
             }
         }
-        if limit < bytes.count { throw Self.failure("write", path, .noSpace) }
+        if limit < bytes.count { throw failure("write", path, .noSpace) }
     }
 
     /// Flushes the file to stable storage (`F_FULLFSYNC` on Apple platforms; see `Kernel.synchronize`).
     package func sync(_ fd: Int32, _ path: String) throws(StoreError) {
         _ = try injected(.sync, path)
-        do { try Kernel.synchronize(fd) } catch { throw Self.failure("fsync", path, error) }
+        do { try Kernel.synchronize(fd) } catch { throw failure("fsync", path, error) }
     }
 
     /// `ftruncate(2)`.
     package func truncate(_ fd: Int32, to size: Int, _ path: String) throws(StoreError) {
         _ = try injected(.truncate, path)
-        do { try Kernel.truncate(fd, to: size) } catch { throw Self.failure("ftruncate", path, error) }
+        do { try Kernel.truncate(fd, to: size) } catch { throw failure("ftruncate", path, error) }
     }
 
     /// `fstat(2)`.
     package func status(_ fd: Int32, _ path: String) throws(StoreError) -> FileStatus {
         _ = try injected(.status, path)
-        do { return try Kernel.status(fd) } catch { throw Self.failure("fstat", path, error) }
+        do { return try Kernel.status(fd) } catch { throw failure("fstat", path, error) }
     }
 
     /// `fstatat(2)` of `name` in the open directory `directory`, not following a link; `nil` when nothing is
     /// there. One name looked up, not a whole path.
     package func status(in directory: Int32, _ name: String, _ path: String) throws(StoreError) -> FileStatus? {
         _ = try injected(.status, path)
-        do { return try Kernel.status(in: directory, name: name) } catch { throw Self.failure("fstatat", path, error) }
+        do { return try Kernel.status(in: directory, name: name) } catch { throw failure("fstatat", path, error) }
     }
 
     /// `lstat(2)`; `nil` when nothing is there.
     package func linkStatus(_ path: String) throws(StoreError) -> FileStatus? {
         _ = try injected(.status, path)
-        do { return try Kernel.status(atPath: path) } catch { throw Self.failure("lstat", path, error) }
+        do { return try Kernel.status(atPath: path) } catch { throw failure("lstat", path, error) }
     }
 
     /// `stat(2)`, following links; `nil` when nothing is there.
     package func status(_ path: String) throws(StoreError) -> FileStatus? {
         _ = try injected(.status, path)
-        do { return try Kernel.status(atPath: path, followingLinks: true) } catch { throw Self.failure("stat", path, error) }
+        do { return try Kernel.status(atPath: path, followingLinks: true) } catch { throw failure("stat", path, error) }
     }
 
     /// `fchmod(2)`.
     package func setPermissions(_ fd: Int32, _ permissions: UInt32, _ path: String) throws(StoreError) {
         _ = try injected(.setPermissions, path)
-        do { try Kernel.setPermissions(fd, permissions) } catch { throw Self.failure("fchmod", path, error) }
+        do { try Kernel.setPermissions(fd, permissions) } catch { throw failure("fchmod", path, error) }
     }
 
     // MARK: Names
@@ -216,7 +305,7 @@ package struct FileSystem: Sendable {
     /// `rename(2)`.
     package func rename(_ source: String, _ destination: String) throws(StoreError) {
         _ = try injected(.rename, destination)
-        do { try Kernel.rename(source, destination) } catch { throw Self.failure("rename", destination, error) }
+        do { try Kernel.rename(source, destination) } catch { throw failure("rename", destination, error) }
     }
 
     /// `link(2)`: a second name for `source`'s file; `false` when `source` does not exist.
@@ -249,7 +338,7 @@ package struct FileSystem: Sendable {
         } catch where falseFor.contains(error) {
             return false
         } catch {
-            throw Self.failure(name, path, error)
+            throw failure(name, path, error)
         }
     }
 
@@ -264,9 +353,16 @@ package struct FileSystem: Sendable {
             }
             return
         } catch {
-            throw Self.failure("mkdir", path, error)
+            throw failure("mkdir", path, error)
         }
-        do { try Kernel.setPermissions(atPath: path, Self.directoryPermissions) } catch { throw Self.failure("chmod", path, error) }
+        do { try Kernel.setPermissions(atPath: path, Self.directoryPermissions) } catch { throw failure("chmod", path, error) }
+        guard attributes.protects, newItems.protection != nil else { return }
+        do throws(StoreError) {
+            try giveNewItemAttributes(path, isDirectory: true)
+        } catch {
+            _ = try? removeDirectory(path)
+            throw error
+        }
     }
 
     /// Creates `path` and its missing parents (0700). Existing directories, and symbolic links to
@@ -290,7 +386,7 @@ package struct FileSystem: Sendable {
         } catch where error == .noSuchFile || error == .notDirectory {
             return nil
         } catch {
-            throw Self.failure("opendir", path, error)
+            throw failure("opendir", path, error)
         }
     }
 
@@ -301,12 +397,60 @@ package struct FileSystem: Sendable {
         try sync(fd, path)
     }
 
+    // MARK: Apple file attributes
+
+    /// Sets the Data Protection class of the file or directory at `path`; nothing where there are no classes.
+    /// Mirrors `FileManager.setAttributes([.protectionKey: ...], ofItemAtPath:)`.
+    package func setProtection(_ protection: FileProtection, _ path: String) throws(StoreError) {
+        guard attributes.protects else { return }
+        _ = try injected(.setAttributes, path)
+        do { try attributes.setProtection(protection.rawValue, path) } catch { throw failure("setAttributes", path, error) }
+    }
+
+    /// The Data Protection class of the file or directory at `path`; `nil` where there are none (or it has none).
+    package func protection(_ path: String) throws(StoreError) -> FileProtection? {
+        guard attributes.protects else { return nil }
+        _ = try injected(.getAttributes, path)
+        do { return try attributes.protection(path).map(FileProtection.init(rawValue:)) } catch { throw failure("getAttributes", path, error) }
+    }
+
+    /// Sets or clears the backup exclusion of the file or directory at `path`; nothing where backups have none.
+    /// Mirrors `URL.setResourceValues(_:)` with `isExcludedFromBackup`.
+    package func setExcludedFromBackup(_ excluded: Bool, _ path: String) throws(StoreError) {
+        guard attributes.excludesFromBackup else { return }
+        _ = try injected(.setAttributes, path)
+        do { try attributes.setExcludedFromBackup(excluded, path) } catch { throw failure("setAttributes", path, error) }
+    }
+
+    /// Whether the file or directory at `path` is excluded from backups; `nil` where backups have no exclusion.
+    package func isExcludedFromBackup(_ path: String) throws(StoreError) -> Bool? {
+        guard attributes.excludesFromBackup else { return nil }
+        _ = try injected(.getAttributes, path)
+        do { return try attributes.isExcludedFromBackup(path) } catch { throw failure("getAttributes", path, error) }
+    }
+
+    /// Checks an engine's file or directory at `path` when the engine opens it, and restores what differs: its
+    /// protection class (to `protection`, when not `nil`) and its backup exclusion (when `excludedFromBackup`;
+    /// `false` leaves it as it is). A refusal because the device is locked is left for the next opening.
+    package func restoreAttributes(_ path: String, protection: FileProtection?, excludedFromBackup: Bool) throws(StoreError) {
+        do throws(StoreError) {
+            if let protection, attributes.protects, try self.protection(path) != protection {
+                try setProtection(protection, path)
+            }
+            if excludedFromBackup, attributes.excludesFromBackup, try isExcludedFromBackup(path) != true {
+                try setExcludedFromBackup(true, path)
+            }
+        } catch where error.code == .protectedDataUnavailable {
+            return
+        }
+    }
+
     // MARK: Locks
 
     /// `flock(2)`: `true` when taken; `false` when `wait` is false and the lock is held elsewhere.
     package func lock(_ fd: Int32, exclusive: Bool, wait: Bool, _ path: String) throws(StoreError) -> Bool {
         _ = try injected(.lock, path)
-        do { return try Kernel.lock(fd, exclusive: exclusive, wait: wait) } catch { throw Self.failure("flock", path, error) }
+        do { return try Kernel.lock(fd, exclusive: exclusive, wait: wait) } catch { throw failure("flock", path, error) }
     }
 
     /// Releases a `flock(2)` lock.

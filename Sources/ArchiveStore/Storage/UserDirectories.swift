@@ -47,6 +47,31 @@ package enum UserDirectories {
         return PathName.join(home, isApplePlatform ? "Library/Caches/" + name : ".cache/" + name)
     }
 
+    /// The data directory of `application` in the shared container of app group `group`:
+    /// `<container>/Library/Application Support/<application>`. `containerLookup` finds the container (replaced in
+    /// tests, which run where there are no app groups).
+    package static func groupData(application: String, group: String,
+                                  containerLookup: (String) -> String? = AppGroupContainer.path(forGroup:)) throws(StoreError) -> String {
+        PathName.join(try groupContainer(group, containerLookup), "Library/Application Support/" + application)
+    }
+
+    /// The cache directory named `name` in the shared container of app group `group`:
+    /// `<container>/Library/Caches/<name>`, never the container's root (what is there goes into backups).
+    package static func groupCaches(name: String, group: String,
+                                    containerLookup: (String) -> String? = AppGroupContainer.path(forGroup:)) throws(StoreError) -> String {
+        PathName.join(try groupContainer(group, containerLookup), "Library/Caches/" + name)
+    }
+
+    private static func groupContainer(_ group: String, _ containerLookup: (String) -> String?) throws(StoreError) -> String {
+        guard !group.isEmpty, !group.utf8.contains(0) else { throw StoreError(.invalidArgument, "an app group needs an identifier") }
+        guard let container = containerLookup(group), container.hasPrefix("/") else {
+            throw StoreError(.noDataDirectory, isApplePlatform
+                ? "there is no container for the app group '\(group)': the app's App Groups entitlement must list it"
+                : "there are no app group containers on this platform (app group '\(group)'); give a directory explicitly")
+        }
+        return try usable(container, "app group container")
+    }
+
     /// `$HOME`, else the effective user's home directory in the password database.
     package static func home(environment: [String: String],
                              passwordHome: () -> String? = Kernel.homeDirectoryOfEffectiveUser) throws(StoreError) -> String? {

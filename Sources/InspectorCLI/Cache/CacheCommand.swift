@@ -66,14 +66,14 @@ enum CacheAccess {
     }
 
     /// A usage error (64) for an argument the cache refused (an entry larger than the byte limit), else
-    /// `Error: <description>` with 65 for damaged data, 75 for a lock held too long, 74 for everything else
-    /// (failed system calls).
+    /// `Error: <description>` with 65 for damaged data, 75 for a lock held too long or data protected while
+    /// the device is locked, 74 for everything else (failed system calls).
     static func failure(_ error: StoreError) -> any Error {
         let status: Int32
         switch error.code {
         case .invalidArgument, .entryTooLarge: return UsageError(error.description)
         case .corrupt, .invalidArchive, .unsupportedVersion: status = ExitStatus.dataError
-        case .locked: status = ExitStatus.temporaryFailure
+        case .locked, .protectedDataUnavailable: status = ExitStatus.temporaryFailure
         default: status = ExitStatus.ioError
         }
         return CommandFailure(status: status, error.description)

@@ -116,6 +116,29 @@ struct CachingArticleTests {
         #expect(path.hasSuffix("/com.example.weather"))
         #expect(try ArchiveCache<Forecast>.standardDirectory(named: "w", environment: ["HOME": "/home/ada"]) == "/home/ada/.cache/w")
     }
+
+    @Test func inAnAppGroup() throws {
+        // snippet
+        var shared = CacheOptions()
+        shared.memoryCostLimit = 8 << 20
+        shared.fileProtection = .completeUntilFirstUserAuthentication   // the default
+        do {
+            let directory = try ArchiveCache<Forecast>.standardDirectory(named: "forecasts", appGroup: "group.com.example.weather")
+            let forecasts = try ArchiveCache<Forecast>(directory: directory, options: shared)
+            forecasts.trimMemory()
+        } catch {
+            // .noDataDirectory: not entitled to the group, or a platform without app groups (Linux)
+            guard error.code == .noDataDirectory else { throw error }
+        }
+        // end snippet
+        // A test process is entitled to no app group, and Linux has none: the catch above is what ran.
+        let refused = #expect(throws: StoreError.self) {
+            try ArchiveCache<Forecast>.standardDirectory(named: "forecasts", appGroup: "group.com.example.weather")
+        }
+        #expect(refused?.code == .noDataDirectory)
+        #expect(shared.excludedFromBackup)
+        #expect(shared.memoryCostLimit == 8 << 20)
+    }
 }
 
 /// A count that tasks share.

@@ -27,3 +27,45 @@ final class CallLog: @unchecked Sendable { // Sendable: state behind a lock.
     /// The kinds of call made so far, each once.
     var kinds: Set<FileSystem.Call> { Set(calls.map(\.0)) }
 }
+
+/// Stands for the Apple file attributes on a platform that has none (Linux): keeps each path's protection class
+/// and backup exclusion as the engines set them, and every call made, through ``calls``. A rename is not seen:
+/// an item created under a temporary name keeps its attributes under that name here.
+final class AttributeRecorder: @unchecked Sendable { // Sendable: state behind a lock.
+    struct State {
+        var protection: [String: String] = [:]
+        var excluded: [String: Bool] = [:]
+        /// `set <class> <path>`, `get <path>`, `exclude <true|false> <path>`, `excluded? <path>`, in order.
+        var log: [String] = []
+    }
+    let state = Locked(State())
+
+    var calls: FileAttributeCalls {
+        FileAttributeCalls(
+            protects: true, excludesFromBackup: true,
+            setProtection: { [self] (protection, path) throws(Errno) in
+                state.withLock { $0.protection[path] = protection; $0.log.append("set \(protection) \(path)") }
+            },
+            protection: { [self] (path) throws(Errno) in
+                state.withLock { $0.log.append("get \(path)"); return $0.protection[path] }
+            },
+            setExcludedFromBackup: { [self] (excluded, path) throws(Errno) in
+                state.withLock { $0.excluded[path] = excluded; $0.log.append("exclude \(excluded) \(path)") }
+            },
+            isExcludedFromBackup: { [self] (path) throws(Errno) in
+                state.withLock { $0.log.append("excluded? \(path)"); return $0.excluded[path] ?? false }
+            })
+    }
+
+    /// A file system that records attributes here and consults `plan` first.
+    func fileSystem(plan: FileSystem.FaultPlan? = nil) -> FileSystem { FileSystem(plan: plan, attributes: calls) }
+
+    var log: [String] { state.withLock { $0.log } }
+    func clearLog() { state.withLock { $0.log.removeAll() } }
+    func protection(_ path: String) -> String? { state.withLock { $0.protection[path] } }
+    func isExcluded(_ path: String) -> Bool? { state.withLock { $0.excluded[path] } }
+    /// The paths given a protection class, with `prefix` taken off, sorted.
+    func protectedPaths(below prefix: String) -> [String] {
+        state.withLock { $0.protection.keys.filter { $0.hasPrefix(prefix + "/") }.map { String($0.dropFirst(prefix.count + 1)) }.sorted() }
+    }
+}

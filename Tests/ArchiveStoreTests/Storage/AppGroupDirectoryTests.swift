@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+@testable import ArchiveStore
+import FormCache
+
+/// The directories an app shares with its extensions, in an app group's container (found by a stub here: Linux
+/// has no app groups).
+@Suite("Storage floor: app group directories")
+struct AppGroupDirectoryTests {
+    static let container = "/private/var/mobile/Containers/Shared/AppGroup/0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0"
+
+    static func lookup(_ group: String) -> String? { group == "group.com.example.app" ? container : nil }
+
+    @Test func aCacheGoesInTheContainersLibraryCachesNeverItsRoot() throws {
+        #expect(try ArchiveCache<[UInt8]>.standardDirectory(named: "thumbs", appGroup: "group.com.example.app",
+                                                            containerLookup: Self.lookup)
+            == Self.container + "/Library/Caches/thumbs")
+    }
+
+    @Test func aRepositoryGoesInTheContainersApplicationSupport() throws {
+        #expect(try ArchiveRepository<Note>.standardDirectory(named: "notes", appGroup: "group.com.example.app",
+                                                             containerLookup: Self.lookup)
+            == Self.container + "/Library/Application Support/notes")
+    }
+
+    @Test func aGroupTheAppIsNotEntitledToIsNoDataDirectory() throws {
+        let error = #expect(throws: StoreError.self) {
+            try ArchiveCache<[UInt8]>.standardDirectory(named: "thumbs", appGroup: "group.other", containerLookup: Self.lookup)
+        }
+        #expect(error?.code == .noDataDirectory)
+        #expect(error?.reason.contains("group.other") == true)
+    }
+
+    @Test func anEmptyNameOrGroupIsRefused() throws {
+        for (name, group) in [("", "group.com.example.app"), ("..", "group.com.example.app"), ("thumbs", "")] {
+            let error = #expect(throws: StoreError.self) {
+                try ArchiveCache<[UInt8]>.standardDirectory(named: name, appGroup: group, containerLookup: Self.lookup)
+            }
+            #expect(error?.code == .invalidArgument)
+        }
+    }
+
+    /// The real lookup: on Linux there are no app groups, so FormCache and the others say so.
+    @Test func withoutAppGroupsTheRealLookupIsNoDataDirectory() throws {
+        guard !UserDirectories.isApplePlatform else { return }
+        let cacheError = #expect(throws: StoreError.self) { try ArchiveCache<[UInt8]>.standardDirectory(named: "t", appGroup: "group.x") }
+        #expect(cacheError?.code == .noDataDirectory)
+        let formError = #expect(throws: StoreError.self) { _ = try FormCache(appGroup: "group.x") }
+        #expect(formError?.code == .noDataDirectory)
+        #expect(formError?.reason == "there are no app group containers on this platform (app group 'group.x'); give a directory explicitly")
+    }
+
+    @Test func theRepositorysOwnDirectoryIsApplicationSupportOrLocalShare() throws {
+        #expect(try ArchiveRepository<Note>.standardDirectory(named: "notes", environment: ["HOME": "/h"])
+            == (UserDirectories.isApplePlatform ? "/h/Library/Application Support/notes" : "/h/.local/share/notes"))
+    }
+}
