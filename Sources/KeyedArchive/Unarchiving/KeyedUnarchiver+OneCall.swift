@@ -1,11 +1,106 @@
+import BinaryPlist
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-/// The one-call decoding APIs beyond ``KeyedUnarchiver/unarchivedObject(ofType:from:registry:requiresSecureCoding:)-(_,[UInt8],_,_)``,
-/// and `Data` overloads of them all. Secure coding is on by default, as in Apple's.
+/// The one-call decoding APIs (Apple's class methods `unarchivedObject(ofClass:from:)` and kin), and `Data`
+/// overloads of them all. Secure coding is on by default, as in Apple's.
 extension KeyedUnarchiver {
+    /// Runs `body` with an unarchiver over `bytes` (binary or XML) positioned on the archive's `$top`
+    /// dictionary: read `root` or any other top-level key. The unarchiver is valid only inside `body`.
+    /// An archive whose `$archiver` is not among `acceptedArchivers` (by default, anything but
+    /// "NSKeyedArchiver") fails with ``KeyedArchiveError/Code/foreignArchiver``; ``archiver`` tells the name.
+    ///
+    /// `allowedTypes`, when given, are the only custom types instantiated anywhere in the graph;
+    /// `requiresSecureCoding` makes every decode name its types (see ``requiresSecureCoding``). Apple's
+    /// initializer turns secure coding on by default; this one keeps it off unless asked, as before.
+    ///
+    /// Mirrors `NSKeyedUnarchiver(forReadingFrom:)` ... `finishDecoding()`.
+    public static func withUnarchiver<R>(
+        for bytes: [UInt8], registry: ClassRegistry = .standard, allowedTypes: [Any.Type]? = nil,
+        requiresSecureCoding: Bool = false, acceptedArchivers: AcceptedArchivers = .nsKeyedArchiver,
+        maxDepth: Int = 512, maxObjects: Int = 1 << 24,
+        _ body: (KeyedUnarchiver) throws -> R
+    ) throws -> R {
+        let document = try binaryDocument(bytes)
+        return try document.withObjects { objects in
+            let unarchiver = try KeyedUnarchiver(
+                reader: ArchiveObjectReader(objects), registry: registry,
+                allowedTypes: allowedTypes, requiresSecureCoding: requiresSecureCoding,
+                acceptedArchivers: acceptedArchivers, maxDepth: maxDepth,
+                maxObjects: maxObjects)
+            defer { unarchiver.state.pointee.valid = false }
+            let result = try body(unarchiver)
+            if let failure = unarchiver.deferredFailure { throw failure }
+            return result
+        }
+    }
+
+    /// Decodes the root object as `T` (`nil` when the root is `$null`; an error when there is no `root`
+    /// key). With secure coding (the default) every nested decode must name its types too (see
+    /// ``requiresSecureCoding``); `T == Any` accepts any registered class at the root. Only archives whose
+    /// `$archiver` is among `acceptedArchivers` are read (by default "NSKeyedArchiver", as Apple).
+    /// Mirrors `NSKeyedUnarchiver.unarchivedObject(ofClass:from:)`.
+    public static func unarchivedObject<T>(ofType type: T.Type, from bytes: [UInt8],
+                                           registry: ClassRegistry = .standard,
+                                           requiresSecureCoding: Bool = true,
+                                           acceptedArchivers: AcceptedArchivers = .nsKeyedArchiver) throws -> T? {
+        try withUnarchiver(for: bytes, registry: registry, requiresSecureCoding: requiresSecureCoding,
+                           acceptedArchivers: acceptedArchivers) { u in
+            try u.requireRoot()
+            return try u.decodeIfPresent(T.self, forKey: "root")
+        }
+    }
+
+    /// Secure decoding: decodes the root object, which must be one of `types`; only those types and the
+    /// standard Foundation value classes may be instantiated anywhere in the graph. Only archives whose
+    /// `$archiver` is among `acceptedArchivers` are read (by default "NSKeyedArchiver", as Apple). For a
+    /// result to switch over without casts, see ``unarchivedObject(ofTypes:_:_:from:registry:requiresSecureCoding:)-(_,_,_,[UInt8],_,_)``.
+    /// Mirrors `NSKeyedUnarchiver.unarchivedObject(ofClasses:from:)`.
+    public static func unarchivedObject(ofTypes types: [Any.Type], from bytes: [UInt8],
+                                        registry: ClassRegistry = .standard,
+                                        requiresSecureCoding: Bool = true,
+                                        acceptedArchivers: AcceptedArchivers = .nsKeyedArchiver) throws -> Any? {
+        try withUnarchiver(for: bytes, registry: registry, allowedTypes: types,
+                           requiresSecureCoding: requiresSecureCoding, acceptedArchivers: acceptedArchivers) { u in
+            try u.requireRoot()
+            guard let value = try u.decodeIfPresent(Any.self, forKey: "root", allowedTypes: types) else { return nil }
+            let valueType = Swift.type(of: value)
+            guard types.contains(where: { isType(valueType, kindOf: $0) }) else {
+                throw KeyedArchiveError(.classNotAllowed,
+                                        "the root is a \(valueType), not one of \(types.map { "\($0)" }.joined(separator: ", "))",
+                                        keyPath: "root")
+            }
+            return value
+        }
+    }
+
+    /// A missing `root` key is an error for the one-call APIs (a `$null` root is `nil`).
+    func requireRoot() throws {
+        guard try containsValue(forKey: "root") else {
+            throw error(.valueNotFound, "$top has no \"root\" key", key: "root")
+        }
+    }
+
+    static func binaryDocument(_ bytes: [UInt8]) throws -> BinaryPlistDocument {
+        do {
+            switch PropertyList.detectFormat(bytes) {
+            case .binary:
+                return try BinaryPlistDocument(bytes)
+            case .xml:
+                // Read in one pass into the objects of a binary plist: one object accessor for both formats.
+                return try XMLPlistReader().binaryDocument(bytes)
+            case nil:
+                // Not a plist: the same error as PropertyList.decode gives.
+                _ = try PropertyList.decode(bytes)
+                throw PlistError(.unknownFormat, "neither a binary plist ('bplist0') nor an XML plist", byteOffset: 0, format: "plist")
+            }
+        } catch let error as PlistError {
+            throw KeyedArchiveError(.invalidPlist, error.description, underlying: error)
+        }
+    }
+
     /// Decodes the root object as an array whose elements are each `T` (or a subclass); `nil` when the root
     /// is `$null`. With secure coding (the default) each element's class is checked before it is
     /// instantiated, and nested decodes must name their types.

@@ -298,7 +298,7 @@ struct ArchiveJSONRenderer {
             if let url = absoluteURL(uid, depth: depth) { return out.w.wrapped("url") { $0.string(url) } }
         case .null?:
             return out.w.raw("null")
-        case .number?, .value?, nil:
+        default:  // every other class, built in or not, as its fields
             break
         }
         let fields = graph.fields(of: uid)

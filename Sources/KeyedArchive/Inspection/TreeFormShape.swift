@@ -98,7 +98,7 @@ struct TreeFormShape {
             allFields = Self.absoluteURL(graph, uid, depth: 0, maxDepth: maxDepth) == nil
         case .null?:
             break
-        case .number?, .value?, nil:
+        default:  // every other class, built in or not, as its fields
             allFields = true
         }
         if allFields { for (_, v) in graph.fields(of: uid) { add(v) } }

@@ -84,7 +84,7 @@ public final class KeyedArchiver {
     var integerObjects: [Int64: Int32] = [:]
     var realObjects: [UInt64: Int32] = [:]
     var boolObjects: [Int32] = [-1, -1]
-    var nullObject: Int32 = -1
+    var nullObjectUID: Int32 = -1
     var chainObjects: [[String]: Int32] = [:]
     var keyNodes: [String: Int32] = [:]
     var classNames: [ObjectIdentifier: String] = [:]

@@ -73,11 +73,10 @@ enum SecureCoding {
     ]
 
     /// The concrete types the standard Foundation classes decode to: no custom class can be one of them.
-    static let standardValueTypes: [ObjectIdentifier] = [
-        String.self, Int.self, Int8.self, Int16.self, Int32.self, Int64.self, UInt.self, UInt8.self, UInt16.self,
-        UInt32.self, UInt64.self, Double.self, Float.self, Bool.self, Date.self, Data.self, UUID.self, URL.self,
-        ArchivedValue.self, ArchivedNull.self, ArchivedOrderedSet.self,
-    ].map { ObjectIdentifier($0) }
+    static let standardValueTypes: [ObjectIdentifier] = ([
+        Int8.self, Int16.self, Int32.self, Int64.self, UInt.self, UInt8.self, UInt16.self, UInt32.self, UInt64.self,
+        Double.self, Float.self, Bool.self,
+    ] + StandardClass.allCases.map(\.valueType)).map { ObjectIdentifier($0) }
 
     /// Whether asking for `type` names no type anywhere it matters: `Any` itself, or a collection or
     /// optional of it (`[Any]`, `[String: Any]`).

@@ -1,0 +1,22 @@
+/// `NSSet` and `NSMutableSet` (`NS.objects`), as `Set<AnyHashable>`.
+extension KeyedUnarchiver {
+    /// An `NSSet` or `NSMutableSet` object: its `NS.objects`.
+    func decodeNSSet(uid: Int) throws -> Any {
+        return Set(try hashableElements("NS.objects"))
+    }
+}
+
+extension KeyedArchiver {
+    /// An `NSSet` of a set held in an `Any`, members in ``deterministicOrder(_:_:)``.
+    func encodableSetObject(_ set: any ArchiveEncodableSet) -> Int32 {
+        let members = set.archiveMembers.sorted(by: deterministicOrder)
+        return withObjectFrame(classUID: { classObject(.set) }) {
+            addField(keyNode("NS.objects"), uidArray(members.map { $0.base }))
+        }
+    }
+
+    /// An `NSSet` whose members are already in their order.
+    func orderedMembersObject(_ set: OrderedMembers) -> Int32 {
+        withObjectFrame(classUID: { classObject(.set) }) { addField(keyNode("NS.objects"), uidArray(set.members)) }
+    }
+}

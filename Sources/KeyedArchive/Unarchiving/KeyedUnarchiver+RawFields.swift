@@ -1,0 +1,53 @@
+import BinaryPlist
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+/// Reading the raw fields of the current object: the helpers the built-in classes decode with.
+extension KeyedUnarchiver {
+    /// The raw value of a raw key of the current frame.
+    func rawField(_ rawKey: String) throws -> ArchiveObjectReader.Value? {
+        guard let i = try position(ofRawKey: rawKey) else { return nil }
+        return try reader.value(reader.valueReference(state.pointee.frame.fields, i))
+    }
+
+    /// The current object's field `rawKey` as a `T` (`NS.string` of an `NSString`), or `.invalidValue` when
+    /// the object of class `className` lacks it or holds another type there.
+    func requiredField<T>(_ rawKey: String, as type: T.Type, of className: String, uid: Int) throws -> T {
+        guard let v = try rawField(rawKey) else { throw error(.invalidValue, "\(className) without \(rawKey)", uid: uid) }
+        guard let value = try anyValue(v, key: rawKey) as? T else {
+            throw error(.invalidValue, "\(rawKey) of \(className) is not a \(T.self)", uid: uid)
+        }
+        return value
+    }
+
+    /// A field value as a natural Swift value (`nil` for `$null`).
+    func anyValue(_ v: ArchiveObjectReader.Value, key: String) throws -> Any? {
+        try typed(v, Any.self, key: key)
+    }
+
+    /// The decoded elements of an inline array of references.
+    func elements(_ rawKey: String) throws -> [Any] {
+        guard let refs = try elementArray(rawKey) else { return [] }
+        var result: [Any] = []
+        result.reserveCapacity(refs.count)
+        for i in 0..<refs.count {
+            let v = try reader.value(reader.elementReference(refs, i))
+            result.append(try anyValue(v, key: "\(rawKey).\(i)") ?? ArchivedNull())
+        }
+        return result
+    }
+
+    func hashableElements(_ rawKey: String) throws -> [AnyHashable] {
+        try elements(rawKey).map { try hashable($0, key: rawKey) }
+    }
+
+    func hashable(_ value: Any?, key: String) throws -> AnyHashable {
+        guard let value else { return AnyHashable(ArchivedNull()) }
+        guard let h = value as? AnyHashable else {
+            throw error(.invalidValue, "a \(Swift.type(of: value)) cannot be a dictionary key or set member", key: key)
+        }
+        return h
+    }
+}
