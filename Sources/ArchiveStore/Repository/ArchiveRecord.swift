@@ -72,20 +72,26 @@ public protocol ArchiveRecord: KeyedArchivable, Identifiable {
 }
 
 extension ArchiveRecord {
+    /// The default record format version: 1.
     public static var archiveFormatVersion: Int { 1 }
 
+    /// By default a record holds no archivable types besides its own.
     public static var nestedArchivableTypes: [any KeyedArchivable.Type] { [] }
 
+    /// By default the id is not read ahead: the whole record is decoded to learn it.
     public static func decodeID(from coder: KeyedUnarchiver) throws -> ID? { nil }
 
+    /// By default a record never expires.
     public var expiryDate: Date? { nil }
 
+    /// By default there is no migration: an older record fails with ``StoreError/Code/unsupportedVersion``.
     public static func migrateRecord(fromVersion version: Int, coder: KeyedUnarchiver) throws -> Self {
         throw StoreError(
             .unsupportedVersion,
             "record format version \(version) is older than \(archiveFormatVersion) and \(Self.self) has no migration from it")
     }
 
+    /// By default there is no migration: an older store fails with ``StoreError/Code/unsupportedVersion``.
     public static func migrateRecords(fromVersion version: Int, coder: KeyedUnarchiver) throws -> [Self] {
         throw StoreError(
             .unsupportedVersion,

@@ -28,16 +28,20 @@ public protocol ArchivableClass: SendableMetatype {
 }
 
 extension ArchivableClass {
-    public static var archivedClassName: String { String(describing: self) }  // `self`: the dynamic type, so a subclass gets its own name
+    /// The default class name: the type's own name (`self` is the dynamic type, so a subclass gets its own).
+    public static var archivedClassName: String { String(describing: self) }
 
+    /// The default superclass chain: the Swift superclasses' archived names, nearest first, then `NSObject`.
     public static var archivedSuperclassNames: [String] {
         archivedSuperclassChain(of: self, namingEncodable: self is any ArchiveCodable.Type)
     }
 
+    /// A value type's identity: none, so each encode is its own object.
     public var archiveIdentity: AnyObject? { nil }
 }
 
 extension ArchivableClass where Self: AnyObject {
+    /// A class instance's identity: the instance, so encoding it twice writes one shared object.
     public var archiveIdentity: AnyObject? { self }
 }
 

@@ -41,8 +41,11 @@ public protocol KeyedArchiveSubstituting: KeyedArchivable {
 }
 
 extension KeyedArchiveSubstituting {
+    /// By default an object is archived as itself. Mirrors `NSObject.replacementObject(for:)`.
     public func replacementObject(for archiver: KeyedArchiver) -> Any? { self }
+    /// By default an object is archived under its own class. Mirrors `NSObject.classForKeyedArchiver`.
     public var classForKeyedArchiver: any KeyedArchivable.Type { type(of: self) }
+    /// By default a decoded object stands for itself. Mirrors `NSObject.awakeAfter(using:)`.
     public func awakeAfter(using unarchiver: KeyedUnarchiver) throws -> Any? { self }
 }
 
