@@ -13,7 +13,7 @@ import ArchivePlatform
 ///
 /// A directory written by the format before (one file per entry under `<hh>/`, `cache.index`, `cache.journal`,
 /// `staging/`) is read as it is until the first write, which moves its entries in (see
-/// ``CacheWriter/migrateLegacyEntries()``). Anything else in the directory is never touched.
+/// ``CacheLegacyMigration/moveIn(_:firstSegment:segmentSize:largeThreshold:)``). Anything else in the directory is never touched.
 final class CacheDirectory: @unchecked Sendable { // Sendable: `lock` is used only under the owning cache's disk mutex; `readerTable` is behind `Locked`; the rest is set once.
     static let lockName = "cache.lock"
     static let largeName = "large"

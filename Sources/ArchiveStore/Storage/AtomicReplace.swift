@@ -5,13 +5,13 @@ import ArchivePlatform
 /// file or the new one, never a mix; a crash at any point leaves one of the two.
 ///
 /// Both engines replace files only through this type: the repository's new logs, indexes, exports and
-/// migration backups, and the cache's entries, index snapshot and journal. The outcome is explicit: the call
+/// migration backups and recovery copies, and the cache's moving in of a directory the old format wrote. The outcome is explicit: the call
 /// throws and nothing changed, or it returns and the change happened (durably, for `.synchronous`), or it
 /// throws ``StoreError/Code/durabilityUnknown`` when the rename happened but the directory could not be
 /// synced (the new file is there; a power loss may still undo it).
 ///
 /// A temporary file sits beside its destination as `.<name>.tmp-<pid>-<random>` unless the caller names
-/// another (the cache's staging area). Those left by a writer that died are removed by
+/// another. Those left by a writer that died are removed by
 /// ``sweepStaleTemporaries(of:fileSystem:)``, which writers call under their lock.
 ///
 /// Mirrors `Data.write(to:options: .atomic)`, with the syncs it leaves out.

@@ -1,6 +1,6 @@
 /// The engines' one content check: CRC-32 as zlib computes it (IEEE 802.3 polynomial, reflected, initial and
 /// final value all ones). It guards every frame, header and commit slot of a record log (``RecordLog``), every
-/// bucket of its index (``RecordIndex``), every record and the snapshot of the cache's journal, and every cache
+/// bucket of its index (``RecordIndex``), the cache's table (``CacheTable``) and its slots, and every cache
 /// entry (in its binary plist trailer), so that a flipped byte is detected and never decoded as data.
 ///
 /// CRC-32 was chosen over a stronger digest because every language has it (`zlib.crc32` in Python,

@@ -1,5 +1,5 @@
 /// Appends the low `width` bytes of `value`, least significant first: every integer of the engines' file
-/// formats (record log, index, cache journal and snapshot) is little-endian.
+/// formats (record log, index, cache segments and table) is little-endian.
 @inline(__always)
 func appendLittleEndian(_ value: UInt64, width: Int, to bytes: inout [UInt8]) {
     for i in 0..<width { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(8 * i))) }
