@@ -20,6 +20,14 @@ public struct BinaryPlistTrailer: Sendable, Hashable {
 
     /// The size of the trailer: 32 bytes.
     public static let byteCount = 32
+
+    /// Where the trailer's five unused bytes are in a binary plist of `count` bytes (header and trailer at
+    /// least), the bytes every reader ignores (CoreFoundation, Python's `plistlib`, this package): a writer may
+    /// keep a mark of its own there and the file stays a plist. `nil` for a file too short to be one.
+    package static func unusedBytes(inPlistOfSize count: Int) -> Range<Int>? {
+        guard count >= 8 + byteCount else { return nil }
+        return count - byteCount..<count - byteCount + 5
+    }
 }
 
 extension BinaryPlistTrailer {

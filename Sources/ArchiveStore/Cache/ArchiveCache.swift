@@ -297,7 +297,7 @@ public final class ArchiveCache<Value> {
         let hash = keyHash(key)
         guard case .found(let bytes, _) = try files.lookup(CacheDirectory.frameKey(Array(key.utf8), hash: hash), hash: hash,
                                                            limit: Self.largestEntry),
-              let header = CacheEntryCoding.header(bytes), header.key.utf8.elementsEqual(key.utf8)
+              let header = CacheEntryCoding.header(checked: bytes), header.key.utf8.elementsEqual(key.utf8)
         else { return nil }
         if let expires = header.expires, expires <= options.clock.now() { return nil }
         return bytes
@@ -333,15 +333,11 @@ public final class ArchiveCache<Value> {
             (a.isReferenced ? 1 : 0, a.segment, a.offset) < (b.isReferenced ? 1 : 0, b.segment, b.offset)
         }
         for slot in order {
-            guard let frame = try files.segments.read(slot.segment, offset: Int(slot.offset), length: Int(slot.length)),
-                  let header = try? FrameHeader(frame, at: 0, available: frame.count, fileOffset: Int(slot.offset),
-                                                path: files.segments.file(slot.segment), allowsExternal: true),
-                  header.verify(frame, at: 0)
-            else { continue }
+            guard case .frame(let frame, let header) = try files.readFrame(slot) else { continue }
             let key = Array(header.key(in: frame, at: 0))
-            guard case .entry(let bytes) = try files.readEntry(slot, key: key, hash: CacheDirectory.hash(ofFrameKey: key),
-                                                               limit: Self.largestEntry),
-                  let entry = CacheEntryCoding.header(bytes)
+            guard case .entry(let bytes) = try files.entry(in: frame, header, hash: CacheDirectory.hash(ofFrameKey: key),
+                                                           limit: Self.largestEntry),
+                  let entry = CacheEntryCoding.header(checked: bytes)
             else { continue }
             if segmentTimes[slot.segment] == nil {
                 let modified = (try? files.fileSystem.linkStatus(files.segments.file(slot.segment)))??.modified

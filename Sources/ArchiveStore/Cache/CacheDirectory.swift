@@ -180,12 +180,34 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: `lock` is used on
 
     /// Reads the frame a slot names and, for `key`, the entry it holds (from the frame, or from the large file).
     func readEntry(_ slot: CacheSlot, key: [UInt8], hash: StableHash, limit: Int) throws(StoreError) -> SlotRead {
+        switch try readFrame(slot) {
+        case .gone: return .gone
+        case .damaged: return .damaged
+        case .frame(let frame, let header):
+            guard header.key(in: frame, at: 0).elementsEqual(key) else { return .otherKey }
+            return try entry(in: frame, header, hash: hash, limit: limit)
+        }
+    }
+
+    /// What the frame a slot names holds, read and checked once.
+    enum FrameRead {
+        case frame([UInt8], FrameHeader)
+        case gone
+        case damaged
+    }
+
+    /// The frame a slot names, its header parsed and its CRC checked: the one reader of a slot's frame.
+    func readFrame(_ slot: CacheSlot) throws(StoreError) -> FrameRead {
         guard let frame = try segments.read(slot.segment, offset: Int(slot.offset), length: Int(slot.length)) else { return .gone }
         guard let header = try? FrameHeader(frame, at: 0, available: frame.count, fileOffset: Int(slot.offset),
                                             path: segments.file(slot.segment), allowsExternal: true),
               header.length == frame.count, header.kind != .delete, header.verify(frame, at: 0)
         else { return .damaged }
-        guard header.key(in: frame, at: 0).elementsEqual(key) else { return .otherKey }
+        return .frame(frame, header)
+    }
+
+    /// The entry a checked frame holds: its payload, or the large file it names (checked by its trailer).
+    func entry(in frame: [UInt8], _ header: FrameHeader, hash: StableHash, limit: Int) throws(StoreError) -> SlotRead {
         if header.kind == .put {
             let payload = Array(header.payload(in: frame, at: 0))
             return payload.count <= limit ? .entry(payload) : .gone

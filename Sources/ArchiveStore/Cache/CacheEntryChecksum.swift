@@ -1,3 +1,4 @@
+import BinaryPlist
 /// The checksum every cache entry file carries, checked on every read from disk, so that a flipped byte makes
 /// the entry a miss instead of wrong data.
 ///
@@ -17,28 +18,24 @@
 /// No Apple API: NSKeyedArchiver writes zeros there.
 enum CacheEntryChecksum {
     static let marker: UInt8 = 0x43
-    private static let trailerSize = 32
 
     /// Writes the checksum into the trailer of `bytes` (a binary plist).
     static func seal(_ bytes: inout [UInt8]) {
-        guard bytes.count >= 8 + trailerSize else { return }
-        let t = bytes.count - trailerSize
-        let crc = checksum(bytes)
-        bytes[t] = marker
-        for i in 0..<4 { bytes[t + 1 + i] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * i)) }
+        guard let unused = BinaryPlistTrailer.unusedBytes(inPlistOfSize: bytes.count) else { return }
+        let crc = checksum(bytes, unused)
+        bytes[unused.lowerBound] = marker
+        for i in 0..<4 { bytes[unused.lowerBound + 1 + i] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * i)) }
     }
 
     /// Whether `bytes` is a binary plist that carries a checksum its bytes match.
     static func verify(_ bytes: [UInt8]) -> Bool {
-        guard bytes.count >= 8 + trailerSize, bytes.starts(with: Array("bplist0".utf8)) else { return false }
-        let t = bytes.count - trailerSize
-        guard bytes[t] == marker else { return false }
-        return UInt32(readLittleEndian(bytes, t + 1, width: 4)) == checksum(bytes)
+        guard let unused = BinaryPlistTrailer.unusedBytes(inPlistOfSize: bytes.count),
+              bytes.starts(with: Array("bplist0".utf8)), bytes[unused.lowerBound] == marker else { return false }
+        return UInt32(readLittleEndian(bytes, unused.lowerBound + 1, width: 4)) == checksum(bytes, unused)
     }
 
-    /// The CRC-32 of the file without trailer bytes 0..<5.
-    private static func checksum(_ bytes: [UInt8]) -> UInt32 {
-        let t = bytes.count - trailerSize
-        return Checksum.crc32(continuing: Checksum.crc32(bytes, 0..<t), bytes, t + 5..<bytes.count)
+    /// The CRC-32 of the file without the trailer's unused bytes.
+    private static func checksum(_ bytes: [UInt8], _ unused: Range<Int>) -> UInt32 {
+        Checksum.crc32(continuing: Checksum.crc32(bytes, 0..<unused.lowerBound), bytes, unused.upperBound..<bytes.count)
     }
 }

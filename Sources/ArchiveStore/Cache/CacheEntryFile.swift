@@ -142,9 +142,11 @@ enum CacheEntryCoding {
 
     /// Decodes an entry file for `key` as of `now`. Anything that is not an entry of this key, live, whose
     /// value decodes as `Value`, is a rejection (never an error: a cache entry that cannot be used is a miss).
+    ///
+    /// `bytes` have been checked once already, by the one CRC that covers them: their frame's, or for a large
+    /// file its trailer checksum (``CacheDirectory/readEntry(_:key:hash:limit:)``). They are not checked again.
     static func decode<Value>(_ bytes: [UInt8], as type: Value.Type, key: String, now: Date,
                               registry: ClassRegistry) -> Outcome<Value> {
-        guard CacheEntryChecksum.verify(bytes) else { return .rejected(.damaged) }
         // Without the keys the stored key could not be compared: fail closed.
         guard let expectedKey, let nowKey = CacheEntryCoding.now else { return .rejected(.foreign) }
         var decoder = ArchiveDecoder(registry: registry)
@@ -174,7 +176,13 @@ enum CacheEntryCoding {
     /// The key and times of an entry file, or `nil` when it is not one or fails its checksum.
     static func header(_ bytes: [UInt8]) -> CacheEntryHeader? {
         guard CacheEntryChecksum.verify(bytes) else { return nil }
-        return try? ArchiveDecoder().decode(CacheEntryHeader.self, from: bytes)
+        return header(checked: bytes)
+    }
+
+    /// The key and times of an entry file whose bytes a CRC has covered already (a frame's, or a large file's
+    /// trailer), or `nil` when it is not one.
+    static func header(checked bytes: [UInt8]) -> CacheEntryHeader? {
+        try? ArchiveDecoder().decode(CacheEntryHeader.self, from: bytes)
     }
 
     private static func underlyingRejection(_ error: any Error) -> CacheEntryRejection? {
