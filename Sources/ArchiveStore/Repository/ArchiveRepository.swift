@@ -46,7 +46,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// The options the repository was created with.
     public let options: RepositoryOptions
     /// The writers of this object, one at a time; `true` once the store's file attributes were checked.
-    private let writers = Locked(false)
+    let writers = Locked(false)
     /// The options' file system, giving what it creates the options' protection class and backup exclusion.
     let fileSystem: FileSystem
 
@@ -101,7 +101,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         return try UserDirectories.groupData(application: name, group: appGroup, containerLookup: containerLookup)
     }
 
-    private static func requireName(_ name: String) throws(StoreError) {
+    static func requireName(_ name: String) throws(StoreError) {
         guard !name.isEmpty, name != ".", name != ".." else {
             throw StoreError(.invalidArgument, "a data directory needs a name")
         }
@@ -208,241 +208,13 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         }
     }
 
-    // MARK: Writing
-
-    /// Adds `record`; throws ``StoreError/Code/duplicateID`` if its id is taken.
-    public func add(_ record: Record) throws(StoreError) {
-        let payload = try archived(record)
-        try withWriter(createsStore: true) { snapshot throws(StoreError) in
-            let key = Self.key(record.id)
-            guard try snapshot.locate(key) == nil else { throw RepositoryFile<Record>.duplicateID(record.id, path: path) }
-            try snapshot.commit([.put(key: key, expiry: Self.expiry(record), payload: payload, replacing: nil)])
-        }
-    }
-
-    /// Adds every record of `records` in one commit, and returns those added. With `skippingExisting`, a
-    /// record whose id is taken (in the store, or earlier in `records`) is left out; without it, such a record
-    /// throws ``StoreError/Code/duplicateID`` and nothing is added. `progress` counts the records archived, of
-    /// `records.count`.
-    @discardableResult
-    public func add(contentsOf records: [Record], skippingExisting: Bool,
-                    progress: ProgressHandler? = nil) throws(StoreError) -> [Record] {
-        var frames: [(Record, [UInt8])] = []
-        frames.reserveCapacity(records.count)
-        for record in records {
-            frames.append((record, try archived(record)))
-            progress?(frames.count, records.count)
-        }
-        guard !frames.isEmpty else { return [] }
-        return try withWriter(createsStore: true) { snapshot throws(StoreError) -> [Record] in
-            var taken: Set<[UInt8]> = []
-            var added: [Record] = []
-            var changes: [StoreSnapshot.Change] = []
-            for (record, payload) in frames {
-                let key = Self.key(record.id)
-                guard try snapshot.locate(key) == nil, taken.insert(key).inserted else {
-                    if skippingExisting { continue }
-                    throw RepositoryFile<Record>.duplicateID(record.id, path: path)
-                }
-                changes.append(.put(key: key, expiry: Self.expiry(record), payload: payload, replacing: nil))
-                added.append(record)
-            }
-            try snapshot.commit(changes)
-            return added
-        } ?? []
-    }
-
-    /// Replaces the record with `record`'s id; throws ``StoreError/Code/notFound`` if there is none.
-    public func update(_ record: Record) throws(StoreError) {
-        let payload = try archived(record)
-        let found = try withWriter(createsStore: false) { snapshot throws(StoreError) -> Bool in
-            let key = Self.key(record.id)
-            guard let old = try snapshot.locate(key) else { return false }
-            try snapshot.commit([.put(key: key, expiry: Self.expiry(record), payload: payload, replacing: old)])
-            return true
-        }
-        guard found == true else {
-            throw StoreError(.notFound, "no record has this id", path: path, recordID: "\(record.id)")
-        }
-    }
-
-    /// Changes the record with `id` in place, under the store's lock (no other change can come between the
-    /// read and the write), and returns it as stored; `nil` (nothing written) when there is none or `change`
-    /// returns `false`. The id may not change. `change` must not call this repository (it holds its lock).
-    @discardableResult
-    public func update(_ id: Record.ID, _ change: (inout Record) throws(StoreError) -> Bool) throws(StoreError) -> Record? {
-        try withWriter(createsStore: false) { snapshot throws(StoreError) -> Record? in
-            let key = Self.key(id)
-            guard let old = try snapshot.locate(key) else { return nil }
-            var record = try decode(try snapshot.frame(at: old), snapshot)
-            guard try change(&record) else { return nil }
-            guard Self.key(record.id) == key else {
-                throw StoreError(.invalidArgument, "an update may not change the record's id", path: path, recordID: "\(id)")
-            }
-            try snapshot.commit([.put(key: key, expiry: Self.expiry(record), payload: try archived(record), replacing: old)])
-            return record
-        } ?? nil
-    }
-
-    /// Replaces the record with `record`'s id, or adds `record` if there is none.
-    public func upsert(_ record: Record) throws(StoreError) {
-        let payload = try archived(record)
-        try withWriter(createsStore: true) { snapshot throws(StoreError) in
-            let key = Self.key(record.id)
-            try snapshot.commit([.put(key: key, expiry: Self.expiry(record), payload: payload, replacing: try snapshot.locate(key))])
-        }
-    }
-
-    /// Removes and returns the record with `id`, or returns `nil` (and writes nothing) if there is none.
-    @discardableResult
-    public func remove(_ id: Record.ID) throws(StoreError) -> Record? {
-        try withWriter(createsStore: false) { snapshot throws(StoreError) -> Record? in
-            let key = Self.key(id)
-            guard let location = try snapshot.locate(key) else { return nil }
-            let record = try decode(try snapshot.frame(at: location), snapshot)
-            try snapshot.commit([.delete(key: key, replacing: location)])
-            return record
-        } ?? nil
-    }
-
-    /// Removes and returns every record for which `shouldBeRemoved` is true, in one commit (writes nothing if
-    /// none is). Every record is decoded; ``removeExpired(at:progress:)`` decodes only the records it removes.
-    /// `progress` counts the records read, of the store's count.
-    @discardableResult
-    public func removeAll(progress: ProgressHandler? = nil,
-                          where shouldBeRemoved: (Record) -> Bool) throws(StoreError) -> [Record] {
-        try withWriter(createsStore: false) { snapshot throws(StoreError) -> [Record] in
-            var removed: [Record] = []
-            var changes: [StoreSnapshot.Change] = []
-            var read = 0
-            try snapshot.forEachLiveFrame { frame throws(StoreError) in
-                let record = try decode(frame, snapshot)
-                read += 1
-                progress?(read, snapshot.state.liveCount)
-                guard shouldBeRemoved(record) else { return }
-                removed.append(record)
-                changes.append(.delete(key: frame.key, replacing: FrameLocation(
-                    kind: .put, offset: frame.offset, ordinal: frame.ordinal, length: frame.header.length,
-                    expiryBits: frame.header.expiryBits)))
-            }
-            try snapshot.commit(changes)
-            return removed
-        } ?? []
-    }
-
-    /// Removes and returns the records whose ``ArchiveRecord/expiryDate`` is at or before `date`, in one
-    /// commit. They are found from the index alone and only they are decoded, so the cost follows the number
-    /// removed, not the size of the store. `progress` counts the expired records read, of those found.
-    @discardableResult
-    public func removeExpired(at date: Date, progress: ProgressHandler? = nil) throws(StoreError) -> [Record] {
-        try withWriter(createsStore: false) { snapshot throws(StoreError) -> [Record] in
-            let expired = try expiredRecords(in: snapshot, at: date, progress: progress)
-            try snapshot.commit(expired.map { .delete(key: $0.key, replacing: $0.location) })
-            return expired.map(\.record)
-        } ?? []
-    }
-
-    /// A read-modify-write of the whole store: `body` gets every record under both locks and returns whether
-    /// it changed them; the store is rewritten (to a temporary file renamed into place) only if it did.
-    /// Throwing from `body` writes nothing. When the store's directory does not exist, `body` first runs on no
-    /// records to see whether it writes at all (so that a change that writes nothing creates nothing), then
-    /// again under the locks: derive everything from the records it is given. Costs time in proportion to the
-    /// store; prefer the calls above.
-    public func modify(_ body: (inout [Record]) throws(StoreError) -> Bool) throws(StoreError) {
-        if try fileSystem.linkStatus(PathName.directory(of: path)) == nil {
-            // Nothing is stored yet: see whether `body` writes at all before creating anything. It runs again
-            // under the locks below, on what is stored by then.
-            var records: [Record] = []
-            guard try body(&records) else { return }
-        }
-        try locked(createsDirectory: true) { () throws(StoreError) in
-            var records: [Record] = []
-            var durabilityDoubt: StoreError?
-            if let snapshot = try openForWriting(createsStore: false, durabilityDoubt: &durabilityDoubt) {
-                try snapshot.forEachLiveFrame { frame throws(StoreError) in records.append(try decode(frame, snapshot)) }
-            }
-            if try body(&records) { try install(records) }
-            if let durabilityDoubt { throw durabilityDoubt }
-        }
-    }
-
-    /// A new log holding `records` (at the current version), renamed over the store. Duplicate ids keep the
-    /// first record.
-    private func install(_ records: [Record]) throws(StoreError) {
-        var builder = try LogBuilder(path: path, fileSystem: fileSystem, recordVersion: Record.archiveFormatVersion)
-        do throws(StoreError) {
-            var seen: Set<[UInt8]> = []
-            for record in records {
-                let key = Self.key(record.id)
-                guard seen.insert(key).inserted else { continue }
-                try builder.add(key: key, expiry: Self.expiry(record), payload: try archived(record))
-            }
-        } catch {
-            builder.abandon()
-            throw error
-        }
-        try builder.install()
-    }
-
-    // MARK: Export
-
-    /// Writes every record as one ordinary keyed archive to `destination` (replaced atomically, mode 0600):
-    /// root object `ArchiveRepositoryFile` with keys `version` and `records` (an NSArray of the records), as
-    /// stores were kept before the record log. Apple's `NSKeyedUnarchiver` reads it; so does
-    /// ``records(inArchive:source:)``, so that ``add(contentsOf:skippingExisting:progress:)`` can take it back.
-    /// `progress` counts the records read, of the store's count.
-    public func exportArchive(to destination: String, progress: ProgressHandler? = nil) throws(StoreError) {
-        let total = progress == nil ? nil : try count()
-        var records: [Record] = []
-        try forEach { record throws(StoreError) in
-            records.append(record)
-            progress?(records.count, total)
-        }
-        let bytes = try RepositoryFile.encode(records, path: destination)
-        try AtomicReplace.replace(destination, with: bytes, fileSystem: fileSystem)
-    }
-
-    /// The records of an archive that ``exportArchive(to:progress:)`` wrote (or a store file from before the record
-    /// log). Throws ``StoreError/Code/corrupt`` for anything else.
-    public static func records(inArchive bytes: [UInt8], source: String) throws(StoreError) -> [Record] {
-        try RepositoryFile<Record>.decode(bytes, path: source).records
-    }
-
-    // MARK: Corrupt stores
-
-    /// Renames an unreadable store (damaged, or written at a newer format version) to `<path>.<suffix>` (and
-    /// removes its index) so that a fresh one can be started, and returns the new path. Throws ``StoreError/Code/invalidArgument`` if the store can be read
-    /// in full (nothing is moved), and ``StoreError/Code/notFound`` if there is no store.
-    public func moveAside(suffix: String) throws(StoreError) -> String {
-        guard try fileSystem.linkStatus(path) != nil else {
-            throw StoreError(.notFound, "there is no store file to move aside", path: path)
-        }
-        let moved = try locked(createsDirectory: false) { () throws(StoreError) -> String in
-            do throws(StoreError) {
-                try forEach { _ throws(StoreError) in }
-            } catch where [.corrupt, .unsupportedVersion, .damagedCommit].contains(error.code) {
-                let destination = path + "." + suffix
-                guard try fileSystem.linkStatus(destination) == nil else {
-                    throw StoreError(.io, "cannot move the store aside: the destination exists", path: destination)
-                }
-                try fileSystem.rename(path, destination)
-                _ = try? fileSystem.unlink(indexPath)
-                try AtomicReplace.syncDirectory(of: path, fileSystem: fileSystem)
-                return destination
-            }
-            throw StoreError(.invalidArgument, "the store file is readable; nothing was moved", path: path)
-        }
-        guard let moved else { throw StoreError(.notFound, "there is no store file to move aside", path: path) }
-        return moved
-    }
-
     // MARK: The writer
 
     /// Runs `body` on the store opened for writing, under both locks, then merges the index or compacts the
     /// log if due. Returns `nil`, having written nothing, when there is no store and `createsStore` is false.
     /// A store from before the record log, or at an older record version, is first rewritten as a record log
     /// at the current version.
-    private func withWriter<Result>(
+    func withWriter<Result>(
         createsStore: Bool, _ body: (StoreSnapshot) throws(StoreError) -> Result
     ) throws(StoreError) -> Result? {
         try locked(createsDirectory: createsStore) { () throws(StoreError) -> Result? in
@@ -483,7 +255,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
 
     /// The first change of this object: the store's files that exist get the options' protection class and
     /// backup exclusion again where they differ (a store made before the options were set, or copied in).
-    private func restoreAttributes() throws(StoreError) {
+    func restoreAttributes() throws(StoreError) {
         let wanted = fileSystem.newItems
         guard (fileSystem.attributes.protects && wanted.protection != nil)
             || (fileSystem.attributes.excludesFromBackup && wanted.excludedFromBackup) else { return }
@@ -493,7 +265,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     }
 
     /// The store as a record log at the current version, opened read-write.
-    private func openForWriting(createsStore: Bool, durabilityDoubt: inout StoreError?) throws(StoreError) -> StoreSnapshot? {
+    func openForWriting(createsStore: Bool, durabilityDoubt: inout StoreError?) throws(StoreError) -> StoreSnapshot? {
         for _ in 0..<3 {
             let records: [Record]
             switch try StoreFile.open(path, fileSystem: fileSystem, writable: true, tuning: options.tuning) {
@@ -549,7 +321,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// unarchiver refuses (a date of infinity, say) is refused here, so the store never holds a record it
     /// cannot read.
     /// - Throws: ``StoreError/Code/invalidArgument``.
-    private func archived(_ record: Record) throws(StoreError) -> [UInt8] {
+    func archived(_ record: Record) throws(StoreError) -> [UInt8] {
         let bytes: [UInt8]
         do {
             bytes = try KeyedArchiver.archivedData(withRootObject: record)
@@ -572,7 +344,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
 
     /// The record of a put frame, migrated when the log is at an older record version.
     /// - Throws: ``StoreError/Code/corrupt`` with the frame's offset.
-    private func decode(_ frame: LogFrame, _ snapshot: StoreSnapshot) throws(StoreError) -> Record {
+    func decode(_ frame: LogFrame, _ snapshot: StoreSnapshot) throws(StoreError) -> Record {
         let version = snapshot.state.recordVersion
         let record: Record?
         do {
@@ -602,7 +374,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     }
 
     /// Refuses a log written at a newer record version.
-    private func checkVersion(_ snapshot: StoreSnapshot) throws(StoreError) {
+    func checkVersion(_ snapshot: StoreSnapshot) throws(StoreError) {
         let version = snapshot.state.recordVersion
         if version > Record.archiveFormatVersion {
             throw StoreError(.unsupportedVersion,
@@ -612,7 +384,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     }
 
     /// The expired records with their frames, in log order.
-    private func expiredRecords(in snapshot: StoreSnapshot, at date: Date, progress: ProgressHandler? = nil)
+    func expiredRecords(in snapshot: StoreSnapshot, at date: Date, progress: ProgressHandler? = nil)
         throws(StoreError) -> [(record: Record, key: [UInt8], location: FrameLocation)]
     {
         let limit = date.timeIntervalSince1970
