@@ -96,3 +96,10 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         return text + ": " + reason
     }
 }
+
+extension StoreError.Code {
+    /// Lets `catch StoreError.Code.locked` match any error with that code.
+    public static func ~= (code: StoreError.Code, error: any Error) -> Bool {
+        (error as? StoreError)?.code == code
+    }
+}
