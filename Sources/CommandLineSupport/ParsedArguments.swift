@@ -36,27 +36,3 @@ package struct ParsedArguments: Sendable, Hashable {
     mutating func append(_ value: String, for name: String) { valuesByName[name, default: []].append(value) }
     mutating func setDefault(_ value: String, for name: String) { defaults[name] = value }
 }
-
-/// A mistake in the command line. Thrown by a command's `run`, it is printed as `Error: ...`, the usage and
-/// a hint to `--help`, and the process exits with ``ExitStatus/usage`` (64).
-///
-/// Mirrors swift-argument-parser's `ValidationError`.
-package struct UsageError: Error, Sendable, Hashable, CustomStringConvertible {
-    package var message: String
-    package init(_ message: String) { self.message = message }
-    package var description: String { message }
-}
-
-/// A failure with a chosen exit status. Thrown by a command's `run`, it is printed as `Error: <message>` on
-/// stderr and the process exits with `status`.
-///
-/// Mirrors swift-argument-parser's `ExitCode` thrown with a message printed first.
-package struct CommandFailure: Error, Sendable, Hashable, CustomStringConvertible {
-    package var status: Int32
-    package var message: String
-    package init(status: Int32, _ message: String) {
-        self.status = status
-        self.message = message
-    }
-    package var description: String { message }
-}
