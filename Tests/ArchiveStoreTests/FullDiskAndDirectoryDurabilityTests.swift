@@ -75,4 +75,46 @@ struct FullDiskAndDirectoryDurabilityTests {
         let recoverError = #expect(throws: StoreError.self) { try plain.recoverDamagedCommit() }
         #expect(recoverError?.code == .invalidArgument)
     }
+
+    /// The first add into a data directory that does not exist yet creates it and its parents: each is synced
+    /// into its parent before the add returns (a `mkdir` is durable only once its parent is synced).
+    @Test func theFirstAddIntoANewDataDirectorySyncsTheParentOfEveryDirectoryItCreates() throws {
+        let directory = try TemporaryDirectory()
+        let log = CallLog()
+        var options = RepositoryOptions()
+        options.fileSystem = log.fileSystem
+        let repository = ArchiveRepository<FormRecord>(path: directory.file("data/deeper/Forms.archive"), options: options)
+        try repository.add(sampleRecords(0..<1)[0])
+        let lines = log.lines
+        for (created, parent) in [(directory.file("data"), directory.path), (directory.file("data/deeper"), directory.file("data"))] {
+            let made = try #require(lines.firstIndex(of: "makeDirectory \(created)"), "\(lines)")
+            let synced = lines[made...].firstIndex(of: "sync \(parent)")
+            #expect(synced != nil, "\(parent) is synced after \(created) is made: \(lines)")
+        }
+        let parentSyncs = lines.filter { $0 == "sync \(directory.path)" }.count
+        try repository.add(sampleRecords(1..<2)[0])
+        #expect(log.lines.filter { $0 == "sync \(directory.path)" }.count == parentSyncs, "only the first write pays for it")
+    }
+
+    /// A `.synchronous` set that starts a new segment file syncs `segments/` before the slot that names the
+    /// new frame is written, and the cache directory after creating `segments/`.
+    @Test func aSynchronousSetThatStartsASegmentSyncsItsDirectoryBeforeTheSlotNamesIt() throws {
+        let fixture = try CacheFixture()
+        let log = CallLog()
+        let cache = try fixture.bytesCache(fixture.options(durability: .synchronous), fileSystem: log.fileSystem)
+        log.clear()
+        try cache.set([1], forKey: "k")
+        let lines = log.lines
+        let madeSegments = try #require(lines.firstIndex(of: "makeDirectory \(fixture.path)/segments"), "\(lines)")
+        #expect(lines[madeSegments...].contains("sync \(fixture.path)"), "\(lines)")
+        let openedSegment = try #require(lines.firstIndex { $0.hasPrefix("open \(fixture.path)/segments/") && $0.hasSuffix(".seg") })
+        let syncedSegments = lines[openedSegment...].firstIndex(of: "sync \(fixture.path)/segments")
+        let slotWritten = try #require(lines.lastIndex(of: "write \(fixture.path)/cache.table"))
+        #expect(syncedSegments != nil && syncedSegments! < slotWritten, "\(lines)")
+        #expect(try fixture.bytesCache().value(forKey: "k") == [1])
+        // A set into the same segment syncs no directory.
+        log.clear()
+        try cache.set([2], forKey: "j")
+        #expect(!log.lines.contains { $0 == "sync \(fixture.path)/segments" || $0 == "sync \(fixture.path)" }, "\(log.lines)")
+    }
 }

@@ -179,7 +179,7 @@ struct CacheWriter {
             let size = try fileSystem.linkStatus(directory.segments.file(header.headSegment))?.size ?? 0
             if size < Int64(header.headLength) { try sealHead(&state) }
         }
-        try fileSystem.makeDirectory(directory.segments.path)
+        try directory.makeSubdirectory(directory.segments.path, durability: durability)
         let path = directory.segments.file(header.headSegment)
         let fd = try fileSystem.open(path, [.readWrite, .create, .noFollow, .nonBlocking])
         let handle = SegmentHandle(fd: fd, fileSystem: fileSystem)
@@ -188,7 +188,11 @@ struct CacheWriter {
         if info.permissions != FileSystem.filePermissions { try fileSystem.setPermissions(fd, FileSystem.filePermissions, path) }
         // Bytes past the head length are a write that never finished: cut them off.
         if info.size > Int64(header.headLength) { try fileSystem.truncate(fd, to: header.headLength, path) }
-        if info.size == 0 && header.headLength == 0 { state.directoryBytes = directory.directoryBytes() }
+        if info.size == 0 && header.headLength == 0 {
+            // A new segment: with `.synchronous`, its name is made durable before any slot names a frame in it.
+            if durability == .synchronous { try fileSystem.syncDirectory(directory.segments.path) }
+            state.directoryBytes = directory.directoryBytes()
+        }
         state.head = handle
         state.headNumber = header.headSegment
         return handle
@@ -255,7 +259,7 @@ struct CacheWriter {
         }
         var frame: [UInt8]
         if external {
-            try fileSystem.makeDirectory(directory.largePath)
+            try directory.makeSubdirectory(directory.largePath, durability: durability)
             try AtomicReplace.replace(largeFile, with: archive, durability: durability, fileSystem: fileSystem)
             state.directoryBytes = directory.directoryBytes()   // `large/` may be new, or have grown a block
             let allocated = Int(clamping: try fileSystem.linkStatus(largeFile)?.allocatedBytes ?? 0)

@@ -343,7 +343,10 @@ package struct FileSystem: Sendable {
     }
 
     /// `mkdir(2)` with mode 0700 (set again with `chmod`, whatever the umask); an existing directory is fine.
-    package func makeDirectory(_ path: String) throws(StoreError) {
+    /// Returns whether this call created it: then its name is durable only once its parent is synced (see
+    /// ``makeDirectories(_:)``, which does that).
+    @discardableResult
+    package func makeDirectory(_ path: String) throws(StoreError) -> Bool {
         _ = try injected(.makeDirectory, path)
         do {
             try Kernel.makeDirectory(path, permissions: Self.directoryPermissions)
@@ -351,22 +354,25 @@ package struct FileSystem: Sendable {
             guard let info = try linkStatus(path), info.isDirectory else {
                 throw StoreError(.notRegularFile, "exists and is not a directory", path: path)
             }
-            return
+            return false
         } catch {
             throw failure("mkdir", path, error)
         }
         do { try Kernel.setPermissions(atPath: path, Self.directoryPermissions) } catch { throw failure("chmod", path, error) }
-        guard attributes.protects, newItems.protection != nil else { return }
+        guard attributes.protects, newItems.protection != nil else { return true }
         do throws(StoreError) {
             try giveNewItemAttributes(path, isDirectory: true)
         } catch {
             _ = try? removeDirectory(path)
             throw error
         }
+        return true
     }
 
-    /// Creates `path` and its missing parents (0700). Existing directories, and symbolic links to
-    /// directories, are left as they are.
+    /// Creates `path` and its missing parents (0700), syncing the parent of each directory it creates, so that
+    /// what is written inside survives a power cut (a `mkdir` is durable only once its parent directory is
+    /// synced; syncing the new directory or a file in it does not make its own name durable). Existing
+    /// directories, and symbolic links to directories, are left as they are.
     package func makeDirectories(_ path: String) throws(StoreError) {
         if let info = try linkStatus(path) {
             if info.isDirectory { return }
@@ -375,7 +381,7 @@ package struct FileSystem: Sendable {
         }
         let parent = PathName.directory(of: path)
         if parent != path { try makeDirectories(parent) }
-        try makeDirectory(path)
+        if try makeDirectory(path) { try syncDirectory(parent) }
     }
 
     /// The names in a directory (without `.` and `..`); `nil` when it does not exist.
