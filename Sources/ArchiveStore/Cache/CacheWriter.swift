@@ -131,7 +131,7 @@ struct CacheWriter {
     }
 
     /// Grows the table when one more slot would fill it past 70%: a new table with room for twice the entries,
-    /// filled from the live slots' tags, renamed into place after the old one is marked retired.
+    /// filled from the live slots' tags, renamed into place; then the old one is marked retired.
     private mutating func growIfNeeded() throws(StoreError) {
         guard (header.used + 1) * 10 > table.capacity * 7 else { return }
         // Room for twice the live entries (counted, not taken from the header); at the same size when removed
@@ -158,8 +158,10 @@ struct CacheWriter {
         fresh.count = placed.count
         fresh.generation = UInt64.random(in: 1 ... .max)
         fresh.changes = header.changes &+ 1
-        try table.retire()
         try CacheTable.create(directory.tablePath, bits: bits, header: fresh, slots: placed, fileSystem: fileSystem, durability: durability)
+        // Retired once the new table is in place (the old file, now unlinked, is still open here): marked
+        // before, a failed or lost rename would leave a retired table at the path, which readers cannot use.
+        try table.retire()
         guard let reopened = try CacheTable.open(directory.tablePath, fileSystem: fileSystem, writable: true) else {
             throw StoreError(.io, "the grown cache table cannot be opened", path: directory.tablePath)
         }
