@@ -30,16 +30,21 @@ struct RecordLogFaultTests {
 
     /// The store before the operation, written without faults into `directory`.
     static func setUp(_ operation: Operation, in directory: TemporaryDirectory) throws -> [FormRecord] {
+        try setUp(operation, in: directory.path)
+    }
+
+    /// The store before the operation, written without faults below `root`.
+    static func setUp(_ operation: Operation, in root: String) throws -> [FormRecord] {
         var options = RepositoryOptions()
         options.tuning = tuning(operation)
-        let repository = ArchiveRepository<FormRecord>(path: directory.file(storeName), options: options)
+        let repository = ArchiveRepository<FormRecord>(path: root + "/" + storeName, options: options)
         switch operation {
         case .addToAbsentStore:
             return []
         case .addMigratingASingleArchive:
             let records = sampleRecords(0..<5)
-            try FileManager.default.createDirectory(atPath: directory.file("data"), withIntermediateDirectories: false)
-            try directory.write(try RepositoryFile<FormRecord>.encode(records, path: "x"), to: storeName)
+            try FileManager.default.createDirectory(atPath: root + "/data", withIntermediateDirectories: false)
+            try Data(try RepositoryFile<FormRecord>.encode(records, path: "x")).write(to: URL(fileURLWithPath: root + "/" + storeName))
             return records
         case .purge:
             let records = sampleRecords(0..<3, expiringAt: 1_500) + sampleRecords(3..<6, expiringAt: 2_500)
