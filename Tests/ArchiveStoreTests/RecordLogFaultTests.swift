@@ -107,7 +107,9 @@ struct RecordLogFaultTests {
         var injected = 0
         var outcomes: Set<String> = []
         var kinds: Set<FileSystem.Call> = []
-        for fault in [FileSystem.Fault.error(EIO), .error(ENOSPC), .shortWrite(7)] {
+        // The last: the disk fills at the first write from the call on (a short write, then ENOSPC on every write).
+        for (fault, fillsDisk) in [(FileSystem.Fault.error(EIO), false), (.error(ENOSPC), false), (.shortWrite(7), false),
+                                   (.shortWrite(7), true)] {
             var call = 1
             while true {
                 let directory = try TemporaryDirectory()
@@ -118,7 +120,7 @@ struct RecordLogFaultTests {
                 options.tuning = Self.tuning(operation)
                 options.fileSystem = counter.fileSystem
                 let repository = ArchiveRepository<FormRecord>(path: directory.file(Self.storeName), options: options)
-                counter.arm(failAt: call, with: fault)
+                counter.arm(failAt: call, with: fault, fillsDisk: fillsDisk)
                 var succeeded: Bool
                 do {
                     try Self.perform(operation, on: repository)
@@ -135,7 +137,7 @@ struct RecordLogFaultTests {
                 injected += 1
                 kinds.insert(failed.call)
                 outcomes.insert(succeeded ? "done" : "not done")
-                let context = "\(operation), \(fault) at call \(call) (\(failed.call) of \(failed.path))"
+                let context = "\(operation), \(fault)\(fillsDisk ? " filling the disk" : "") at call \(call) (\(failed.call) of \(failed.path))"
                 let plain = ArchiveRepository<FormRecord>(path: directory.file(Self.storeName))
                 let records = try plain.all()
                 #expect(records == (succeeded ? after : before), "\(context)")

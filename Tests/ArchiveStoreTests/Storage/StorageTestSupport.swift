@@ -69,37 +69,3 @@ final class AttributeRecorder: @unchecked Sendable { // Sendable: state behind a
         state.withLock { $0.protection.keys.filter { $0.hasPrefix(prefix + "/") }.map { String($0.dropFirst(prefix.count + 1)) }.sorted() }
     }
 }
-
-/// A disk that fills up at one write: the `fullAt`th write (counting writes only) stores a few bytes and fails
-/// with `ENOSPC`, and every write after it fails with `ENOSPC` at once, as a full disk does. Other calls run
-/// (cutting a file needs no room). `fullAt: nil` is a disk with room.
-final class FillingDisk: @unchecked Sendable { // Sendable: state behind a lock.
-    private let state = Locked<(writes: Int, fullAt: Int?, filled: String?)>((0, nil, nil))
-    /// How many bytes the write that fills the disk stores.
-    let shortBy: Int
-
-    init(shortBy: Int = 7) { self.shortBy = shortBy }
-
-    /// Starts counting writes again; the `fullAt`th fills the disk.
-    func arm(fullAt: Int?) { state.withLock { $0 = (0, fullAt, nil) } }
-
-    /// The path of the write that filled the disk, once one did.
-    var filled: String? { state.withLock { $0.filled } }
-    /// The writes so far.
-    var writes: Int { state.withLock { $0.writes } }
-
-    var fileSystem: FileSystem {
-        FileSystem { [self, shortBy] call, path in
-            guard call == .write else { return nil }
-            return state.withLock { state -> FileSystem.Fault? in
-                state.writes += 1
-                guard let fullAt = state.fullAt, state.writes >= fullAt else { return nil }
-                if state.writes == fullAt {
-                    state.filled = path
-                    return .shortWrite(shortBy)
-                }
-                return .error(ENOSPC)
-            }
-        }
-    }
-}
