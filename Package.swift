@@ -38,7 +38,7 @@ let package = Package(
 
         // Helpers shared by the test targets (seeded generator, fixture locator, temporary directories, sample
         // archives); may import Foundation.
-        .target(name: "TestSupport", dependencies: ["BinaryPlist", "KeyedArchive"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["BinaryPlist", "KeyedArchive", "ArchivePlatform", "ArchiveStore"], path: "Tests/TestSupport"),
         .testTarget(name: "BinaryPlistTests", dependencies: ["TestSupport", "BinaryPlist"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["TestSupport", "KeyedArchive"]),
         .testTarget(name: "ArchivePlatformTests", dependencies: ["TestSupport", "ArchivePlatform"]),

@@ -18,10 +18,12 @@ package enum FormCacheTool {
     package static let version = "0.1.0"
 
     /// Runs one `formcache` command line (without the program name) and returns its exit status.
+    /// `fileSystem`: the seam every store call goes through (tests inject faults there).
     package static func run(
-        arguments: [String], environment: [String: String], io: CommandIO, clock: any StoreClock = SystemClock()
+        arguments: [String], environment: [String: String], io: CommandIO, clock: any StoreClock = SystemClock(),
+        fileSystem: FileSystem = .kernel
     ) -> Int32 {
-        tool(session: Session(environment: environment, clock: clock)).run(
+        tool(session: Session(environment: environment, clock: clock, fileSystem: fileSystem)).run(
             arguments: arguments, environment: environment, io: io)
     }
 
@@ -61,10 +63,12 @@ enum Verbs {
 struct Session {
     var environment: [String: String]
     var clock: any StoreClock
+    var fileSystem: FileSystem = .kernel
 
     /// Opens the cache the environment designates, with the lock timeout from `FORMCACHE_LOCK_TIMEOUT`.
     func cache() throws -> FormCache {
         var options = RepositoryOptions()
+        options.fileSystem = fileSystem
         if let text = environment["FORMCACHE_LOCK_TIMEOUT"], !text.isEmpty {
             guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 86_400 else {
                 throw UsageError("FORMCACHE_LOCK_TIMEOUT must be a number of seconds, not '\(text)'.")

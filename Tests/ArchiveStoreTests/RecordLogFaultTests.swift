@@ -30,16 +30,21 @@ struct RecordLogFaultTests {
 
     /// The store before the operation, written without faults into `directory`.
     static func setUp(_ operation: Operation, in directory: TemporaryDirectory) throws -> [FormRecord] {
+        try setUp(operation, in: directory.path)
+    }
+
+    /// The store before the operation, written without faults below `root`.
+    static func setUp(_ operation: Operation, in root: String) throws -> [FormRecord] {
         var options = RepositoryOptions()
         options.tuning = tuning(operation)
-        let repository = ArchiveRepository<FormRecord>(path: directory.file(storeName), options: options)
+        let repository = ArchiveRepository<FormRecord>(path: root + "/" + storeName, options: options)
         switch operation {
         case .addToAbsentStore:
             return []
         case .addMigratingASingleArchive:
             let records = sampleRecords(0..<5)
-            try FileManager.default.createDirectory(atPath: directory.file("data"), withIntermediateDirectories: false)
-            try directory.write(try RepositoryFile<FormRecord>.encode(records, path: "x"), to: storeName)
+            try FileManager.default.createDirectory(atPath: root + "/data", withIntermediateDirectories: false)
+            try Data(try RepositoryFile<FormRecord>.encode(records, path: "x")).write(to: URL(fileURLWithPath: root + "/" + storeName))
             return records
         case .purge:
             let records = sampleRecords(0..<3, expiringAt: 1_500) + sampleRecords(3..<6, expiringAt: 2_500)
@@ -102,7 +107,9 @@ struct RecordLogFaultTests {
         var injected = 0
         var outcomes: Set<String> = []
         var kinds: Set<FileSystem.Call> = []
-        for fault in [FileSystem.Fault.error(EIO), .error(ENOSPC), .shortWrite(7)] {
+        // The last: the disk fills at the first write from the call on (a short write, then ENOSPC on every write).
+        for (fault, fillsDisk) in [(FileSystem.Fault.error(EIO), false), (.error(ENOSPC), false), (.shortWrite(7), false),
+                                   (.shortWrite(7), true)] {
             var call = 1
             while true {
                 let directory = try TemporaryDirectory()
@@ -113,7 +120,7 @@ struct RecordLogFaultTests {
                 options.tuning = Self.tuning(operation)
                 options.fileSystem = counter.fileSystem
                 let repository = ArchiveRepository<FormRecord>(path: directory.file(Self.storeName), options: options)
-                counter.arm(failAt: call, with: fault)
+                counter.arm(failAt: call, with: fault, fillsDisk: fillsDisk)
                 var succeeded: Bool
                 do {
                     try Self.perform(operation, on: repository)
@@ -130,7 +137,7 @@ struct RecordLogFaultTests {
                 injected += 1
                 kinds.insert(failed.call)
                 outcomes.insert(succeeded ? "done" : "not done")
-                let context = "\(operation), \(fault) at call \(call) (\(failed.call) of \(failed.path))"
+                let context = "\(operation), \(fault)\(fillsDisk ? " filling the disk" : "") at call \(call) (\(failed.call) of \(failed.path))"
                 let plain = ArchiveRepository<FormRecord>(path: directory.file(Self.storeName))
                 let records = try plain.all()
                 #expect(records == (succeeded ? after : before), "\(context)")

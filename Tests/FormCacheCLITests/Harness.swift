@@ -49,10 +49,12 @@ final class Harness {
     @discardableResult
     func run(_ arguments: String...) -> Outcome { run(arguments) }
 
-    func run(_ arguments: [String]) -> Outcome {
+    /// Runs `formcache` with `arguments`, its store calls through `fileSystem`.
+    func run(_ arguments: [String], fileSystem: FileSystem = .kernel) -> Outcome {
         let out = OutputCapture(), err = OutputCapture()
         let status = FormCacheTool.run(
-            arguments: arguments, environment: environment, io: CommandIO(stdout: out.sink, stderr: err.sink), clock: clock)
+            arguments: arguments, environment: environment, io: CommandIO(stdout: out.sink, stderr: err.sink), clock: clock,
+            fileSystem: fileSystem)
         return Outcome(status: status, stdout: out.text, stderr: err.text)
     }
 

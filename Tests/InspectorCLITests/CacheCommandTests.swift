@@ -377,6 +377,9 @@ private func iso(_ date: Date) -> String { ISO8601Text.format(date) }
             SUBCOMMANDS:
               list                    Print every entry, in the order eviction takes them.
               get                     Print the value stored for a key as archive-JSON.
+              set                     Store bytes for a key, as ArchiveCache<[UInt8]> stores
+                                      them.
+              remove                  Remove the entry of a key.
               stats                   Print how many entries the cache holds and their size.
               purge                   Remove expired entries (or every entry) and print how
                                       many.

@@ -303,6 +303,21 @@ public final class ArchiveCache<Value> {
         return bytes
     }
 
+    /// The bytes of `key`'s value when it was stored as bytes (an `ArchiveCache<[UInt8]>`'s entry, as
+    /// `keyedarchive cache set` writes one), when there is a live entry. Reads only: unlike
+    /// ``value(forKey:)``, an entry of another value type is reported, never discarded as a miss.
+    /// - Throws: ``StoreError/Code/invalidArchive`` when the entry's value is not bytes.
+    package func storedBytes(forKey key: String) throws(StoreError) -> [UInt8]? {
+        guard let entry = try archivedEntry(forKey: key) else { return nil }
+        switch CacheEntryCoding.decode(entry, as: [UInt8].self, key: key, now: options.clock.now(), registry: registry) {
+        case .value(let bytes, _): return bytes
+        case .rejected(.expired): return nil
+        case .rejected:
+            throw StoreError(.invalidArchive, "the entry's value is not bytes (stored by 'cache set' or an ArchiveCache<[UInt8]>)",
+                             path: directory, recordID: key)
+        }
+    }
+
     // MARK: Inspecting
 
     /// Counters of this cache object, and the directory's entry count and what it takes on disk (as `du`

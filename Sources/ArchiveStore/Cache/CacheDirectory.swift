@@ -62,6 +62,13 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: `lock` is used on
         return try body()
     }
 
+    /// Creates one of the cache's own directories (`segments/`, `large/`) when it is missing; with
+    /// `.synchronous`, then syncs the cache directory, so that the new name (and every file later synced
+    /// inside) survives a power cut.
+    func makeSubdirectory(_ subdirectory: String, durability: Durability) throws(StoreError) {
+        if try fileSystem.makeDirectory(subdirectory), durability == .synchronous { try fileSystem.syncDirectory(path) }
+    }
+
     // MARK: Names
 
     /// The file of a large entry.

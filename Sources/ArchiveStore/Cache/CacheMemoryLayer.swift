@@ -43,7 +43,7 @@ struct CacheMemoryLayer {
 
     /// Whether a memory hit should also check that the table it watches is still the file at its path (not
     /// removed or replaced behind the cache's back): every 256 hits or once a second. A table that writers
-    /// replace is marked retired first, which every hit sees; only a table removed from outside waits this long.
+    /// replace is marked retired once the new one is in place, which every hit sees; only a table removed from outside waits this long.
     mutating func pathCheckDue(now: UInt64) -> Bool {
         hitsSincePathCheck += 1
         guard hitsSincePathCheck >= 256 || now &- lastPathCheck >= 1_000_000_000 else { return false }

@@ -202,7 +202,7 @@ struct CacheTableHeader: Hashable, Sendable {
 /// Writers change slots and the header in place, holding the directory's lock; readers read them without any
 /// lock. A read that races with a write may see a slot half written: what it names is then checked (the frame's
 /// checksum and key), so such a read is a miss, never wrong data. A table that grows is written whole to a new
-/// file renamed into place; the old one is first marked retired (its `changes` set to all ones), so a reader
+/// file renamed into place; the old one is then marked retired (its `changes` set to all ones), so a reader
 /// that watches it looks again.
 final class CacheTable {
     static let fileName = "cache.table"

@@ -106,12 +106,12 @@ extension CacheWriter {
         return evicted
     }
 
-    /// Replaces the table with one rebuilt from the segments, the old one retired first.
+    /// Replaces the table with one rebuilt from the segments, the old one retired once the new one is in place.
     private mutating func rebuildTable(_ state: inout CacheWriterState) throws(StoreError) {
         let changes = header.changes
-        try table.retire()
         try Self.rebuild(directory, segmentSize: segmentSize, largeThreshold: largeThreshold, durability: durability,
                          firstHead: header.headSegment)
+        try table.retire()
         guard let reopened = try CacheTable.open(directory.tablePath, fileSystem: fileSystem, writable: true),
               let fresh = try reopened.header()
         else { throw StoreError(.io, "the rebuilt cache table cannot be read back", path: directory.tablePath) }

@@ -11,7 +11,7 @@ extension CacheWriter {
     static func rebuild(_ directory: CacheDirectory, segmentSize: Int, largeThreshold: Int, durability: Durability,
                         firstHead: UInt32 = 0) throws(StoreError) {
         let fileSystem = directory.fileSystem
-        try fileSystem.makeDirectory(directory.segments.path)
+        try directory.makeSubdirectory(directory.segments.path, durability: durability)
         var numbers = try directory.segments.numbers()
         // A fresh directory's numbers start anywhere, so that a number is not used again after the table and
         // every segment were lost while another process still has an old segment of that number open.

@@ -131,7 +131,7 @@ struct CacheWriter {
     }
 
     /// Grows the table when one more slot would fill it past 70%: a new table with room for twice the entries,
-    /// filled from the live slots' tags, renamed into place after the old one is marked retired.
+    /// filled from the live slots' tags, renamed into place; then the old one is marked retired.
     private mutating func growIfNeeded() throws(StoreError) {
         guard (header.used + 1) * 10 > table.capacity * 7 else { return }
         // Room for twice the live entries (counted, not taken from the header); at the same size when removed
@@ -158,8 +158,10 @@ struct CacheWriter {
         fresh.count = placed.count
         fresh.generation = UInt64.random(in: 1 ... .max)
         fresh.changes = header.changes &+ 1
-        try table.retire()
         try CacheTable.create(directory.tablePath, bits: bits, header: fresh, slots: placed, fileSystem: fileSystem, durability: durability)
+        // Retired once the new table is in place (the old file, now unlinked, is still open here): marked
+        // before, a failed or lost rename would leave a retired table at the path, which readers cannot use.
+        try table.retire()
         guard let reopened = try CacheTable.open(directory.tablePath, fileSystem: fileSystem, writable: true) else {
             throw StoreError(.io, "the grown cache table cannot be opened", path: directory.tablePath)
         }
@@ -179,7 +181,7 @@ struct CacheWriter {
             let size = try fileSystem.linkStatus(directory.segments.file(header.headSegment))?.size ?? 0
             if size < Int64(header.headLength) { try sealHead(&state) }
         }
-        try fileSystem.makeDirectory(directory.segments.path)
+        try directory.makeSubdirectory(directory.segments.path, durability: durability)
         let path = directory.segments.file(header.headSegment)
         let fd = try fileSystem.open(path, [.readWrite, .create, .noFollow, .nonBlocking])
         let handle = SegmentHandle(fd: fd, fileSystem: fileSystem)
@@ -188,7 +190,11 @@ struct CacheWriter {
         if info.permissions != FileSystem.filePermissions { try fileSystem.setPermissions(fd, FileSystem.filePermissions, path) }
         // Bytes past the head length are a write that never finished: cut them off.
         if info.size > Int64(header.headLength) { try fileSystem.truncate(fd, to: header.headLength, path) }
-        if info.size == 0 && header.headLength == 0 { state.directoryBytes = directory.directoryBytes() }
+        if info.size == 0 && header.headLength == 0 {
+            // A new segment: with `.synchronous`, its name is made durable before any slot names a frame in it.
+            if durability == .synchronous { try fileSystem.syncDirectory(directory.segments.path) }
+            state.directoryBytes = directory.directoryBytes()
+        }
         state.head = handle
         state.headNumber = header.headSegment
         return handle
@@ -255,7 +261,7 @@ struct CacheWriter {
         }
         var frame: [UInt8]
         if external {
-            try fileSystem.makeDirectory(directory.largePath)
+            try directory.makeSubdirectory(directory.largePath, durability: durability)
             try AtomicReplace.replace(largeFile, with: archive, durability: durability, fileSystem: fileSystem)
             state.directoryBytes = directory.directoryBytes()   // `large/` may be new, or have grown a block
             let allocated = Int(clamping: try fileSystem.linkStatus(largeFile)?.allocatedBytes ?? 0)

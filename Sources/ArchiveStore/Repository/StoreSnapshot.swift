@@ -436,6 +436,7 @@ final class StoreSnapshot {
                 throw StoreError(.durabilityUnknown, "the change is in the store, but writing its commit failed: \(error.reason)",
                                  path: path, errno: error.errno)
             }
+            undoFailedCommit(slot: RecordLog.slotOffset(of: next))
             throw error
         }
         state = next
@@ -446,6 +447,20 @@ final class StoreSnapshot {
             throw StoreError(.durabilityUnknown, "the change is in the store, but the sync after its commit failed: \(error.reason)",
                              path: path, errno: error.errno)
         }
+    }
+
+    /// Takes back a commit whose slot write failed (a full disk: part of the slot written, then `ENOSPC`), so
+    /// that the store reads as it was, with no recovery step: the frames past the committed length are cut
+    /// off first (a call that needs no room; then a damaged slot hides nothing, and readers open the store),
+    /// then the slot, which may be torn, is written again as a copy of the current commit, and the file synced.
+    /// Each step is best effort. Only when the cut fails as well does the torn slot, with the failed change's
+    /// frames after it, read as ``StoreError/Code/damagedCommit`` (the format cannot tell it from damage
+    /// then); a power cut never tears a slot (it lies inside one sector), so a writer that dies here leaves
+    /// the old slot or the new one.
+    private func undoFailedCommit(slot offset: Int) {
+        _ = try? fileSystem.truncate(fd, to: state.committed, path)
+        _ = try? fileSystem.write(fd, state.serialized(), at: offset, path)
+        _ = try? fileSystem.sync(fd, path)
     }
 
     /// Merges the tail into a new index when it has grown past the tuning, or when there is no usable index.

@@ -48,14 +48,18 @@ package struct FileSystem: Sendable {
     /// What every file and directory created through this value is given (see ``open(_:_:permissions:)`` and
     /// ``makeDirectory(_:)``).
     package var newItems = NewItemAttributes()
+    /// Told every change this file system makes (tests' crash simulator); `nil` in production, where nothing is
+    /// built for it.
+    package var observer: (any FileSystemObserver)?
 
     /// The kernel, with no faults.
     package static let kernel = FileSystem(plan: nil)
 
     /// A file system whose calls consult `plan` first, with `attributes` for the Apple file attributes.
-    package init(plan: FaultPlan?, attributes: FileAttributeCalls = .platform) {
+    package init(plan: FaultPlan?, attributes: FileAttributeCalls = .platform, observer: (any FileSystemObserver)? = nil) {
         self.plan = plan
         self.attributes = attributes
+        self.observer = observer
     }
 
     /// This file system, giving what it creates `attributes`.
@@ -114,6 +118,21 @@ package struct FileSystem: Sendable {
     /// fails.
     package func open(_ path: String, _ flags: OpenFlags, permissions: UInt32 = filePermissions) throws(StoreError) -> Int32 {
         _ = try injected(.open, path)
+        if let observer { return try observedOpen(path, flags, permissions: permissions, observer) }
+        return try openFile(path, flags, permissions: permissions)
+    }
+
+    /// ``open(_:_:permissions:)`` told to `observer`: whether the file was there before decides `created`.
+    private func observedOpen(_ path: String, _ flags: OpenFlags, permissions: UInt32,
+                              _ observer: any FileSystemObserver) throws(StoreError) -> Int32 {
+        let existed = flags.contains(.create) ? ((try? Kernel.status(atPath: path)) ?? nil) != nil : true
+        let fd = try openFile(path, flags, permissions: permissions)
+        observer.observe(.open(path: path, fd: fd, created: !existed))
+        if existed && flags.contains(.truncate) { observer.observe(.truncate(fd: fd, path: path, size: 0)) }
+        return fd
+    }
+
+    private func openFile(_ path: String, _ flags: OpenFlags, permissions: UInt32) throws(StoreError) -> Int32 {
         guard flags.contains(.create), givesNewFilesAttributes else {
             do {
                 return try Kernel.open(path, flags, permissions: permissions)
@@ -178,7 +197,10 @@ package struct FileSystem: Sendable {
     }
 
     /// `close(2)`.
-    package func close(_ fd: Int32) { Kernel.close(fd) }
+    package func close(_ fd: Int32) {
+        observer?.observe(.close(fd: fd))
+        Kernel.close(fd)
+    }
 
     /// Reads up to `count` bytes at `offset` (`pread(2)`), looping until `count` bytes or the end of the file.
     package func read(_ fd: Int32, count: Int, at offset: Int, _ path: String) throws(StoreError) -> [UInt8] {
@@ -238,6 +260,9 @@ package struct FileSystem: Sendable {
         var limit = bytes.count
         if case .shortWrite(let n)? = try injected(.write, path) { limit = min(max(0, n), bytes.count) }
         var done = 0
+        defer {
+            if let observer, done > 0 { observer.observe(.write(fd: fd, path: path, offset: offset, bytes: Array(bytes[0..<done]))) }
+        }
         while done < limit {
             let written = bytes.withUnsafeBytes { raw -> Result<Int, Errno> in
                 let part = UnsafeRawBufferPointer(rebasing: raw[done..<limit])
@@ -261,12 +286,14 @@ package struct FileSystem: Sendable {
     package func sync(_ fd: Int32, _ path: String) throws(StoreError) {
         _ = try injected(.sync, path)
         do { try Kernel.synchronize(fd) } catch { throw failure("fsync", path, error) }
+        observer?.observe(.sync(fd: fd, path: path))
     }
 
     /// `ftruncate(2)`.
     package func truncate(_ fd: Int32, to size: Int, _ path: String) throws(StoreError) {
         _ = try injected(.truncate, path)
         do { try Kernel.truncate(fd, to: size) } catch { throw failure("ftruncate", path, error) }
+        observer?.observe(.truncate(fd: fd, path: path, size: size))
     }
 
     /// `fstat(2)`.
@@ -306,26 +333,33 @@ package struct FileSystem: Sendable {
     package func rename(_ source: String, _ destination: String) throws(StoreError) {
         _ = try injected(.rename, destination)
         do { try Kernel.rename(source, destination) } catch { throw failure("rename", destination, error) }
+        observer?.observe(.rename(from: source, to: destination))
     }
 
     /// `link(2)`: a second name for `source`'s file; `false` when `source` does not exist.
     @discardableResult
     package func link(_ source: String, _ destination: String) throws(StoreError) -> Bool {
-        try attempt(.link, "link", destination, falseFor: [.noSuchFile]) { () throws(Errno) in try Kernel.link(source, destination) }
+        let linked = try attempt(.link, "link", destination, falseFor: [.noSuchFile]) { () throws(Errno) in try Kernel.link(source, destination) }
+        if linked { observer?.observe(.link(from: source, to: destination)) }
+        return linked
     }
 
     /// `unlink(2)`; `false` when nothing was there.
     @discardableResult
     package func unlink(_ path: String) throws(StoreError) -> Bool {
-        try attempt(.unlink, "unlink", path, falseFor: [.noSuchFile]) { () throws(Errno) in try Kernel.unlink(path) }
+        let removed = try attempt(.unlink, "unlink", path, falseFor: [.noSuchFile]) { () throws(Errno) in try Kernel.unlink(path) }
+        if removed { observer?.observe(.unlink(path: path)) }
+        return removed
     }
 
     /// `rmdir(2)`; `false` when the directory is not empty or not there.
     @discardableResult
     package func removeDirectory(_ path: String) throws(StoreError) -> Bool {
-        try attempt(.removeDirectory, "rmdir", path, falseFor: [.noSuchFile, .notEmpty, .exists]) { () throws(Errno) in
+        let removed = try attempt(.removeDirectory, "rmdir", path, falseFor: [.noSuchFile, .notEmpty, .exists]) { () throws(Errno) in
             try Kernel.removeDirectory(path)
         }
+        if removed { observer?.observe(.removeDirectory(path: path)) }
+        return removed
     }
 
     /// Runs a call that changes a name: `true` when it did, `false` when it failed with one of `falseFor`.
@@ -343,7 +377,10 @@ package struct FileSystem: Sendable {
     }
 
     /// `mkdir(2)` with mode 0700 (set again with `chmod`, whatever the umask); an existing directory is fine.
-    package func makeDirectory(_ path: String) throws(StoreError) {
+    /// Returns whether this call created it: then its name is durable only once its parent is synced (see
+    /// ``makeDirectories(_:)``, which does that).
+    @discardableResult
+    package func makeDirectory(_ path: String) throws(StoreError) -> Bool {
         _ = try injected(.makeDirectory, path)
         do {
             try Kernel.makeDirectory(path, permissions: Self.directoryPermissions)
@@ -351,22 +388,26 @@ package struct FileSystem: Sendable {
             guard let info = try linkStatus(path), info.isDirectory else {
                 throw StoreError(.notRegularFile, "exists and is not a directory", path: path)
             }
-            return
+            return false
         } catch {
             throw failure("mkdir", path, error)
         }
+        observer?.observe(.makeDirectory(path: path))
         do { try Kernel.setPermissions(atPath: path, Self.directoryPermissions) } catch { throw failure("chmod", path, error) }
-        guard attributes.protects, newItems.protection != nil else { return }
+        guard attributes.protects, newItems.protection != nil else { return true }
         do throws(StoreError) {
             try giveNewItemAttributes(path, isDirectory: true)
         } catch {
             _ = try? removeDirectory(path)
             throw error
         }
+        return true
     }
 
-    /// Creates `path` and its missing parents (0700). Existing directories, and symbolic links to
-    /// directories, are left as they are.
+    /// Creates `path` and its missing parents (0700), syncing the parent of each directory it creates, so that
+    /// what is written inside survives a power cut (a `mkdir` is durable only once its parent directory is
+    /// synced; syncing the new directory or a file in it does not make its own name durable). Existing
+    /// directories, and symbolic links to directories, are left as they are.
     package func makeDirectories(_ path: String) throws(StoreError) {
         if let info = try linkStatus(path) {
             if info.isDirectory { return }
@@ -375,7 +416,7 @@ package struct FileSystem: Sendable {
         }
         let parent = PathName.directory(of: path)
         if parent != path { try makeDirectories(parent) }
-        try makeDirectory(path)
+        if try makeDirectory(path) { try syncDirectory(parent) }
     }
 
     /// The names in a directory (without `.` and `..`); `nil` when it does not exist.

@@ -62,7 +62,14 @@ package final class WriterLock {
     package func acquire(exclusive: Bool, waiting: Waiting) throws(StoreError) -> Bool {
         for _ in 0..<8 {
             guard try lock(exclusive: exclusive, waiting: waiting) else { return false }
-            if let info = try fileSystem.linkStatus(path), info.inode == inode { return true }
+            let info: FileStatus?
+            do {
+                info = try fileSystem.linkStatus(path)
+            } catch {
+                fileSystem.unlock(fd)   // the check failed: the caller never holds the lock, so it must not stay taken
+                throw error
+            }
+            if let info, info.inode == inode { return true }
             fileSystem.unlock(fd)
             let (fresh, freshInode) = try Self.openLockFile(path, fileSystem)
             fileSystem.close(fd)

@@ -3,8 +3,8 @@ import BinaryPlist
 import CommandLineSupport
 
 extension Inspector {
-    /// `keyedarchive cache <subcommand>`: the entries of an ``ArchiveCache`` directory, listed, printed,
-    /// counted, purged and trimmed, plus a self-check for directories shared by several processes.
+    /// `keyedarchive cache <subcommand>`: the entries of an ``ArchiveCache`` directory, listed, printed, set,
+    /// removed, counted, purged and trimmed, plus a self-check for directories shared by several processes.
     static var cacheCommand: Command {
         Command(
             name: "cache",
@@ -16,10 +16,11 @@ extension Inspector {
                 + "the writers' lock). DIR must exist: it is never created. Other processes may use the cache "
                 + "meanwhile.\n\n"
                 + "Exit status: 0 success, 1 no live entry for the key (get) or a wrong value read back "
-                + "(exercise), 64 usage error, 65 malformed entry, 66 DIR cannot be opened, 74 I/O error.",
+                + "(exercise), 64 usage error, 65 malformed entry, 66 DIR or the input cannot be opened, 74 I/O "
+                + "error (a set or remove whose durability is unknown too).",
             subcommands: [
-                cacheListCommand, cacheGetCommand, cacheStatsCommand, cachePurgeCommand, cacheTrimCommand,
-                cacheExerciseCommand,
+                cacheListCommand, cacheGetCommand, cacheSetCommand, cacheRemoveCommand, cacheStatsCommand,
+                cachePurgeCommand, cacheTrimCommand, cacheExerciseCommand,
             ])
     }
 

@@ -17,7 +17,8 @@ extension Inspector {
                 + "is wrong (another key's value, or damaged).\n\n"
                 + "Prints 'exercise: writer=W operations=N hits=N misses=N sets=N removes=N wrong=N' (hits: values "
                 + "read, wrong ones included) and exits with status 1 when wrong is not 0, naming the first wrong "
-                + "value on stderr. DIR must exist.",
+                + "value on stderr. DIR must exist. --durability is the cache's (see 'cache set'); the default, "
+                + "relaxed, is the library's.",
             arguments: [cacheDirectoryArgument],
             options: [
                 .option("writer", valueName: "n", help: "This process's number, written into its values.", required: true),
@@ -30,6 +31,7 @@ extension Inspector {
                 .option("count-limit", valueName: "n", help: "The cache's entry limit while running; 0: none.",
                         defaultValue: "0"),
                 .option("seed", valueName: "n", help: "Seeds the random choices, with --writer.", defaultValue: "1"),
+                .option("durability", valueName: "d", help: "synchronous (survives a power cut) or relaxed.", defaultValue: "relaxed"),
             ]
         ) { context in
             let directory = try CacheAccess.directory(context)
@@ -46,6 +48,7 @@ extension Inspector {
                     + "what its directory takes on disk: 0 (none) or at least 64k.")
             }
             options.countLimit = try CacheAccess.count(text("count-limit"), option: "--count-limit <n>")
+            options.durability = try CacheAccess.durability(context)
             let seedText = text("seed")
             guard seedText.utf8.allSatisfy({ (48...57).contains($0) }), let seed = UInt64(seedText) else {
                 throw UsageError("The value '\(seedText)' is invalid for '--seed <n>'; expected a whole number below 2^64.")

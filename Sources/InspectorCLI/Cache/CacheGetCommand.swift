@@ -4,8 +4,8 @@ import CommandLineSupport
 import KeyedArchive
 
 extension Inspector {
-    /// `keyedarchive cache get DIR KEY [--pretty | --archive]` prints one entry's value as archive-JSON, or
-    /// writes its whole keyed archive.
+    /// `keyedarchive cache get DIR KEY [--pretty | --archive | --raw]` prints one entry's value as archive-JSON,
+    /// writes its whole keyed archive, or writes the bytes of a value stored as bytes.
     static var cacheGetCommand: Command {
         Command(
             name: "get",
@@ -15,19 +15,31 @@ extension Inspector {
                 + "not be known. Reading does not count as a use. Exits with status 1 when the key has no entry "
                 + "or its entry has expired. Put -- before a key that starts with '-'.\n\n"
                 + "With --archive: writes the entry's whole keyed archive (root object ArchiveCacheEntry, checksum "
-                + "verified) to stdout as it is stored, for NSKeyedUnarchiver or 'keyedarchive dump'.",
-            usage: ["[--pretty | --archive] <dir> <key>"],
+                + "verified) to stdout as it is stored, for NSKeyedUnarchiver or 'keyedarchive dump'.\n\n"
+                + "With --raw: writes the value's bytes to stdout, for a value stored as bytes (by 'cache set' or an "
+                + "ArchiveCache<[UInt8]>); any other value exits 65.",
+            usage: ["[--pretty | --archive | --raw] <dir> <key>"],
             arguments: [cacheDirectoryArgument, .required("key", help: "The key, exactly (compared as UTF-8 bytes).")],
             options: [
                 .flag("pretty", help: "Indent the JSON, one level per space (as Python's json with indent=1)."),
                 .flag("archive", help: "Write the entry's keyed archive instead of the value's JSON."),
+                .flag("raw", help: "Write the value's bytes (a value stored as bytes) instead of its JSON."),
             ]
         ) { context in
             let directory = try CacheAccess.directory(context)
             guard let key = context.arguments.value("key") else { throw UsageError("Missing expected argument '<key>'.") }
             let archive = context.arguments.flag("archive")
-            if archive && context.arguments.flag("pretty") { throw UsageError("'--pretty' and '--archive' cannot be used together.") }
+            let raw = context.arguments.flag("raw")
+            let chosen = [("--pretty", context.arguments.flag("pretty")), ("--archive", archive), ("--raw", raw)].filter(\.1).map(\.0)
+            if chosen.count > 1 { throw UsageError("'\(chosen[0])' and '\(chosen[1])' cannot be used together.") }
             let cache = try CacheAccess.open(directory)
+            if raw {
+                guard let value = try CacheAccess.perform({ () throws(StoreError) in try cache.storedBytes(forKey: key) }) else {
+                    return context.fail(ExitStatus.failure, "\(directory): no live entry for key \(CacheAccess.quoted(key))")
+                }
+                context.stdout.write(bytes: value)
+                return ExitStatus.success
+            }
             guard let bytes = try CacheAccess.perform({ () throws(StoreError) in try cache.archivedEntry(forKey: key) }) else {
                 return context.fail(ExitStatus.failure, "\(directory): no live entry for key \(CacheAccess.quoted(key))")
             }

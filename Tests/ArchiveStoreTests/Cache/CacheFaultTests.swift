@@ -9,13 +9,17 @@ final class FaultCounter: @unchecked Sendable { // Sendable: state behind a lock
     private var calls = 0
     private var failAt: Int?
     private var fault: FileSystem.Fault = .error(EIO)
+    private var fillsDisk = false
     private(set) var failed: (call: FileSystem.Call, path: String)?
 
-    func arm(failAt: Int?, with fault: FileSystem.Fault = .error(EIO)) {
+    /// Fails call `failAt` with `fault`; with `fillsDisk`, the disk fills instead: the first write from call
+    /// `failAt` on meets `fault` (a short write) and every write after it `ENOSPC`, as on a full disk.
+    func arm(failAt: Int?, with fault: FileSystem.Fault = .error(EIO), fillsDisk: Bool = false) {
         lock.withLock {
             calls = 0
             self.failAt = failAt
             self.fault = fault
+            self.fillsDisk = fillsDisk
             failed = nil
         }
     }
@@ -26,6 +30,12 @@ final class FaultCounter: @unchecked Sendable { // Sendable: state behind a lock
         FileSystem { [self] call, path in
             lock.withLock {
                 calls += 1
+                if fillsDisk {
+                    guard let failAt, calls >= failAt, call == .write else { return nil }
+                    if failed != nil { return .error(ENOSPC) }
+                    failed = (call, path)
+                    return fault
+                }
                 guard calls == failAt else { return nil }
                 if case .shortWrite = fault, call != .write { return .error(EIO) }
                 failed = (call, path)
@@ -50,7 +60,8 @@ struct CacheFaultTests {
     func everySingleFaultLeavesEveryAcknowledgedEntryReadable(operation: Operation) throws {
         var callCount = 0
         var kinds: Set<FileSystem.Call> = []
-        for fault in [FileSystem.Fault.error(EIO), .error(ENOSPC), .shortWrite(10)] {
+        for (fault, fillsDisk) in [(FileSystem.Fault.error(EIO), false), (.error(ENOSPC), false), (.shortWrite(10), false),
+                                   (.shortWrite(10), true)] {
             var n = 0   // 0: a run without a fault, which counts the calls
             repeat {
                 let fixture = try CacheFixture()
@@ -70,7 +81,7 @@ struct CacheFaultTests {
                 do {   // the faulted cache lives in this scope only
                 let cache = try fixture.bytesCache(options, fileSystem: counter.fileSystem)
                 _ = cache.statistics   // loads the index outside the counted calls
-                counter.arm(failAt: n == 0 ? nil : n, with: fault)
+                counter.arm(failAt: n == 0 ? nil : n, with: fault, fillsDisk: fillsDisk)
                 let (changing, failure) = Self.perform(operation, on: cache, clock: fixture.clock)
                 if operation == .setEvicting && failure == nil { acknowledged["k0"] = nil }
                 let succeeded = failure == nil

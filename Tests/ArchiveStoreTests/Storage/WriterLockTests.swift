@@ -81,4 +81,26 @@ struct WriterLockTests {
         #expect(error?.errno == EIO)
         #expect(!ran)
     }
+
+    /// The check that the lock file is still the one at its path fails after the lock is taken: the caller
+    /// never holds the lock, so it is released, and another holder takes it at once.
+    @Test func aFailedCheckAfterTheLockIsTakenReleasesIt() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("store.lock")
+        let statuses = Locked(0)
+        let failing = FileSystem { call, _ in
+            guard call == .status else { return nil }
+            return statuses.withLock { count in
+                count += 1
+                return count == 2 ? .error(EIO) : nil   // 1: the open's fstat; 2: the check after flock
+            }
+        }
+        let lock = try WriterLock(path: path, fileSystem: failing)
+        let error = #expect(throws: StoreError.self) { try lock.acquire(exclusive: true, waiting: .never) }
+        #expect(error?.errno == EIO)
+        let other = try WriterLock(path: path, fileSystem: .kernel)
+        #expect(try other.acquire(exclusive: true, waiting: .never) == true)
+        other.release()
+        withExtendedLifetime(lock) {}
+    }
 }

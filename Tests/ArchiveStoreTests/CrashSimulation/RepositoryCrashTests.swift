@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import ArchiveStore
+import FormCache
+
+/// A power cut at any point of any repository operation, in every state the crash model allows (see
+/// ``CrashModel``): every state opens; nothing acknowledged is lost, nothing removed comes back, nothing never
+/// written appears (the store is the one before or the one after, whole); and the next write works.
+@Suite("Repository: power cuts")
+struct RepositoryCrashTests {
+    enum Operation: String, CaseIterable {
+        case addToAbsentStore, add, update, remove, purge, importSkippingExisting, export, addMergingTheIndex,
+             removeCompactingTheLog, addMigratingASingleArchive, recover
+    }
+
+    static let storeName = RecordLogFaultTests.storeName
+    static let exportName = "data/export.archive"
+
+    static func repository(_ root: String, _ operation: Operation, _ fileSystem: FileSystem = .kernel) -> ArchiveRepository<FormRecord> {
+        var options = RepositoryOptions()
+        if let faulted = RecordLogFaultTests.Operation(rawValue: operation.rawValue) { options.tuning = RecordLogFaultTests.tuning(faulted) }
+        options.fileSystem = fileSystem
+        return ArchiveRepository<FormRecord>(path: root + "/" + storeName, options: options)
+    }
+
+    /// A store whose newer commit slot is damaged while the frames of its last add follow the older one.
+    static func damagedStore(in root: String) throws -> [FormRecord] {
+        let repository = Self.repository(root, .recover)
+        let records = sampleRecords(0..<4)
+        for record in records { try repository.add(record) }
+        let path = root + "/" + storeName
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let state = try RecordLog.prologue(Array(bytes[0..<RecordLog.firstFrame]), path: path).state
+        bytes[RecordLog.slotOffset(of: state) + 3] ^= 0x10
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return records
+    }
+
+    @Test(arguments: Operation.allCases)
+    func everyCrashStateOpensWithTheStoreBeforeOrAfterAndTakesTheNextWrite(operation: Operation) throws {
+        var before: [FormRecord] = []
+        var after: [FormRecord] = []
+        let report = try CrashSweep.run(operation.rawValue, setUp: { root in
+            switch operation {
+            case .export:
+                before = try RecordLogFaultTests.setUp(.add, in: root)
+                after = before
+            case .recover:
+                after = try Self.damagedStore(in: root)
+                before = after
+            default:
+                let faulted = try #require(RecordLogFaultTests.Operation(rawValue: operation.rawValue))
+                before = try RecordLogFaultTests.setUp(faulted, in: root)
+                after = RecordLogFaultTests.expected(faulted, after: before)
+            }
+        }, operate: { root, fileSystem in
+            let repository = Self.repository(root, operation, fileSystem)
+            switch operation {
+            case .export: try repository.exportArchive(to: root + "/" + Self.exportName)
+            case .recover: try repository.recoverDamagedCommit()
+            default: try RecordLogFaultTests.perform(try #require(RecordLogFaultTests.Operation(rawValue: operation.rawValue)), on: repository)
+            }
+        }, check: { root, acknowledged in
+            try Self.check(root, operation, before: before, after: after, acknowledged: acknowledged)
+        })
+        #expect(report.failures == [], "\(report)")
+        #expect(report.points > 3 && report.states >= report.points, "\(report)")
+    }
+
+    /// What is wrong with one crash state.
+    static func check(_ root: String, _ operation: Operation, before: [FormRecord], after: [FormRecord],
+                      acknowledged: Bool) throws -> [String] {
+        var problems: [String] = []
+        let repository = Self.repository(root, operation)
+        let records: [FormRecord]
+        do {
+            records = try repository.all()
+        } catch where operation == .recover && !acknowledged && error.code == .damagedCommit {
+            // Still the damaged store: the recovery had not taken effect. It must work now.
+            try repository.recoverDamagedCommit()
+            records = try repository.all()
+        } catch {
+            return ["the store does not open: \(error)"]
+        }
+        if acknowledged {
+            if records != after { problems.append("acknowledged, but the store holds \(records.map(\.id)), not \(after.map(\.id))") }
+        } else if records != before && records != after {
+            problems.append("the store holds \(records.map(\.id)): neither the one before nor the one after")
+        }
+        for record in before + after where try repository.get(record.id) != records.first(where: { $0.id == record.id }) {
+            problems.append("get \(record.id) disagrees with all()")
+        }
+        if try repository.count() != records.count { problems.append("count disagrees with all()") }
+        if operation == .export {
+            let export = root + "/" + exportName
+            if let bytes = FileManager.default.contents(atPath: export) {
+                let exported = try ArchiveRepository<FormRecord>.records(inArchive: [UInt8](bytes), source: export)
+                if exported != before { problems.append("the export holds \(exported.map(\.id))") }
+            } else if acknowledged {
+                problems.append("acknowledged, but there is no export")
+            }
+        }
+        try repository.add(FullDiskAndDirectoryDurabilityTests.next)
+        if try repository.all().map(\.id) != records.map(\.id) + ["next"] { problems.append("the next write did not read back") }
+        return problems
+    }
+}

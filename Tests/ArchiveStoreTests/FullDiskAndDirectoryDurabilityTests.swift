@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import ArchiveStore
+import ArchivePlatform
+import FormCache
+
+/// The three ways a cut-off or failed write used to lock a user out or lose an acknowledged change: a commit
+/// slot cut short by a full disk, a new data directory whose name was never synced, and a synchronous cache
+/// segment whose name was never synced.
+@Suite("Full disks and new directories")
+struct FullDiskAndDirectoryDurabilityTests {
+    static let next = FormRecord(id: "next", name: "next", fields: [:], registeredAt: Date(timeIntervalSince1970: 1),
+                                 expiresAt: Date(timeIntervalSince1970: 9_999))
+
+    /// The disk fills while the commit slot is written: part of the slot, then `ENOSPC` on every write. The
+    /// add fails, and every later read and write works with no recovery; `recover` finds no frame to bring back.
+    @Test func aCommitSlotCutShortByAFullDiskLeavesTheOldStoreReadableWithNoRecovery() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("Forms.archive")
+        let plain = ArchiveRepository<FormRecord>(path: path)
+        let before = sampleRecords(0..<2)
+        for record in before { try plain.add(record) }
+        let size = try #require(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        let disk = FillingDisk(shortBy: 7)
+        var options = RepositoryOptions()
+        options.fileSystem = disk.fileSystem
+        let full = ArchiveRepository<FormRecord>(path: path, options: options)
+        disk.arm(fullAt: 2)   // the add's frames are written whole; its commit slot gets 7 of its 64 bytes
+        let error = #expect(throws: StoreError.self) { try full.add(RecordLogFaultTests.new) }
+        #expect(error?.code == .io)
+        #expect(error?.errno == ENOSPC)
+        #expect(disk.filled == path)
+        #expect(disk.writes == 3, "the frames, the slot, and the slot's restoration (refused too)")
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int == size, "the frames are cut off")
+        // Every verb reads the store as it was, through a file system that is still full and a plain one.
+        for repository in [full, plain] {
+            #expect(try repository.all() == before)
+            #expect(try repository.get("new") == nil)
+            #expect(try repository.get(before[1].id) == before[1])
+            #expect(try repository.count() == 2)
+        }
+        try plain.add(Self.next)
+        #expect(try plain.all().map(\.id) == before.map(\.id) + ["next"])
+        // Nothing is left that a recovery could take for the failed add.
+        #expect(throws: StoreError.self) { try plain.recoverDamagedCommit() }
+        #expect(try plain.get("new") == nil)
+    }
+
+    /// The slot is torn and the disk stays full, but the slot is written again when room comes back: then the
+    /// store has no damaged slot left either.
+    @Test func aCommitSlotCutShortIsRestoredWhenTheRestorationFindsRoom() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("Forms.archive")
+        let plain = ArchiveRepository<FormRecord>(path: path)
+        let before = sampleRecords(0..<2)
+        for record in before { try plain.add(record) }
+        let writes = Locked(0)
+        var options = RepositoryOptions()
+        options.fileSystem = FileSystem { call, _ in
+            guard call == .write else { return nil }
+            return writes.withLock { count in
+                count += 1
+                return count == 2 ? .shortWrite(7) : nil   // only the slot's write meets the full disk
+            }
+        }
+        let error = #expect(throws: StoreError.self) { try ArchiveRepository<FormRecord>(path: path, options: options).add(RecordLogFaultTests.new) }
+        #expect(error?.errno == ENOSPC)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let prologue = try RecordLog.prologue(Array(bytes[0..<RecordLog.firstFrame]), path: path)
+        #expect(prologue.damagedSlot == nil)
+        #expect(prologue.state.liveCount == 2)
+        #expect(bytes.count == prologue.state.committed)
+        #expect(try plain.all() == before)
+        let recoverError = #expect(throws: StoreError.self) { try plain.recoverDamagedCommit() }
+        #expect(recoverError?.code == .invalidArgument)
+    }
+
+    /// The first add into a data directory that does not exist yet creates it and its parents: each is synced
+    /// into its parent before the add returns (a `mkdir` is durable only once its parent is synced).
+    @Test func theFirstAddIntoANewDataDirectorySyncsTheParentOfEveryDirectoryItCreates() throws {
+        let directory = try TemporaryDirectory()
+        let log = CallLog()
+        var options = RepositoryOptions()
+        options.fileSystem = log.fileSystem
+        let repository = ArchiveRepository<FormRecord>(path: directory.file("data/deeper/Forms.archive"), options: options)
+        try repository.add(sampleRecords(0..<1)[0])
+        let lines = log.lines
+        for (created, parent) in [(directory.file("data"), directory.path), (directory.file("data/deeper"), directory.file("data"))] {
+            let made = try #require(lines.firstIndex(of: "makeDirectory \(created)"), "\(lines)")
+            let synced = lines[made...].firstIndex(of: "sync \(parent)")
+            #expect(synced != nil, "\(parent) is synced after \(created) is made: \(lines)")
+        }
+        let parentSyncs = lines.filter { $0 == "sync \(directory.path)" }.count
+        try repository.add(sampleRecords(1..<2)[0])
+        #expect(log.lines.filter { $0 == "sync \(directory.path)" }.count == parentSyncs, "only the first write pays for it")
+    }
+
+    /// A `.synchronous` set that starts a new segment file syncs `segments/` before the slot that names the
+    /// new frame is written, and the cache directory after creating `segments/`.
+    @Test func aSynchronousSetThatStartsASegmentSyncsItsDirectoryBeforeTheSlotNamesIt() throws {
+        let fixture = try CacheFixture()
+        let log = CallLog()
+        let cache = try fixture.bytesCache(fixture.options(durability: .synchronous), fileSystem: log.fileSystem)
+        log.clear()
+        try cache.set([1], forKey: "k")
+        let lines = log.lines
+        let madeSegments = try #require(lines.firstIndex(of: "makeDirectory \(fixture.path)/segments"), "\(lines)")
+        #expect(lines[madeSegments...].contains("sync \(fixture.path)"), "\(lines)")
+        let openedSegment = try #require(lines.firstIndex { $0.hasPrefix("open \(fixture.path)/segments/") && $0.hasSuffix(".seg") })
+        let syncedSegments = lines[openedSegment...].firstIndex(of: "sync \(fixture.path)/segments")
+        let slotWritten = try #require(lines.lastIndex(of: "write \(fixture.path)/cache.table"))
+        #expect(syncedSegments != nil && syncedSegments! < slotWritten, "\(lines)")
+        #expect(try fixture.bytesCache().value(forKey: "k") == [1])
+        // A set into the same segment syncs no directory.
+        log.clear()
+        try cache.set([2], forKey: "j")
+        #expect(!log.lines.contains { $0 == "sync \(fixture.path)/segments" || $0 == "sync \(fixture.path)" }, "\(log.lines)")
+    }
+}
