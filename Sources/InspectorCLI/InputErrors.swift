@@ -2,7 +2,7 @@ import BinaryPlist
 import CommandLineSupport
 import KeyedArchive
 
-extension Inspector {
+extension Verbs {
     /// The bytes of `path`, or a failure with ``ExitStatus/noInput``.
     static func readInput(_ path: String) throws -> [UInt8] {
         try InputFiles.readFile(path)

@@ -2,7 +2,8 @@ import CommandLineSupport
 
 /// The `keyedarchive` inspector as testable code: arguments, environment and output streams in, exit status out.
 ///
-/// Each verb lives in its own file as a `static var` returning a ``Command``; add it to ``tool``.
+/// Each verb lives in its own file, `Verbs/<Verb>.swift` (a verb of several files in `Verbs/<Verb>/`), as a
+/// `static var` of ``Verbs`` returning a ``Command``; add it to ``tool``. `formcache`'s verbs follow the same layout.
 ///
 /// ```swift
 /// let status = Inspector.run(arguments: ["plist", "a.plist"], environment: [:], io: .standard)
@@ -21,8 +22,8 @@ package enum Inspector {
                 + "cannot be opened, "
                 + "73 output cannot be created, 74 I/O error.",
             version: version,
-            commands: [plistCommand, decodeCommand, encodeCommand, dumpCommand, lintCommand, diffCommand, auditCommand,
-                       graphCommand, cacheCommand])
+            commands: [Verbs.plist, Verbs.decode, Verbs.encode, Verbs.dump, Verbs.lint, Verbs.diff, Verbs.audit,
+                       Verbs.graph, Verbs.cache])
     }
 
     /// Runs the inspector on `arguments` (without the program name) and returns the exit status.
@@ -36,3 +37,7 @@ package enum Inspector {
             run(arguments: StandardProcess.arguments, environment: StandardProcess.environment, io: .standard))
     }
 }
+
+/// Namespace for the verb builders, one file each (`Verbs/Dump.swift`, `Verbs/Cache/CacheGet.swift`), and the
+/// helpers they share (reading inputs, mapping their errors to exit statuses).
+enum Verbs {}

@@ -1,9 +1,9 @@
 import ArchiveStore
 import CommandLineSupport
 
-extension Inspector {
+extension Verbs {
     /// `keyedarchive cache trim DIR --bytes N` evicts entries, oldest first, until the directory takes N bytes.
-    static var cacheTrimCommand: Command {
+    static var cacheTrim: Command {
         Command(
             name: "trim",
             abstract: "Evict entries, oldest first, until the cache takes at most a size on disk.",

@@ -1,10 +1,10 @@
 import ArchiveStore
 import CommandLineSupport
 
-extension Inspector {
+extension Verbs {
     /// `keyedarchive cache set DIR KEY [FILE] [--ttl T] [--durability D]` stores raw bytes for a key, as
     /// `ArchiveCache<[UInt8]>.set(_:forKey:)` does.
-    static var cacheSetCommand: Command {
+    static var cacheSet: Command {
         Command(
             name: "set",
             abstract: "Store bytes for a key, as ArchiveCache<[UInt8]> stores them.",
@@ -47,7 +47,7 @@ extension Inspector {
     }
 
     /// `keyedarchive cache remove DIR KEY [--durability D]` removes a key's entry.
-    static var cacheRemoveCommand: Command {
+    static var cacheRemove: Command {
         Command(
             name: "remove",
             abstract: "Remove the entry of a key.",

@@ -1,9 +1,9 @@
 import ArchiveStore
 import CommandLineSupport
 
-extension Inspector {
+extension Verbs {
     /// `keyedarchive cache purge DIR [--expired | --all]` removes expired entries, or every entry.
-    static var cachePurgeCommand: Command {
+    static var cachePurge: Command {
         Command(
             name: "purge",
             abstract: "Remove expired entries (or every entry) and print how many.",

@@ -2,10 +2,10 @@ import BinaryPlist
 import CommandLineSupport
 import KeyedArchive
 
-extension Inspector {
+extension Verbs {
     /// `keyedarchive lint [--verbose] [--archiver <name> ...] [--any-archiver] [--require-root] <file> ...`
     /// checks many property lists and keyed archives in one process, as `plutil -lint` does.
-    static var lintCommand: Command {
+    static var lint: Command {
         Command(
             name: "lint",
             abstract: "Check that files are valid property lists or keyed archives.",

@@ -1,10 +1,10 @@
 import BinaryPlist
 import CommandLineSupport
 
-extension Inspector {
+extension Verbs {
     /// `keyedarchive plist FILE` prints FILE as plist-JSON; `keyedarchive plist --from-json IN -o OUT` writes
     /// the plist IN describes.
-    static var plistCommand: Command {
+    static var plist: Command {
         Command(
             name: "plist",
             abstract: "Print a property list as plist-JSON, or write one from plist-JSON.",

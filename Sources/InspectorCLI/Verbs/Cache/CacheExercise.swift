@@ -1,10 +1,10 @@
 import ArchiveStore
 import CommandLineSupport
 
-extension Inspector {
+extension Verbs {
     /// `keyedarchive cache exercise DIR --writer N --operations N ...` runs a seeded random mix of reads,
     /// writes and removals and checks every value it reads: a self-check for a directory several processes share.
-    static var cacheExerciseCommand: Command {
+    static var cacheExercise: Command {
         Command(
             name: "exercise",
             abstract: "Self-check: run random reads and writes on a cache and verify every value read.",

@@ -1,9 +1,9 @@
 import CommandLineSupport
 import KeyedArchive
 
-extension Inspector {
+extension Verbs {
     /// `keyedarchive dump FILE` prints a keyed archive as a readable tree with class names and UIDs.
-    static var dumpCommand: Command {
+    static var dump: Command {
         Command(
             name: "dump",
             abstract: "Print a keyed archive as a readable tree with class names and UIDs.",

@@ -1,9 +1,9 @@
 import CommandLineSupport
 import KeyedArchive
 
-extension Inspector {
+extension Verbs {
     /// `keyedarchive graph FILE --format dot|html [--output PATH]`: a keyed archive's object graph as a picture.
-    static var graphCommand: Command {
+    static var graph: Command {
         Command(
             name: "graph",
             abstract: "Draw a keyed archive's object graph as Graphviz DOT or a self-contained HTML page.",

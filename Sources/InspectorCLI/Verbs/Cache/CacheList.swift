@@ -2,9 +2,9 @@ import ArchiveStore
 import BinaryPlist
 import CommandLineSupport
 
-extension Inspector {
+extension Verbs {
     /// `keyedarchive cache list DIR [--json]` prints every entry, in the order eviction takes them.
-    static var cacheListCommand: Command {
+    static var cacheList: Command {
         Command(
             name: "list",
             abstract: "Print every entry, in the order eviction takes them.",

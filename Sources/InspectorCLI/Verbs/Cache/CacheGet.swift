@@ -3,10 +3,10 @@ import BinaryPlist
 import CommandLineSupport
 import KeyedArchive
 
-extension Inspector {
+extension Verbs {
     /// `keyedarchive cache get DIR KEY [--pretty | --archive | --raw]` prints one entry's value as archive-JSON,
     /// writes its whole keyed archive, or writes the bytes of a value stored as bytes.
-    static var cacheGetCommand: Command {
+    static var cacheGet: Command {
         Command(
             name: "get",
             abstract: "Print the value stored for a key as archive-JSON.",

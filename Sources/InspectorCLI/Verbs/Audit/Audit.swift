@@ -2,9 +2,9 @@ import BinaryPlist
 import CommandLineSupport
 import KeyedArchive
 
-extension Inspector {
+extension Verbs {
     /// `keyedarchive audit FILE... [--allow Class,Class] [--json]`: what decoding would instantiate.
-    static var auditCommand: Command {
+    static var audit: Command {
         Command(
             name: "audit",
             abstract: "Report what decoding keyed archives would instantiate, without decoding them.",

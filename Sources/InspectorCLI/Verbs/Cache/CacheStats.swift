@@ -5,9 +5,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-extension Inspector {
+extension Verbs {
     /// `keyedarchive cache stats DIR [--json]` prints the entry count, their bytes and how many have expired.
-    static var cacheStatsCommand: Command {
+    static var cacheStats: Command {
         Command(
             name: "stats",
             abstract: "Print how many entries the cache holds and their size.",

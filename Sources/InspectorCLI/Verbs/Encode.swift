@@ -2,10 +2,10 @@ import BinaryPlist
 import CommandLineSupport
 import KeyedArchive
 
-extension Inspector {
+extension Verbs {
     /// `keyedarchive encode IN.json -o OUT [--format binary|xml]` writes the keyed archive archive-JSON (either
     /// form) describes.
-    static var encodeCommand: Command {
+    static var encode: Command {
         Command(
             name: "encode",
             abstract: "Write the keyed archive that archive-JSON describes.",

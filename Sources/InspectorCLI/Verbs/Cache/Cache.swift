@@ -2,10 +2,10 @@ import ArchiveStore
 import BinaryPlist
 import CommandLineSupport
 
-extension Inspector {
+extension Verbs {
     /// `keyedarchive cache <subcommand>`: the entries of an ``ArchiveCache`` directory, listed, printed, set,
     /// removed, counted, purged and trimmed, plus a self-check for directories shared by several processes.
-    static var cacheCommand: Command {
+    static var cache: Command {
         Command(
             name: "cache",
             abstract: "Inspect and maintain an ArchiveCache directory.",
@@ -19,8 +19,8 @@ extension Inspector {
                 + "(exercise), 64 usage error, 65 malformed entry, 66 DIR or the input cannot be opened, 74 I/O "
                 + "error (a set or remove whose durability is unknown too).",
             subcommands: [
-                cacheListCommand, cacheGetCommand, cacheSetCommand, cacheRemoveCommand, cacheStatsCommand,
-                cachePurgeCommand, cacheTrimCommand, cacheExerciseCommand,
+                cacheList, cacheGet, cacheSet, cacheRemove, cacheStats,
+                cachePurge, cacheTrim, cacheExercise,
             ])
     }
 

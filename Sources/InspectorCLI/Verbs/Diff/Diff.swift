@@ -2,9 +2,9 @@ import BinaryPlist
 import CommandLineSupport
 import KeyedArchive
 
-extension Inspector {
+extension Verbs {
     /// `keyedarchive diff A B [--json]`: the semantic diff of two keyed archives' object graphs.
-    static var diffCommand: Command {
+    static var diff: Command {
         Command(
             name: "diff",
             abstract: "Compare two keyed archives' object graphs by meaning.",

@@ -1,10 +1,10 @@
 import CommandLineSupport
 import KeyedArchive
 
-extension Inspector {
+extension Verbs {
     /// `keyedarchive decode FILE [--graph] [--pretty] [--max-objects N]` prints a keyed archive's object graph
     /// as archive-JSON: the tree form by default, the graph form with `--graph`.
-    static var decodeCommand: Command {
+    static var decode: Command {
         Command(
             name: "decode",
             abstract: "Print a keyed archive's object graph as archive-JSON.",
