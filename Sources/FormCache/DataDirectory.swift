@@ -35,7 +35,7 @@ public enum DataDirectory {
     /// The data directory of `application` in the shared container of the app group `appGroup`:
     /// `<container>/Library/Application Support/<application>`, which an app and its extensions share.
     ///
-    /// - Throws: ``StoreError/Code/noDataDirectory`` when the app is not entitled to the group (its App Groups
+    /// - Throws: `StoreError.Code.noDataDirectory` when the app is not entitled to the group (its App Groups
     ///   entitlement does not list it), and where there are no app groups (Linux).
     ///
     /// Corresponds to `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)`.

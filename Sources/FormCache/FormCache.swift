@@ -56,7 +56,7 @@ public final class FormCache: Sendable {
     /// let forms = try FormCache(appGroup: "group.com.example.forms")
     /// ```
     ///
-    /// - Throws: ``StoreError/Code/noDataDirectory`` when the app is not entitled to the group, and where there
+    /// - Throws: `StoreError.Code.noDataDirectory` when the app is not entitled to the group, and where there
     ///   are no app groups (Linux).
     public convenience init(
         appGroup: String, clock: any StoreClock = SystemClock(), options: RepositoryOptions = RepositoryOptions()
