@@ -1,4 +1,6 @@
-#if canImport(Darwin)
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 // The container of an app group is Foundation's to find: `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)`.
 import Foundation
 #endif

@@ -1,4 +1,6 @@
-#if canImport(Darwin)
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 // The two attributes are Foundation's on Apple platforms: `FileManager`'s `.protectionKey` and `URL`'s
 // `isExcludedFromBackup` resource value are the documented ways to set them.
 import Foundation
