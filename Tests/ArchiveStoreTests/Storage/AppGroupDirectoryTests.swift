@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 @testable import ArchiveStore
-import FormCache
 
 /// The directories an app shares with its extensions, in an app group's container (found by a stub here: Linux
 /// has no app groups).
@@ -40,14 +39,11 @@ struct AppGroupDirectoryTests {
         }
     }
 
-    /// The real lookup: on Linux there are no app groups, so FormCache and the others say so.
+    /// The real lookup: on Linux there are no app groups, so the engines say so (FormCache: FormCacheTests).
     @Test func withoutAppGroupsTheRealLookupIsNoDataDirectory() throws {
         guard !UserDirectories.isApplePlatform else { return }
         let cacheError = #expect(throws: StoreError.self) { try ArchiveCache<[UInt8]>.standardDirectory(named: "t", appGroup: "group.x") }
         #expect(cacheError?.code == .noDataDirectory)
-        let formError = #expect(throws: StoreError.self) { _ = try FormCache(appGroup: "group.x") }
-        #expect(formError?.code == .noDataDirectory)
-        #expect(formError?.reason == "there are no app group containers on this platform (app group 'group.x'); give a directory explicitly")
     }
 
     @Test func theRepositorysOwnDirectoryIsApplicationSupportOrLocalShare() throws {

@@ -1,35 +1,12 @@
 import Foundation
 import Testing
 @testable import ArchiveStore
-import FormCache
 
 /// Each test states what it expects on Apple platforms and elsewhere, so that every platform checks
 /// something.
 @Suite("Storage floor: data and cache directories")
 struct UserDirectoriesTests {
     let apple = UserDirectories.isApplePlatform
-
-    @Test func appHomeWinsOverEverything() throws {
-        let env = ["FORMCACHE_HOME": "/tmp/fc", "XDG_DATA_HOME": "/xdg", "HOME": "/home/u"]
-        #expect(try DataDirectory.resolve(application: "formcache", environment: env) == "/tmp/fc")
-    }
-
-    @Test func xdgDataHomeComesNextOutsideApplePlatforms() throws {
-        let env = ["FORMCACHE_HOME": "", "XDG_DATA_HOME": "/xdg/", "HOME": "/home/u"]
-        #expect(try DataDirectory.resolve(application: "formcache", environment: env)
-            == (apple ? "/home/u/Library/Application Support/formcache" : "/xdg/formcache"))
-    }
-
-    @Test func aRelativeXDGDataHomeIsIgnored() throws {
-        let env = ["XDG_DATA_HOME": "relative", "HOME": "/home/u"]
-        #expect(try DataDirectory.resolve(application: "formcache", environment: env)
-            == (apple ? "/home/u/Library/Application Support/formcache" : "/home/u/.local/share/formcache"))
-    }
-
-    @Test func theHomeFallbackIsApplicationSupportOrLocalShare() throws {
-        #expect(try DataDirectory.resolve(application: "formcache", environment: ["HOME": "/home/u"])
-            == (apple ? "/home/u/Library/Application Support/formcache" : "/home/u/.local/share/formcache"))
-    }
 
     @Test func theCacheDirectoryIsLibraryCachesOrXDGCacheHome() throws {
         #expect(try UserDirectories.caches(name: "thumbs", environment: ["HOME": "/home/u"])
