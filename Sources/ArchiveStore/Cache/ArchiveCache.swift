@@ -97,7 +97,7 @@ public final class ArchiveCache<Value> {
     ///
     /// Mirrors `FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)`.
     public static func standardDirectory(named name: String, environment: [String: String]? = nil) throws(StoreError) -> String {
-        try requireName(name)
+        try UserDirectories.requireName(name, kind: "cache")
         return try UserDirectories.caches(name: name, environment: environment ?? UserDirectories.processEnvironment)
     }
 
@@ -125,14 +125,8 @@ public final class ArchiveCache<Value> {
     /// ``standardDirectory(named:appGroup:)`` with the container found by `containerLookup` (tests).
     package static func standardDirectory(named name: String, appGroup: String,
                                           containerLookup: (String) -> String?) throws(StoreError) -> String {
-        try requireName(name)
+        try UserDirectories.requireName(name, kind: "cache")
         return try UserDirectories.groupCaches(name: name, group: appGroup, containerLookup: containerLookup)
-    }
-
-    private static func requireName(_ name: String) throws(StoreError) {
-        guard !name.isEmpty, name != ".", name != ".." else {
-            throw StoreError(.invalidArgument, "a cache directory needs a name")
-        }
     }
 
     /// Opens (creating it, mode 0700) the cache in `directory`. Reads no entry.

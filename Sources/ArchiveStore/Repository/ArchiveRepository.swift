@@ -73,7 +73,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     ///
     /// Mirrors `FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)`.
     public static func standardDirectory(named name: String, environment: [String: String]? = nil) throws(StoreError) -> String {
-        try requireName(name)
+        try UserDirectories.requireName(name, kind: "data")
         return try UserDirectories.data(application: name, environment: environment ?? UserDirectories.processEnvironment)
     }
 
@@ -97,14 +97,8 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// ``standardDirectory(named:appGroup:)`` with the container found by `containerLookup` (tests).
     package static func standardDirectory(named name: String, appGroup: String,
                                           containerLookup: (String) -> String?) throws(StoreError) -> String {
-        try requireName(name)
+        try UserDirectories.requireName(name, kind: "data")
         return try UserDirectories.groupData(application: name, group: appGroup, containerLookup: containerLookup)
-    }
-
-    static func requireName(_ name: String) throws(StoreError) {
-        guard !name.isEmpty, name != ".", name != ".." else {
-            throw StoreError(.invalidArgument, "a data directory needs a name")
-        }
     }
 
     /// The lock file next to the store (`<path>.lock`).

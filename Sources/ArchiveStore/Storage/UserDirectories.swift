@@ -26,6 +26,14 @@ package enum UserDirectories {
         #endif
     }
 
+    /// Refuses a directory name that names no directory of its own (empty, `.` or `..`): `.invalidArgument`,
+    /// "a <kind> directory needs a name". Both engines' `standardDirectory(named:)` check through this.
+    package static func requireName(_ name: String, kind: String) throws(StoreError) {
+        guard !name.isEmpty, name != ".", name != ".." else {
+            throw StoreError(.invalidArgument, "a \(kind) directory needs a name")
+        }
+    }
+
     /// The data directory of `application`. `passwordHome` is the password-database lookup (replaced in tests,
     /// to stand for a platform with no home directory).
     package static func data(application: String, environment: [String: String],
