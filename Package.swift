@@ -1,7 +1,8 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-// Layers run one way: BinaryPlist -> KeyedArchive -> ArchiveStore -> FormCache -> command-line targets.
+// Layers run one way: BinaryPlist -> KeyedArchive -> ArchiveStore -> FormCache -> command-line targets, and
+// KeyedArchive -> ArchiveInspection (what the tools show of an archive) -> command-line targets.
 let package = Package(
     name: "KeyedArchiveStore",
     // The lowest minimums the code needs: Swift concurrency (the cache's get-or-load is async) back-deploys to
@@ -11,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "BinaryPlist", targets: ["BinaryPlist"]),
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
+        .library(name: "ArchiveInspection", targets: ["ArchiveInspection"]),
         .library(name: "ArchiveStore", targets: ["ArchiveStore"]),
         .library(name: "FormCache", targets: ["FormCache"]),
         .executable(name: "formcache", targets: ["formcache"]),
@@ -21,6 +23,9 @@ let package = Package(
         .target(name: "BinaryPlist", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         // NSKeyedArchiver / NSKeyedUnarchiver and the Codable bridge: at most FoundationEssentials.
         .target(name: "KeyedArchive", dependencies: ["BinaryPlist"]),
+        // What the tools show of an archive: the graph walk, plist-JSON and the archive's JSON forms, the dump and
+        // the tree and graph printers. Pure like the codec: no platform layer.
+        .target(name: "ArchiveInspection", dependencies: ["BinaryPlist", "KeyedArchive"]),
         // The one platform layer: the only library code that imports Glibc, Musl or Darwin.
         .target(name: "ArchivePlatform"),
         // Storage engines over archive files: the repository (a record log) and the file cache, on one floor
@@ -30,23 +35,26 @@ let package = Package(
         .target(name: "FormCache", dependencies: ["ArchiveStore", "KeyedArchive"]),
         // Argument parsing and help layout shared by the command-line tools.
         .target(name: "CommandLineSupport", dependencies: ["ArchivePlatform"]),
-        .target(name: "FormCacheCLI", dependencies: ["BinaryPlist", "FormCache", "ArchiveStore", "CommandLineSupport"]),
+        .target(name: "FormCacheCLI", dependencies: ["BinaryPlist", "ArchiveInspection", "FormCache", "ArchiveStore", "CommandLineSupport"]),
         .executableTarget(name: "formcache", dependencies: ["FormCacheCLI"]),
-        .target(name: "InspectorCLI", dependencies: ["BinaryPlist", "KeyedArchive", "ArchiveStore", "CommandLineSupport"]),
+        .target(name: "InspectorCLI", dependencies: ["BinaryPlist", "KeyedArchive", "ArchiveInspection", "ArchiveStore", "CommandLineSupport"]),
         .executableTarget(name: "keyedarchive", dependencies: ["InspectorCLI"]),
         .executableTarget(name: "shapes-example", dependencies: ["KeyedArchive"], path: "Examples/shapes-example"),
 
         // Helpers shared by the test targets (seeded generator, fixture locator, temporary directories, sample
         // archives); may import Foundation.
         .target(name: "TestSupport", dependencies: ["BinaryPlist", "KeyedArchive", "ArchivePlatform", "ArchiveStore"], path: "Tests/TestSupport"),
-        .testTarget(name: "BinaryPlistTests", dependencies: ["TestSupport", "BinaryPlist"]),
-        .testTarget(name: "KeyedArchiveTests", dependencies: ["TestSupport", "KeyedArchive"]),
+        // BinaryPlistTests and KeyedArchiveTests read the fixtures' reference renderings (plist-JSON, archive-JSON)
+        // through ArchiveInspection.
+        .testTarget(name: "BinaryPlistTests", dependencies: ["TestSupport", "BinaryPlist", "ArchiveInspection"]),
+        .testTarget(name: "KeyedArchiveTests", dependencies: ["TestSupport", "KeyedArchive", "ArchiveInspection"]),
+        .testTarget(name: "ArchiveInspectionTests", dependencies: ["TestSupport", "ArchiveInspection", "KeyedArchive", "BinaryPlist"]),
         .testTarget(name: "ArchivePlatformTests", dependencies: ["TestSupport", "ArchivePlatform"]),
         .testTarget(name: "ArchiveStoreTests", dependencies: ["TestSupport", "ArchiveStore", "ArchivePlatform", "FormCache"]),
         .testTarget(name: "FormCacheTests", dependencies: ["TestSupport", "FormCache", "ArchiveStore", "KeyedArchive"]),
         .testTarget(name: "FormCacheCLITests", dependencies: ["TestSupport", "ArchivePlatform", "FormCacheCLI", "FormCache", "ArchiveStore", "CommandLineSupport"]),
         .testTarget(name: "CommandLineSupportTests", dependencies: ["TestSupport", "CommandLineSupport"]),
-        .testTarget(name: "InspectorCLITests", dependencies: ["TestSupport", "InspectorCLI", "BinaryPlist", "KeyedArchive", "ArchiveStore", "CommandLineSupport"]),
+        .testTarget(name: "InspectorCLITests", dependencies: ["TestSupport", "InspectorCLI", "ArchiveInspection", "BinaryPlist", "KeyedArchive", "ArchiveStore", "CommandLineSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
