@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "CommandLineSupport", dependencies: ["ArchivePlatform"]),
         .target(name: "FormCacheCLI", dependencies: ["BinaryPlist", "FormCache", "ArchiveStore", "CommandLineSupport"]),
         .executableTarget(name: "formcache", dependencies: ["FormCacheCLI"]),
-        .target(name: "InspectorCLI", dependencies: ["BinaryPlist", "KeyedArchive", "ArchiveStore", "CommandLineSupport"]),
+        .target(name: "InspectorCLI", dependencies: ["BinaryPlist", "KeyedArchive", "ArchivePlatform", "ArchiveStore", "CommandLineSupport"]),
         .executableTarget(name: "keyedarchive", dependencies: ["InspectorCLI"]),
         .executableTarget(name: "shapes-example", dependencies: ["KeyedArchive"], path: "Examples/shapes-example"),
 
@@ -45,8 +45,8 @@ let package = Package(
         .testTarget(name: "ArchiveStoreTests", dependencies: ["TestSupport", "ArchiveStore", "ArchivePlatform", "FormCache"]),
         .testTarget(name: "FormCacheTests", dependencies: ["TestSupport", "FormCache", "ArchiveStore", "KeyedArchive"]),
         .testTarget(name: "FormCacheCLITests", dependencies: ["TestSupport", "ArchivePlatform", "FormCacheCLI", "FormCache", "ArchiveStore", "CommandLineSupport"]),
-        .testTarget(name: "CommandLineSupportTests", dependencies: ["TestSupport", "CommandLineSupport"]),
-        .testTarget(name: "InspectorCLITests", dependencies: ["TestSupport", "InspectorCLI", "BinaryPlist", "KeyedArchive", "ArchiveStore", "CommandLineSupport"]),
+        .testTarget(name: "CommandLineSupportTests", dependencies: ["TestSupport", "ArchivePlatform", "CommandLineSupport"]),
+        .testTarget(name: "InspectorCLITests", dependencies: ["TestSupport", "ArchivePlatform", "InspectorCLI", "BinaryPlist", "KeyedArchive", "ArchiveStore", "CommandLineSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
