@@ -42,7 +42,7 @@ let package = Package(
         .testTarget(name: "BinaryPlistTests", dependencies: ["TestSupport", "BinaryPlist"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["TestSupport", "KeyedArchive"]),
         .testTarget(name: "ArchivePlatformTests", dependencies: ["TestSupport", "ArchivePlatform"]),
-        .testTarget(name: "ArchiveStoreTests", dependencies: ["TestSupport", "ArchiveStore", "ArchivePlatform", "FormCache"]),
+        .testTarget(name: "ArchiveStoreTests", dependencies: ["TestSupport", "ArchiveStore", "ArchivePlatform", "KeyedArchive"]),
         .testTarget(name: "FormCacheTests", dependencies: ["TestSupport", "FormCache", "ArchiveStore", "KeyedArchive"]),
         .testTarget(name: "FormCacheCLITests", dependencies: ["TestSupport", "ArchivePlatform", "FormCacheCLI", "FormCache", "ArchiveStore", "CommandLineSupport"]),
         .testTarget(name: "CommandLineSupportTests", dependencies: ["TestSupport", "ArchivePlatform", "CommandLineSupport"]),
