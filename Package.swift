@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "CommandLineSupport", dependencies: ["ArchivePlatform"]),
         .target(name: "FormCacheCLI", dependencies: ["BinaryPlist", "ArchiveInspection", "FormCache", "ArchiveStore", "CommandLineSupport"]),
         .executableTarget(name: "formcache", dependencies: ["FormCacheCLI"]),
-        .target(name: "InspectorCLI", dependencies: ["BinaryPlist", "KeyedArchive", "ArchiveInspection", "ArchiveStore", "CommandLineSupport"]),
+        .target(name: "InspectorCLI", dependencies: ["BinaryPlist", "KeyedArchive", "ArchiveInspection", "ArchivePlatform", "ArchiveStore", "CommandLineSupport"]),
         .executableTarget(name: "keyedarchive", dependencies: ["InspectorCLI"]),
         .executableTarget(name: "shapes-example", dependencies: ["KeyedArchive"], path: "Examples/shapes-example"),
 
@@ -50,11 +50,11 @@ let package = Package(
         .testTarget(name: "KeyedArchiveTests", dependencies: ["TestSupport", "KeyedArchive", "ArchiveInspection"]),
         .testTarget(name: "ArchiveInspectionTests", dependencies: ["TestSupport", "ArchiveInspection", "KeyedArchive", "BinaryPlist"]),
         .testTarget(name: "ArchivePlatformTests", dependencies: ["TestSupport", "ArchivePlatform"]),
-        .testTarget(name: "ArchiveStoreTests", dependencies: ["TestSupport", "ArchiveStore", "ArchivePlatform", "FormCache"]),
+        .testTarget(name: "ArchiveStoreTests", dependencies: ["TestSupport", "ArchiveStore", "ArchivePlatform", "KeyedArchive"]),
         .testTarget(name: "FormCacheTests", dependencies: ["TestSupport", "FormCache", "ArchiveStore", "KeyedArchive"]),
         .testTarget(name: "FormCacheCLITests", dependencies: ["TestSupport", "ArchivePlatform", "FormCacheCLI", "FormCache", "ArchiveStore", "CommandLineSupport"]),
-        .testTarget(name: "CommandLineSupportTests", dependencies: ["TestSupport", "CommandLineSupport"]),
-        .testTarget(name: "InspectorCLITests", dependencies: ["TestSupport", "InspectorCLI", "ArchiveInspection", "BinaryPlist", "KeyedArchive", "ArchiveStore", "CommandLineSupport"]),
+        .testTarget(name: "CommandLineSupportTests", dependencies: ["TestSupport", "ArchivePlatform", "CommandLineSupport"]),
+        .testTarget(name: "InspectorCLITests", dependencies: ["TestSupport", "ArchivePlatform", "InspectorCLI", "ArchiveInspection", "BinaryPlist", "KeyedArchive", "ArchiveStore", "CommandLineSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
