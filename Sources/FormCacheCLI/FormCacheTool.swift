@@ -91,4 +91,16 @@ struct Session {
             throw CommandFailure(error)
         }
     }
+
+    /// ``withCache(_:)`` for a verb that goes through every record: on a terminal (and without `--quiet`) stderr
+    /// shows the records done so far under `label` while `body` runs, and the line is finished however it ends.
+    func withCache<Result>(reportingProgress label: String, _ context: CommandContext,
+                           _ body: (FormCache, @escaping ProgressHandler) throws(StoreError) -> Result) throws -> Result {
+        let progress = ProgressReporter.forCommand(context, label: label, unit: "records", total: nil,
+                                                   quiet: context.arguments.flag("quiet"))
+        return try withCache { cache throws(StoreError) in
+            defer { progress.finish() }
+            return try body(cache, progress.update)
+        }
+    }
 }

@@ -17,11 +17,8 @@ extension Verbs {
             options: [.flag("quiet", short: "q", help: "Draw no progress line on stderr (it is drawn only when stderr is a terminal).")]
         ) { context in
             let file = context.arguments.value("file") ?? ""
-            let progress = ProgressReporter.forCommand(context, label: "export", unit: "records", total: nil,
-                                                       quiet: context.arguments.flag("quiet"))
-            let count = try session.withCache { cache throws(StoreError) in
-                defer { progress.finish() }
-                return try cache.export(to: file, progress: progress.update)
+            let count = try session.withCache(reportingProgress: "export", context) { cache, progress throws(StoreError) in
+                try cache.export(to: file, progress: progress)
             }
             context.stderr.write("Exported \(count) record\(count == 1 ? "" : "s") to \(file).\n")
             return ExitStatus.success

@@ -17,11 +17,8 @@ extension Verbs {
             options: [.flag("quiet", short: "q", help: "Draw no progress line on stderr (it is drawn only when stderr is a terminal).")]
         ) { context in
             let file = context.arguments.value("file") ?? ""
-            let progress = ProgressReporter.forCommand(context, label: "import", unit: "records", total: nil,
-                                                       quiet: context.arguments.flag("quiet"))
-            let result = try session.withCache { cache throws(StoreError) in
-                defer { progress.finish() }
-                return try cache.importArchive(file: file, progress: progress.update)
+            let result = try session.withCache(reportingProgress: "import", context) { cache, progress throws(StoreError) in
+                try cache.importArchive(file: file, progress: progress)
             }
             context.stdout.write(result.imported.map { $0.id + "\n" }.joined())
             let count = result.imported.count

@@ -15,11 +15,8 @@ extension Verbs {
         ) { context in
             let all = context.arguments.flag("all")
             let dryRun = context.arguments.flag("dry-run")
-            let progress = ProgressReporter.forCommand(context, label: "purge", unit: "records", total: nil,
-                                                       quiet: context.arguments.flag("quiet"))
-            let purged = try session.withCache { cache throws(StoreError) in
-                defer { progress.finish() }
-                return try cache.purge(all: all, dryRun: dryRun, progress: progress.update)
+            let purged = try session.withCache(reportingProgress: "purge", context) { cache, progress throws(StoreError) in
+                try cache.purge(all: all, dryRun: dryRun, progress: progress)
             }
             context.stdout.write(purged.map { $0.id + "\n" }.joined())
             if !dryRun {
