@@ -4,20 +4,21 @@
 /// that are not ASCII compare as Swift strings (canonical equivalence) in a `Dictionary`, as they always did;
 /// see ``BinaryPlistWriter``'s `string(_:)`.
 ///
-/// An open-addressing table with linear probing, at most half full, whose slots hold the encoding's hash, its
-/// byte range in the scalar buffer and the object number: a lookup hashes the candidate's bytes once and
-/// compares bytes only on an equal hash. The hash is a multiply-and-fold over eight bytes at a time, seeded
+/// An open-addressing table with linear probing, at most half full, whose 16-byte slots hold the object number
+/// and 32 bits of its encoding's hash (the object's byte range is in the writer's object list): a lookup hashes
+/// the candidate's bytes once and compares bytes only on an equal hash. The hash is a multiply-and-fold over eight bytes at a time, seeded
 /// per process; should a probe ever run past ``longProbe`` slots (values crafted to collide), the table
 /// switches for good to Swift's `Hasher` (SipHash, seeded per process) and rehashes what it holds, so crafted
 /// values cannot make writing quadratic. The table only finds objects; the output never depends on it.
 struct EncodedScalarTable {
     private struct Slot {
-        var hash: Int
-        var start: Int
-        var count: Int
         /// -1 marks an empty slot.
         var object: Int
+        var hash: UInt32
     }
+
+    /// Where each object's encoding lies in the scalar buffer: the writer's object list.
+    typealias Objects = UnsafeBufferPointer<WrittenObject>
 
     private var slots: [Slot]
     private var mask: Int
@@ -31,7 +32,7 @@ struct EncodedScalarTable {
         self.longProbe = longProbe
         var size = 16
         while size < capacity * 2 { size <<= 1 }
-        slots = Array(repeating: Slot(hash: 0, start: 0, count: 0, object: -1), count: size)
+        slots = Array(repeating: Slot(object: -1, hash: 0), count: size)
         mask = size - 1
     }
 
@@ -70,40 +71,46 @@ struct EncodedScalarTable {
 
     /// The object whose encoding is `buffer[start..<end]`, or else `candidate`, registered for it.
     @inline(__always)
-    mutating func object(for buffer: UnsafeRawBufferPointer, _ start: Int, _ end: Int, candidate: Int) -> Int {
+    mutating func object(for buffer: UnsafeRawBufferPointer, _ start: Int, _ end: Int, objects: Objects,
+                         candidate: Int) -> Int {
         let key = UnsafeRawBufferPointer(rebasing: buffer[start..<end])
         var hash = hash(key)
-        var (i, probes) = position(of: key, hash: hash, in: buffer)
+        var (i, probes) = position(of: key, hash: hash, in: buffer, objects)
         if slots[i].object >= 0 { return slots[i].object }
         if probes > longProbe && !strong {
-            rehashStrongly(buffer)
+            rehashStrongly(buffer, objects)
             hash = self.hash(key)
-            i = position(of: key, hash: hash, in: buffer).slot
+            i = position(of: key, hash: hash, in: buffer, objects).slot
         }
-        slots[i] = Slot(hash: hash, start: start, count: end - start, object: candidate)
+        slots[i] = Slot(object: candidate, hash: UInt32(truncatingIfNeeded: hash))
         count += 1
         if count * 2 > slots.count { grow() }
         return candidate
     }
 
     /// The object whose encoding is `buffer[start..<end]`, if there is one (nothing is registered).
-    func existingObject(for buffer: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> Int? {
+    func existingObject(for buffer: UnsafeRawBufferPointer, _ start: Int, _ end: Int, objects: Objects) -> Int? {
         let key = UnsafeRawBufferPointer(rebasing: buffer[start..<end])
-        let object = slots[position(of: key, hash: hash(key), in: buffer).slot].object
+        let object = slots[position(of: key, hash: hash(key), in: buffer, objects).slot].object
         return object >= 0 ? object : nil
     }
 
     /// The slot that holds `key`, or else the empty slot where it would go, and the slots probed before it.
     @inline(__always)
-    private func position(of key: UnsafeRawBufferPointer, hash: Int, in buffer: UnsafeRawBufferPointer) -> (slot: Int, probes: Int) {
-        slots.withUnsafeBufferPointer { table in
+    private func position(of key: UnsafeRawBufferPointer, hash: Int, in buffer: UnsafeRawBufferPointer,
+                          _ objects: Objects) -> (slot: Int, probes: Int) {
+        let hash32 = UInt32(truncatingIfNeeded: hash)
+        return slots.withUnsafeBufferPointer { table in
             var i = hash & mask
             var probes = 0
             while table[i].object >= 0 {
                 let slot = table[i]
-                if slot.hash == hash && slot.count == key.count
-                    && Self.equal(UnsafeRawBufferPointer(rebasing: buffer[slot.start..<(slot.start + slot.count)]), key) {
-                    return (i, probes)
+                if slot.hash == hash32 {
+                    let object = objects[slot.object]
+                    if object.count == key.count
+                        && Self.equal(UnsafeRawBufferPointer(rebasing: buffer[object.start..<(object.start + object.count)]), key) {
+                        return (i, probes)
+                    }
                 }
                 i = (i + 1) & mask
                 probes += 1
@@ -113,11 +120,12 @@ struct EncodedScalarTable {
     }
 
     /// Switches to `Hasher` and places every held encoding again by its new hash.
-    private mutating func rehashStrongly(_ buffer: UnsafeRawBufferPointer) {
+    private mutating func rehashStrongly(_ buffer: UnsafeRawBufferPointer, _ objects: Objects) {
         strong = true
         for i in slots.indices where slots[i].object >= 0 {
-            let slot = slots[i]
-            slots[i].hash = Self.strongHash(UnsafeRawBufferPointer(rebasing: buffer[slot.start..<(slot.start + slot.count)]))
+            let object = objects[slots[i].object]
+            let hash = Self.strongHash(UnsafeRawBufferPointer(rebasing: buffer[object.start..<(object.start + object.count)]))
+            slots[i].hash = UInt32(truncatingIfNeeded: hash)
         }
         place(slots, size: slots.count)
     }
@@ -145,14 +153,25 @@ struct EncodedScalarTable {
 
     /// Makes the table `size` slots holding the full slots of `old`, each where its hash puts it.
     private mutating func place(_ old: [Slot], size: Int) {
-        slots = Array(repeating: Slot(hash: 0, start: 0, count: 0, object: -1), count: size)
+        slots = Array(repeating: Slot(object: -1, hash: 0), count: size)
         mask = size - 1
         for slot in old where slot.object >= 0 {
-            var i = slot.hash & mask
+            var i = Int(slot.hash) & mask
             while slots[i].object >= 0 { i = (i + 1) & mask }
             slots[i] = slot
         }
     }
+}
+
+/// One object of a plist being written: a scalar's byte range in the scalar buffer, or a collection's range of
+/// the reference pool.
+struct WrittenObject {
+    /// 0 for a scalar, else the collection marker's high nibble (0xA0, 0xC0, 0xD0).
+    var kind: UInt8
+    /// Scalar: first byte in the scalar buffer; collection: first slot in the pool.
+    var start: Int
+    /// Scalar: byte count; collection: element (or key/value pair) count.
+    var count: Int
 }
 
 /// A seed for the writer's fast hash, taken once per process from `Hasher`'s random seed.

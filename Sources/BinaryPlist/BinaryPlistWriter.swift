@@ -29,17 +29,7 @@ public struct BinaryPlistWriter {
 /// each scalar's bytes written once into one buffer as it comes (and taken back when an equal scalar already
 /// has an object), then the file assembled in one buffer of the size it needs.
 private struct Flattener {
-    /// One object: a scalar's byte range in `scalars`, or a collection's range of `pool`.
-    struct Node {
-        /// 0 for a scalar, else the collection marker's high nibble (0xA0, 0xC0, 0xD0).
-        var kind: UInt8
-        /// Scalar: first byte in `scalars`; collection: first slot in `pool`.
-        var start: Int
-        /// Scalar: byte count; collection: element (or key/value pair) count.
-        var count: Int
-    }
-
-    var nodes: [Node] = []
+    var nodes: [WrittenObject] = []
     var pool: [Int] = []
     var scalars = BinaryPlistBuffer()
     var table = EncodedScalarTable()
@@ -60,7 +50,7 @@ private struct Flattener {
         case .array(let items), .set(let items):
             try checkDepth(depth)
             let me = nodes.count
-            nodes.append(Node(kind: value.isSet ? 0xC0 : 0xA0, start: pool.count, count: items.count))
+            nodes.append(WrittenObject(kind: value.isSet ? 0xC0 : 0xA0, start: pool.count, count: items.count))
             let slot = pool.count
             pool.append(contentsOf: repeatElement(0, count: items.count))
             for i in items.indices { pool[slot + i] = try add(items[i], depth: depth + 1) }
@@ -69,7 +59,7 @@ private struct Flattener {
             try checkDepth(depth)
             let n = dict.count
             let me = nodes.count
-            nodes.append(Node(kind: 0xD0, start: pool.count, count: n))
+            nodes.append(WrittenObject(kind: 0xD0, start: pool.count, count: n))
             let slot = pool.count
             pool.append(contentsOf: repeatElement(0, count: 2 * n))
             let entries = dict.entries
@@ -77,21 +67,28 @@ private struct Flattener {
                 if entries[i].key.isCollection {
                     throw PlistError(.invalidKey, "\(entries[i].key.kindNameWithArticle) cannot be a dictionary key")
                 }
-                pool[slot + i] = try add(entries[i].key, depth: depth + 1)
+                pool[slot + i] = try key(entries[i].key, depth: depth + 1)
             }
             for i in 0..<n { pool[slot + n + i] = try add(entries[i].value, depth: depth + 1) }
             return me
         case .string(let s):
-            guard let bits = RecentStrings.bits(of: s) else { return string(s) }
-            if let object = recentStrings[bits] { return object }
-            let object = string(s)
-            recentStrings.insert(s, bits, object)
-            return object
+            return string(s)
         default:
             let mark = scalars.bytes.count
             scalars.writeScalar(value)
             return unique(from: mark)
         }
+    }
+
+    /// A dictionary key: the keys of a plist's many dictionaries repeat, so a string key is first looked up
+    /// among the strings recently seen, by identity.
+    @inline(__always)
+    private mutating func key(_ value: PlistValue, depth: Int) throws -> Int {
+        guard case .string(let s) = value, let bits = RecentStrings.bits(of: s) else { return try add(value, depth: depth) }
+        if let object = recentStrings[bits] { return object }
+        let object = string(s)
+        recentStrings.insert(s, bits, object)
+        return object
     }
 
     /// The object of the scalar whose bytes were just written from `mark` on: an earlier object with the same
@@ -100,9 +97,11 @@ private struct Flattener {
     private mutating func unique(from mark: Int) -> Int {
         let candidate = nodes.count
         let end = scalars.bytes.count
-        let object = scalars.bytes.withUnsafeBytes { table.object(for: $0, mark, end, candidate: candidate) }
+        let object = scalars.bytes.withUnsafeBytes { buffer in
+            nodes.withUnsafeBufferPointer { table.object(for: buffer, mark, end, objects: $0, candidate: candidate) }
+        }
         if object == candidate {
-            nodes.append(Node(kind: 0, start: mark, count: end - mark))
+            nodes.append(WrittenObject(kind: 0, start: mark, count: end - mark))
         } else {
             scalars.bytes.removeSubrange(mark..<end)
         }
@@ -128,7 +127,10 @@ private struct Flattener {
             let mark = scalars.bytes.count
             scalars.writeMarker(0x50, count: ascii.count)
             scalars.bytes.append(contentsOf: ascii)
-            let earlier = scalars.bytes.withUnsafeBytes { table.existingObject(for: $0, mark, scalars.bytes.count) }
+            let end = scalars.bytes.count
+            let earlier = scalars.bytes.withUnsafeBytes { buffer in
+                nodes.withUnsafeBufferPointer { table.existingObject(for: buffer, mark, end, objects: $0) }
+            }
             scalars.bytes.removeSubrange(mark...)
             if let earlier { return earlier }
             hasASCIIEquivalents = true
@@ -136,7 +138,7 @@ private struct Flattener {
         let object = nodes.count
         let mark = scalars.bytes.count
         scalars.writeString(s)
-        nodes.append(Node(kind: 0, start: mark, count: scalars.bytes.count - mark))
+        nodes.append(WrittenObject(kind: 0, start: mark, count: scalars.bytes.count - mark))
         otherStrings[s] = object
         return object
     }

@@ -100,12 +100,18 @@ struct PresizedWriterTests {
             bytes += Array("encoding \(i)".utf8)
             ranges.append((start, bytes.count))
         }
+        let objects = ranges.map { WrittenObject(kind: 0, start: $0.start, count: $0.end - $0.start) }
         var table = EncodedScalarTable(capacity: 4, longProbe: 0)
         bytes.withUnsafeBytes { raw in
-            for (n, r) in ranges.enumerated() { #expect(table.object(for: raw, r.start, r.end, candidate: n) == n) }
-            for (n, r) in ranges.enumerated() {
-                #expect(table.object(for: raw, r.start, r.end, candidate: -5) == n)
-                #expect(table.existingObject(for: raw, r.start, r.end) == n)
+            objects.withUnsafeBufferPointer { objects in
+                for (n, r) in ranges.enumerated() {
+                    #expect(table.existingObject(for: raw, r.start, r.end, objects: objects) == nil)
+                    #expect(table.object(for: raw, r.start, r.end, objects: objects, candidate: n) == n)
+                }
+                for (n, r) in ranges.enumerated() {
+                    #expect(table.object(for: raw, r.start, r.end, objects: objects, candidate: -5) == n)
+                    #expect(table.existingObject(for: raw, r.start, r.end, objects: objects) == n)
+                }
             }
         }
         #expect(table.strong)
