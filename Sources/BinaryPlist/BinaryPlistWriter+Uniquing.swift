@@ -58,15 +58,29 @@ struct EncodedScalarTable {
             h = m.high ^ m.low
             i += 8
         }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while i < n {
-            tail |= UInt64(bytes[i]) << shift
-            shift += 8
-            i += 1
-        }
+        let tail = tailBits(bytes, from: i)
         let m = (h ^ tail ^ 0xA076_1D64_78BD_642F).multipliedFullWidth(by: 0xE703_7ED1_A0B4_28DB)
         return Int(truncatingIfNeeded: m.high ^ m.low)
+    }
+
+    /// The last `bytes.count - i` bytes (fewer than eight), byte `k` of them at bit `8 * k`, read in at most
+    /// three loads instead of a loop: an overlapping 8-byte load when there are eight bytes to read, else two
+    /// overlapping 4-byte loads, else three single bytes (the first, the middle and the last).
+    @inline(__always)
+    static func tailBits(_ bytes: UnsafeRawBufferPointer, from i: Int) -> UInt64 {
+        let n = bytes.count
+        let r = n - i
+        if r == 0 { return 0 }
+        if n >= 8 {
+            return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)) >> UInt64(8 * (8 - r))
+        }
+        if r >= 4 {
+            let low = UInt64(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: i, as: UInt32.self)))
+            let high = UInt64(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)))
+            return low | high << UInt64(8 * (r - 4))
+        }
+        let middle = r / 2
+        return UInt64(bytes[i]) | UInt64(bytes[i + middle]) << UInt64(8 * middle) | UInt64(bytes[n - 1]) << UInt64(8 * (r - 1))
     }
 
     /// The object whose encoding is `buffer[start..<end]`, or else `candidate`, registered for it.

@@ -117,6 +117,22 @@ struct PresizedWriterTests {
         #expect(table.strong)
     }
 
+    @Test func theHashReadsTheLastBytesAsTheByteLoopDid() {
+        // Every length up to 24 and every start of a tail of fewer than eight bytes: the loads give the value
+        // of the loop they replace (byte k at bit 8k), so the hash, and every probe sequence, stay as they were.
+        let bytes: [UInt8] = (0..<24).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 0x81) }
+        bytes.withUnsafeBytes { all in
+            for n in 0...24 {
+                let prefix = UnsafeRawBufferPointer(rebasing: all[0..<n])
+                for i in max(0, n - 7)...n {
+                    var expected: UInt64 = 0
+                    for k in i..<n { expected |= UInt64(prefix[k]) << UInt64(8 * (k - i)) }
+                    #expect(EncodedScalarTable.tailBits(prefix, from: i) == expected, "length \(n), from \(i)")
+                }
+            }
+        }
+    }
+
     @Test func recentStringsNeverConfuseStringsThatWereFreed() throws {
         // Strings made and dropped one after another may reuse one address: the cache keeps each one it names.
         var items: [PlistValue] = []
