@@ -165,15 +165,22 @@ struct EncodedScalarTable {
         place(slots, size: slots.count * 2)
     }
 
-    /// Makes the table `size` slots holding the full slots of `old`, each where its hash puts it.
+    /// Makes the table `size` slots holding the full slots of `old`, each where its hash puts it; the new table
+    /// is filled through a pointer (no uniqueness check per slot) before it replaces the old one.
     private mutating func place(_ old: [Slot], size: Int) {
-        slots = Array(repeating: Slot(object: -1, hash: 0), count: size)
-        mask = size - 1
-        for slot in old where slot.object >= 0 {
-            var i = Int(slot.hash) & mask
-            while slots[i].object >= 0 { i = (i + 1) & mask }
-            slots[i] = slot
+        var table = Array(repeating: Slot(object: -1, hash: 0), count: size)
+        let mask = size - 1
+        table.withUnsafeMutableBufferPointer { table in
+            old.withUnsafeBufferPointer { old in
+                for slot in old where slot.object >= 0 {
+                    var i = Int(slot.hash) & mask
+                    while table[i].object >= 0 { i = (i + 1) & mask }
+                    table[i] = slot
+                }
+            }
         }
+        slots = table
+        self.mask = mask
     }
 }
 
