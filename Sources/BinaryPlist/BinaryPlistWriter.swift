@@ -179,9 +179,20 @@ package struct BinaryPlistBuffer {
 
     @inline(__always)
     package mutating func writeBigEndian(_ v: UInt64, width: Int) {
-        if width == 1 {
+        switch width {
+        case 1:
             bytes.append(UInt8(truncatingIfNeeded: v))
             return
+        case 2, 4:
+            // A few single appends cost less than one append of a buffer (its generic set-up).
+            var shift = UInt64(8 * (width - 1))
+            for _ in 0..<width {
+                bytes.append(UInt8(truncatingIfNeeded: v >> shift))
+                shift &-= 8
+            }
+            return
+        default:
+            break
         }
         // A contiguous buffer, so that appending is one copy (a slice of a raw buffer is appended byte by byte).
         withUnsafeBytes(of: v.bigEndian) {

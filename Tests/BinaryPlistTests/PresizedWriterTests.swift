@@ -133,6 +133,25 @@ struct PresizedWriterTests {
         }
     }
 
+    @Test func writesEachWidthMostSignificantByteFirst() {
+        let v: UInt64 = 0x0102_0304_0506_0708
+        for width in [1, 2, 4, 8] {
+            var buffer = BinaryPlistBuffer()
+            buffer.writeBigEndian(v, width: width)
+            #expect(buffer.bytes == Array([1, 2, 3, 4, 5, 6, 7, 8].suffix(width)), "width \(width)")
+        }
+        let integers: [(UInt64, [UInt8])] = [
+            (0xFF, [0x10, 0xFF]), (0x100, [0x11, 0x01, 0x00]), (0xFFFF, [0x11, 0xFF, 0xFF]),
+            (0x1_0000, [0x12, 0x00, 0x01, 0x00, 0x00]), (0xFFFF_FFFF, [0x12, 0xFF, 0xFF, 0xFF, 0xFF]),
+            (0x1_0000_0000, [0x13, 0, 0, 0, 0x01, 0, 0, 0, 0]),
+        ]
+        for (value, expected) in integers {
+            var buffer = BinaryPlistBuffer()
+            buffer.writeUnsigned(value)
+            #expect(buffer.bytes == expected, "\(value)")
+        }
+    }
+
     @Test func recentStringsNeverConfuseStringsThatWereFreed() throws {
         // Strings made and dropped one after another may reuse one address: the cache keeps each one it names.
         var items: [PlistValue] = []

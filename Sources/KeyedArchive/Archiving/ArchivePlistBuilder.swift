@@ -124,7 +124,11 @@ struct ArchivePlistBuilder {
         if u >= 0 && u < uids.count, uids[u] >= 0 { return uids[u] }
         // The table grows by at most doubling (plus a page), as UIDs the archiver numbers itself need.
         guard u >= 0, u < 2 * uids.count + 4096 else { return otherUID(UInt64(bitPattern: Int64(u))) }
-        if u >= uids.count { uids.append(contentsOf: repeatElement(-1, count: u - uids.count + 1)) }
+        if u == uids.count {
+            uids.append(-1)  // the usual case: the next UID
+        } else if u > uids.count {
+            uids.append(contentsOf: repeatElement(-1, count: u - uids.count + 1))
+        }
         let n = newUID(UInt64(u))
         uids[u] = n
         return n
