@@ -100,9 +100,10 @@ struct BenchError: Error, CustomStringConvertible {
 
 extension RawWorkload {
     /// Repeats one operation for a profiler (`keyed-bench raw-profile read|write`).
-    static func profile(_ op: String, count: Int, repeats: Int) throws {
+    static func profile(_ op: String, count: Int, repeats: Int, save: String? = nil) throws {
         let value = makeValue(count: count)
         let bytes = try PropertyList.encode(value, format: .binary)
+        if let save { try Data(bytes).write(to: URL(fileURLWithPath: save)) }
         for _ in 0..<repeats {
             if op == "write" { blackHole(try PropertyList.encode(value, format: .binary)) }
             else { blackHole(try PropertyList.decode(bytes)) }

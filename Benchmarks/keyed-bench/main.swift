@@ -24,6 +24,11 @@ let usage = """
       --rounds <k>     timed rounds per implementation (default 7)
       --only <names>   comma-separated: ours,foundation,plist-codable,json-codable
                        (cache: ours,diskcache,foundation-files)
+      --save <file>    raw-profile: also write the plist it works on to <file>
+
+    PROFILING (fixed work, no timing; Benchmarks/callgrind.sh counts their instructions):
+      raw-profile [n] read|write      n (100000) records, --rounds times
+      w1-profile [n] encode|decode    n (100000) shapes, --rounds times
     """
 
 var args = Array(CommandLine.arguments.dropFirst())
@@ -31,6 +36,11 @@ var rounds = 7
 var only: Set<String>?
 if let i = args.firstIndex(of: "--only"), i + 1 < args.count {
     only = Set(args[i + 1].split(separator: ",").map(String.init))
+    args.removeSubrange(i...(i + 1))
+}
+var save: String?
+if let i = args.firstIndex(of: "--save"), i + 1 < args.count {
+    save = args[i + 1]
     args.removeSubrange(i...(i + 1))
 }
 if let i = args.firstIndex(of: "--rounds"), i + 1 < args.count, let k = Int(args[i + 1]) {
@@ -64,7 +74,7 @@ do {
                                       byteLimit: args.count == 4 ? Int(args[3]) ?? 0 : 0)
     case "cache": try CacheWorkload.run(arguments: Array(args.dropFirst()), only: only)
     case "store": try StoreWorkload.run(count: n ?? 10_000, rounds: rounds)
-    case "raw-profile": try RawWorkload.profile(args.count > 2 ? args[2] : "read", count: n ?? 100_000, repeats: rounds)
+    case "raw-profile": try RawWorkload.profile(args.count > 2 ? args[2] : "read", count: n ?? 100_000, repeats: rounds, save: save)
     default:
         FileHandle.standardError.write(Data("Error: unknown workload '\(workload)'\n\(usage)\n".utf8))
         exit(64)

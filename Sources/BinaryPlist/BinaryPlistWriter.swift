@@ -25,47 +25,23 @@ public struct BinaryPlistWriter {
     }
 }
 
-/// Sets a free uniquing slot (-1) to `candidate`; returns the slot's object number.
-@inline(__always)
-private func claim(_ slot: inout Int, _ candidate: Int) -> Int {
-    if slot < 0 { slot = candidate }
-    return slot
-}
-
-/// Flattened object table: one record per object, references in one shared pool, scalars uniqued per kind.
+/// Flattened object table: one record per object in object-number order, references in one shared pool,
+/// each scalar's bytes written once into one buffer as it comes (and taken back when an equal scalar already
+/// has an object), then the file assembled in one buffer of the size it needs.
 private struct Flattener {
-    /// 0 for a scalar, else the collection marker's high nibble (0xA0, 0xC0, 0xD0).
-    var kinds: [UInt8] = []
-    /// Scalar: index into `scalars`; collection: first slot in `pool`.
-    var payload: [Int] = []
-    /// Collection: element (or key/value pair) count.
-    var counts: [Int] = []
+    var nodes: [WrittenObject] = []
     var pool: [Int] = []
-    var scalars: [PlistValue] = []
-
-    var strings: [String: Int] = [:]
-    var integers: [PlistInteger: Int] = [:]
-    var reals: [UInt64: Int] = [:]
-    var dates: [UInt64: Int] = [:]
-    var datas: [[UInt8]: Int] = [:]
-    var uids: [UInt64: Int] = [:]
-    var constants: [Int?] = [nil, nil, nil]  // null, false, true
+    var scalars = BinaryPlistBuffer()
+    var table = EncodedScalarTable()
+    /// Strings that are not ASCII, compared as Swift strings, as they were always uniqued.
+    var otherStrings: [String: Int] = [:]
+    /// Whether `otherStrings` holds a string equal to an ASCII one ("\u{212A}", equal to "K").
+    var hasASCIIEquivalents = false
+    var recentStrings = RecentStrings()
 
     let maxDepth: Int
 
     init(maxDepth: Int) { self.maxDepth = maxDepth }
-
-    private mutating func newObject(_ kind: UInt8, _ payload: Int, _ count: Int) -> Int {
-        kinds.append(kind)
-        self.payload.append(payload)
-        counts.append(count)
-        return kinds.count - 1
-    }
-
-    private mutating func newScalar(_ value: PlistValue) -> Int {
-        scalars.append(value)
-        return newObject(0, scalars.count - 1, 0)
-    }
 
     /// Adds `value` and its children depth-first (a dictionary's keys, then its values); returns its index.
     /// Recursion is bounded by `maxDepth`.
@@ -73,15 +49,17 @@ private struct Flattener {
         switch value {
         case .array(let items), .set(let items):
             try checkDepth(depth)
-            let me = newObject(value.isSet ? 0xC0 : 0xA0, pool.count, items.count)
+            let me = nodes.count
+            nodes.append(WrittenObject(kind: value.isSet ? 0xC0 : 0xA0, start: pool.count, count: items.count))
             let slot = pool.count
             pool.append(contentsOf: repeatElement(0, count: items.count))
-            for (i, item) in items.enumerated() { pool[slot + i] = try add(item, depth: depth + 1) }
+            for i in items.indices { pool[slot + i] = try add(items[i], depth: depth + 1) }
             return me
         case .dictionary(let dict):
             try checkDepth(depth)
             let n = dict.count
-            let me = newObject(0xD0, pool.count, n)
+            let me = nodes.count
+            nodes.append(WrittenObject(kind: 0xD0, start: pool.count, count: n))
             let slot = pool.count
             pool.append(contentsOf: repeatElement(0, count: 2 * n))
             let entries = dict.entries
@@ -89,30 +67,79 @@ private struct Flattener {
                 if entries[i].key.isCollection {
                     throw PlistError(.invalidKey, "\(entries[i].key.kindNameWithArticle) cannot be a dictionary key")
                 }
-                pool[slot + i] = try add(entries[i].key, depth: depth + 1)
+                pool[slot + i] = try key(entries[i].key, depth: depth + 1)
             }
             for i in 0..<n { pool[slot + n + i] = try add(entries[i].value, depth: depth + 1) }
             return me
-        // One hash lookup per scalar: claim the slot for the next object number, keep it if it was free.
-        case .string(let s): return keep(value, claim(&strings[s, default: -1], kinds.count))
-        case .integer(let i): return keep(value, claim(&integers[i, default: -1], kinds.count))
-        case .real(let r): return keep(value, claim(&reals[r.bitPattern, default: -1], kinds.count))
-        case .date(let d): return keep(value, claim(&dates[d.secondsSinceReferenceDate.bitPattern, default: -1], kinds.count))
-        case .data(let d): return keep(value, claim(&datas[d, default: -1], kinds.count))
-        case .uid(let u): return keep(value, claim(&uids[u.value, default: -1], kinds.count))
-        case .null, .bool:
-            let slot = value.boolValue.map { $0 ? 2 : 1 } ?? 0
-            if let existing = constants[slot] { return existing }
-            let me = newScalar(value)
-            constants[slot] = me
-            return me
+        case .string(let s):
+            return string(s)
+        default:
+            let mark = scalars.bytes.count
+            scalars.writeScalar(value)
+            return unique(from: mark)
         }
     }
 
-    /// Appends `value` as a new scalar object when `object` is the next object number.
+    /// A dictionary key: the keys of a plist's many dictionaries repeat, so a string key is first looked up
+    /// among the strings recently seen, by identity.
     @inline(__always)
-    private mutating func keep(_ value: PlistValue, _ object: Int) -> Int {
-        if object == kinds.count { _ = newScalar(value) }
+    private mutating func key(_ value: PlistValue, depth: Int) throws -> Int {
+        guard case .string(let s) = value, let bits = RecentStrings.bits(of: s) else { return try add(value, depth: depth) }
+        if let object = recentStrings[bits] { return object }
+        let object = string(s)
+        recentStrings.insert(s, bits, object)
+        return object
+    }
+
+    /// The object of the scalar whose bytes were just written from `mark` on: an earlier object with the same
+    /// bytes (the new bytes are taken back), or a new one.
+    @inline(__always)
+    private mutating func unique(from mark: Int) -> Int {
+        let candidate = nodes.count
+        let end = scalars.bytes.count
+        let object = scalars.bytes.withUnsafeBytes { buffer in
+            nodes.withUnsafeBufferPointer { table.object(for: buffer, mark, end, objects: $0, candidate: candidate) }
+        }
+        if object == candidate {
+            nodes.append(WrittenObject(kind: 0, start: mark, count: end - mark))
+        } else {
+            scalars.bytes.removeSubrange(mark..<end)
+        }
+        return object
+    }
+
+    private mutating func string(_ string: String) -> Int {
+        var s = string
+        if s.utf8.withContiguousStorageIfAvailable({ _ in true }) == nil { s.makeContiguousUTF8() }
+        let asASCII: Int?? = s.utf8.withContiguousStorageIfAvailable { utf8 -> Int? in
+            guard isASCII(utf8) else { return nil }
+            // The bytes in order are the string; `==` on two ASCII strings compares those bytes.
+            if hasASCIIEquivalents, let object = otherStrings[s] { return object }
+            let mark = scalars.bytes.count
+            scalars.writeMarker(0x50, count: utf8.count)
+            scalars.bytes.append(contentsOf: utf8)
+            return unique(from: mark)
+        }
+        if case .some(.some(let object)) = asASCII { return object }
+        if let object = otherStrings[s] { return object }
+        if let ascii = asciiEquivalent(of: s) {
+            // Equal to an ASCII string: that string's object, when it was written first.
+            let mark = scalars.bytes.count
+            scalars.writeMarker(0x50, count: ascii.count)
+            scalars.bytes.append(contentsOf: ascii)
+            let end = scalars.bytes.count
+            let earlier = scalars.bytes.withUnsafeBytes { buffer in
+                nodes.withUnsafeBufferPointer { table.existingObject(for: buffer, mark, end, objects: $0) }
+            }
+            scalars.bytes.removeSubrange(mark...)
+            if let earlier { return earlier }
+            hasASCIIEquivalents = true
+        }
+        let object = nodes.count
+        let mark = scalars.bytes.count
+        scalars.writeString(s)
+        nodes.append(WrittenObject(kind: 0, start: mark, count: scalars.bytes.count - mark))
+        otherStrings[s] = object
         return object
     }
 
@@ -122,31 +149,27 @@ private struct Flattener {
         }
     }
 
+    /// The file: header, objects in number order (the top object is always object 0), offset table and
+    /// trailer, written into one buffer of the size they need.
     func serialize() -> [UInt8] {
-        let objectCount = kinds.count
-        let refWidth = byteWidth(toExceed: objectCount)
-        var out = BinaryPlistBuffer()
-        out.bytes.reserveCapacity(pool.count * refWidth + scalars.count * 16 + objectCount * 4 + 64)
-        out.bytes.append(contentsOf: Array("bplist00".utf8))
-        var offsets: [Int] = []
-        offsets.reserveCapacity(objectCount)
-        for i in 0..<objectCount {
-            offsets.append(out.bytes.count)
-            let kind = kinds[i]
-            if kind == 0 {
-                out.writeScalar(scalars[payload[i]])
-                continue
+        scalars.bytes.withUnsafeBufferPointer { scalarBytes in
+            pool.withUnsafeBufferPointer { pool in
+                nodes.withUnsafeBufferPointer { nodes in
+                    BinaryPlistOutput.plist(objectCount: nodes.count, topObject: 0, scalarBytes: scalarBytes, pool: pool) {
+                        (nodes[$0].kind, nodes[$0].start, nodes[$0].count)
+                    }
+                }
             }
-            let n = counts[i]
-            out.writeMarker(kind, count: n)
-            let start = payload[i]
-            let refs = kind == 0xD0 ? 2 * n : n
-            for r in pool[start..<(start + refs)] { out.writeBigEndian(UInt64(r), width: refWidth) }
         }
-        // The top object is always object 0.
-        BinaryPlistTrailer.appendTable(offsets: offsets, topObject: 0, referenceWidth: refWidth, to: &out)
-        return out.bytes
     }
+}
+
+/// Whether every byte is below 0x80.
+@inline(__always)
+private func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    var high: UInt8 = 0
+    for b in bytes { high |= b }
+    return high < 0x80
 }
 
 /// A growing byte buffer with the binary plist object encodings.
@@ -156,11 +179,25 @@ package struct BinaryPlistBuffer {
 
     @inline(__always)
     package mutating func writeBigEndian(_ v: UInt64, width: Int) {
-        if width == 1 {
+        switch width {
+        case 1:
             bytes.append(UInt8(truncatingIfNeeded: v))
             return
+        case 2, 4:
+            // A few single appends cost less than one append of a buffer (its generic set-up).
+            var shift = UInt64(8 * (width - 1))
+            for _ in 0..<width {
+                bytes.append(UInt8(truncatingIfNeeded: v >> shift))
+                shift &-= 8
+            }
+            return
+        default:
+            break
         }
-        withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0[(8 - width)...]) }
+        // A contiguous buffer, so that appending is one copy (a slice of a raw buffer is appended byte by byte).
+        withUnsafeBytes(of: v.bigEndian) {
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[(8 - width)...]).assumingMemoryBound(to: UInt8.self))
+        }
     }
 
     package mutating func writeMarker(_ kind: UInt8, count: Int) {

@@ -124,7 +124,11 @@ struct ArchivePlistBuilder {
         if u >= 0 && u < uids.count, uids[u] >= 0 { return uids[u] }
         // The table grows by at most doubling (plus a page), as UIDs the archiver numbers itself need.
         guard u >= 0, u < 2 * uids.count + 4096 else { return otherUID(UInt64(bitPattern: Int64(u))) }
-        if u >= uids.count { uids.append(contentsOf: repeatElement(-1, count: u - uids.count + 1)) }
+        if u == uids.count {
+            uids.append(-1)  // the usual case: the next UID
+        } else if u > uids.count {
+            uids.append(contentsOf: repeatElement(-1, count: u - uids.count + 1))
+        }
         let n = newUID(UInt64(u))
         uids[u] = n
         return n
@@ -179,32 +183,6 @@ struct ArchivePlistBuilder {
         for i in pool.indices where pool[i] < 0 { pool[i] = resolve(pool[i]) }
     }
 
-    @inline(__always)
-    private static func writeReferences(_ refs: ArraySlice<Int32>, width: Int, to bytes: inout [UInt8]) {
-        switch width {
-        case 1: for r in refs { bytes.append(UInt8(truncatingIfNeeded: r)) }
-        case 2:
-            for r in refs {
-                bytes.append(UInt8(truncatingIfNeeded: r >> 8))
-                bytes.append(UInt8(truncatingIfNeeded: r))
-            }
-        case 3:
-            for r in refs {
-                bytes.append(UInt8(truncatingIfNeeded: r >> 16))
-                bytes.append(UInt8(truncatingIfNeeded: r >> 8))
-                bytes.append(UInt8(truncatingIfNeeded: r))
-            }
-        default:
-            for r in refs {
-                var shift = (width - 1) * 8
-                while shift >= 0 {
-                    bytes.append(UInt8(truncatingIfNeeded: UInt64(r) >> UInt64(shift)))
-                    shift -= 8
-                }
-            }
-        }
-    }
-
     /// The archive with `top` as the top object, in `format`. XML is, as Apple's archiver writes it, the XML of
     /// the binary plist's value.
     func serialize(top: Int32, format: PlistFormat) throws -> [UInt8] {
@@ -217,32 +195,20 @@ struct ArchivePlistBuilder {
         }
     }
 
-    /// The `bplist00` bytes with `top` as the top object.
+    /// The `bplist00` bytes with `top` as the top object, assembled in one buffer of the size they need.
     func serialize(top: Int32) -> [UInt8] {
-        let refWidth = byteWidth(toExceed: nodes.count)
-        var out = BinaryPlistBuffer()
-        out.bytes.reserveCapacity(scalarBytes.bytes.count + pool.count * refWidth + nodes.count * 8 + 64)
-        out.bytes.append(contentsOf: [0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x30, 0x30])  // bplist00
-        var offsets: [Int] = []
-        offsets.reserveCapacity(nodes.count)
         scalarBytes.bytes.withUnsafeBufferPointer { scalars in
-            for node in nodes {
-                offsets.append(out.bytes.count)
-                let start = Int(node.start)
-                let count = Int(node.count)
-                switch node.kind {
-                case .scalar:
-                    out.bytes.append(contentsOf: scalars[start..<(start + count)])
-                case .array, .set:
-                    out.writeMarker(node.kind == .set ? 0xC0 : 0xA0, count: count)
-                    Self.writeReferences(pool[start..<(start + count)], width: refWidth, to: &out.bytes)
-                case .dictionary:
-                    out.writeMarker(0xD0, count: count)
-                    Self.writeReferences(pool[start..<(start + 2 * count)], width: refWidth, to: &out.bytes)
+            pool.withUnsafeBufferPointer { pool in
+                nodes.withUnsafeBufferPointer { nodes in
+                    BinaryPlistOutput.plist(objectCount: nodes.count, topObject: Int(top), scalarBytes: scalars, pool: pool) { i in
+                        let node = nodes[i]
+                        return (Self.markers[Int(node.kind.rawValue)], Int(node.start), Int(node.count))
+                    }
                 }
             }
         }
-        BinaryPlistTrailer.appendTable(offsets: offsets, topObject: Int(top), referenceWidth: refWidth, to: &out)
-        return out.bytes
     }
+
+    /// The marker of each ``Kind``: 0 for a scalar (its bytes are written whole).
+    private static let markers: [UInt8] = [0, 0xA0, 0xC0, 0xD0]
 }

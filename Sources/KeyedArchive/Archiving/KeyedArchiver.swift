@@ -61,6 +61,9 @@ public final class KeyedArchiver {
         var standardClassUIDs: [Int32] = [Int32](repeating: -1, count: StandardClass.allCases.count)
         var frameStack: [(start: Int, unkeyed: Int, slot: Int)] = []
         var maxDepth: Int = 512
+        /// Types recently found to be ``KeyedArchivable`` by a cast from `Any`, so that the next value of the
+        /// same type skips the runtime's protocol-conformance lookup.
+        var archivableTypes = RecentArchivableTypes()
         /// Whether a ``KeyedArchiver/willEncode`` hook is set (every object then takes the substituting path).
         var hooked = false
         var willEncode: ((Any) -> Any?)?
@@ -149,7 +152,22 @@ public final class KeyedArchiver {
     // MARK: Objects
 
     /// Encodes an archivable object (a reference; `nil` writes `$null`). Mirrors `encode(_:forKey:)` for objects.
-    public func encode(_ object: (any KeyedArchivable)?, forKey key: String) { encodeValue(object, forKey: key) }
+    public func encode(_ object: (any KeyedArchivable)?, forKey key: String) {
+        guard let object, !state.pointee.hooked, !Self.isStandardFastType(Swift.type(of: object)) else {
+            return encodeValue(object, forKey: key)
+        }
+        // The conformance is known statically: no cast from `Any` to find it again.
+        addField(userKey(key), state.pointee.builder.uid(Int(encodeArchivable(object))))
+    }
+
+    /// Whether `encodeUnhooked` writes values of `type` by its exact-type switch, before looking at
+    /// ``KeyedArchivable``.
+    @inline(__always)
+    static func isStandardFastType(_ type: Any.Type) -> Bool {
+        let id = ObjectIdentifier(type)
+        return id == ObjectIdentifier(String.self) || id == ObjectIdentifier(Date.self)
+            || id == ObjectIdentifier(Int.self) || id == ObjectIdentifier(Double.self)
+    }
     /// Encodes a string as an `NSString` object.
     public func encode(_ string: String?, forKey key: String) { encodeObjectField(string, forKey: key, as: stringObject) }
     /// Encodes a date as an `NSDate` object (`NS.time`).
@@ -402,10 +420,25 @@ public final class KeyedArchiver {
         case ObjectIdentifier(Double.self): if let d = value as? Double { return realObject(d) }
         default: break
         }
+        let typeID = ObjectIdentifier(type(of: value))
+        if let known = state.pointee.archivableTypes[typeID], let uid = encodeArchivable(value, exactly: known) {
+            return uid
+        }
         if let archivable = value as? any KeyedArchivable {
+            state.pointee.archivableTypes.insert(typeID, Swift.type(of: archivable))
             return encodeArchivable(archivable)
         }
         return encodeStandard(value)
+    }
+
+    /// Encodes `value`, whose dynamic type is `type`, through a cast to that concrete type (no conformance
+    /// lookup); `nil` when the cast fails.
+    func encodeArchivable(_ value: Any, exactly type: any KeyedArchivable.Type) -> Int32? {
+        func encode<T: KeyedArchivable>(_: T.Type) -> Int32? {
+            guard let object = value as? T else { return nil }
+            return encodeArchivable(object)
+        }
+        return encode(type)
     }
 
     func newObject() -> Int32 {
