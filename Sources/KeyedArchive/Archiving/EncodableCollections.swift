@@ -42,7 +42,7 @@ extension Optional: ArchiveOptional {
 
 /// A deterministic order for hashable values of mixed types: by type name, then by natural order for
 /// strings and numbers, then by description.
-func deterministicOrder(_ a: AnyHashable, _ b: AnyHashable) -> Bool {
+package func deterministicOrder(_ a: AnyHashable, _ b: AnyHashable) -> Bool {
     switch (a.base, b.base) {
     case (let x as String, let y as String): return x < y
     case (let x as Int, let y as Int): return x < y

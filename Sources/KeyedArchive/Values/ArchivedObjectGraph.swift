@@ -9,7 +9,7 @@
 /// the last member object is released.
 ///
 /// Not thread-safe: reading a field may create a member object (as ``ArchivedObject`` is not `Sendable`).
-final class ArchivedObjectGraph {
+package final class ArchivedObjectGraph {
     struct Node {
         var classChain: [String]
         var fields: [(key: String, value: ArchivedObject.Field)]
@@ -32,7 +32,7 @@ final class ArchivedObjectGraph {
     static let maxRewriteDepth = 10_000
 
     /// Moves `members` (their fields referring to each other) into one new graph.
-    static func adopt(_ members: [ArchivedObject]) {
+    package static func adopt(_ members: [ArchivedObject]) {
         let graph = ArchivedObjectGraph()
         var indexOf: [ObjectIdentifier: Int] = [:]
         indexOf.reserveCapacity(members.count)
