@@ -1,7 +1,8 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-// Layers run one way: BinaryPlist -> KeyedArchive -> ArchiveStore -> FormCache -> command-line targets.
+// Layers run one way: BinaryPlist -> KeyedArchive -> ArchiveStore -> FormCache -> command-line targets;
+// TypedStream (NSArchiver's format) sits beside ArchiveStore, on KeyedArchive, and only the inspector uses it.
 let package = Package(
     name: "KeyedArchiveStore",
     // The lowest minimums the code needs: Swift concurrency (the cache's get-or-load is async) back-deploys to
@@ -11,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "BinaryPlist", targets: ["BinaryPlist"]),
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
+        .library(name: "TypedStream", targets: ["TypedStream"]),
         .library(name: "ArchiveStore", targets: ["ArchiveStore"]),
         .library(name: "FormCache", targets: ["FormCache"]),
         .executable(name: "formcache", targets: ["formcache"]),
@@ -21,6 +23,8 @@ let package = Package(
         .target(name: "BinaryPlist", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         // NSKeyedArchiver / NSKeyedUnarchiver and the Codable bridge: at most FoundationEssentials.
         .target(name: "KeyedArchive", dependencies: ["BinaryPlist"]),
+        // NSArchiver / NSUnarchiver typedstreams, decoded into KeyedArchive's values, and conversion to keyed archives.
+        .target(name: "TypedStream", dependencies: ["BinaryPlist", "KeyedArchive"]),
         // The one platform layer: the only library code that imports Glibc, Musl or Darwin.
         .target(name: "ArchivePlatform"),
         // Storage engines over archive files: the repository (a record log) and the file cache, on one floor
@@ -41,6 +45,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["BinaryPlist", "KeyedArchive", "ArchivePlatform", "ArchiveStore"], path: "Tests/TestSupport"),
         .testTarget(name: "BinaryPlistTests", dependencies: ["TestSupport", "BinaryPlist"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["TestSupport", "KeyedArchive"]),
+        .testTarget(name: "TypedStreamTests", dependencies: ["TestSupport", "TypedStream", "KeyedArchive", "BinaryPlist"]),
         .testTarget(name: "ArchivePlatformTests", dependencies: ["TestSupport", "ArchivePlatform"]),
         .testTarget(name: "ArchiveStoreTests", dependencies: ["TestSupport", "ArchiveStore", "ArchivePlatform", "FormCache"]),
         .testTarget(name: "FormCacheTests", dependencies: ["TestSupport", "FormCache", "ArchiveStore", "KeyedArchive"]),
