@@ -35,7 +35,9 @@ public final class TypedStreamArchiver {
     var writer = TypedStreamWriter()
     private var sharedStrings: [[UInt8]: Int] = [:]
     private var nextObjectNumber = 0
-    private var classNumbers: [String: Int] = [:]
+    /// The number of each class written, by its chain from it to its root (names and versions): a class is
+    /// one class only with the same superclasses, so no chain in a stream is lost to another of the same name.
+    private var classNumbers: [[String]: Int] = [:]
     private var cStringNumbers: [[UInt8]: Int] = [:]
     private var instanceNumbers: [ObjectIdentifier: Int] = [:]
     /// The instances numbered, kept alive so that their identifiers stay theirs.
@@ -138,12 +140,14 @@ public final class TypedStreamArchiver {
     /// A class chain, the class first: each class not written before is new (name, version), and the
     /// chain ends at the first one written before (a reference) or after the root (nil).
     func writeClassChain(_ chain: [(name: String, version: Int)]) {
-        for c in chain {
-            if let n = classNumbers[c.name] { return writeReference(n) }
+        let keys = chain.map { $0.name + "\u{0}" + String($0.version) }
+        for (i, c) in chain.enumerated() {
+            let key = Array(keys[i...])
+            if let n = classNumbers[key] { return writeReference(n) }
             writer.byte(TypedStreamTag.new)
             writeSharedString(Array(c.name.utf8))
             writer.signed(Int64(c.version))
-            classNumbers[c.name] = nextObjectNumber
+            classNumbers[key] = nextObjectNumber
             nextObjectNumber += 1
         }
         writer.byte(TypedStreamTag.nil)
