@@ -1,8 +1,9 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-// Layers run one way: BinaryPlist -> KeyedArchive -> ArchiveStore -> FormCache -> command-line targets;
-// TypedStream (NSArchiver's format) sits beside ArchiveStore, on KeyedArchive, and only the inspector uses it.
+// Layers run one way: BinaryPlist -> KeyedArchive -> ArchiveStore -> FormCache -> command-line targets, and
+// KeyedArchive -> ArchiveInspection (what the tools show of an archive) -> command-line targets, and
+// KeyedArchive -> TypedStream (NSArchiver's typedstreams, read into KeyedArchive's values) -> command-line targets.
 let package = Package(
     name: "KeyedArchiveStore",
     // The lowest minimums the code needs: Swift concurrency (the cache's get-or-load is async) back-deploys to
@@ -12,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "BinaryPlist", targets: ["BinaryPlist"]),
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
+        .library(name: "ArchiveInspection", targets: ["ArchiveInspection"]),
         .library(name: "TypedStream", targets: ["TypedStream"]),
         .library(name: "ArchiveStore", targets: ["ArchiveStore"]),
         .library(name: "FormCache", targets: ["FormCache"]),
@@ -23,6 +25,9 @@ let package = Package(
         .target(name: "BinaryPlist", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         // NSKeyedArchiver / NSKeyedUnarchiver and the Codable bridge: at most FoundationEssentials.
         .target(name: "KeyedArchive", dependencies: ["BinaryPlist"]),
+        // What the tools show of an archive: the graph walk, plist-JSON and the archive's JSON forms, the dump and
+        // the tree and graph printers. Pure like the codec: no platform layer.
+        .target(name: "ArchiveInspection", dependencies: ["BinaryPlist", "KeyedArchive"]),
         // NSArchiver / NSUnarchiver typedstreams, decoded into KeyedArchive's values, and conversion to keyed archives.
         .target(name: "TypedStream", dependencies: ["BinaryPlist", "KeyedArchive"]),
         // The one platform layer: the only library code that imports Glibc, Musl or Darwin.
@@ -34,24 +39,27 @@ let package = Package(
         .target(name: "FormCache", dependencies: ["ArchiveStore", "KeyedArchive"]),
         // Argument parsing and help layout shared by the command-line tools.
         .target(name: "CommandLineSupport", dependencies: ["ArchivePlatform"]),
-        .target(name: "FormCacheCLI", dependencies: ["BinaryPlist", "FormCache", "ArchiveStore", "CommandLineSupport"]),
+        .target(name: "FormCacheCLI", dependencies: ["BinaryPlist", "ArchiveInspection", "FormCache", "ArchiveStore", "CommandLineSupport"]),
         .executableTarget(name: "formcache", dependencies: ["FormCacheCLI"]),
-        .target(name: "InspectorCLI", dependencies: ["BinaryPlist", "KeyedArchive", "ArchiveStore", "CommandLineSupport"]),
+        .target(name: "InspectorCLI", dependencies: ["BinaryPlist", "KeyedArchive", "ArchiveInspection", "TypedStream", "ArchivePlatform", "ArchiveStore", "CommandLineSupport"]),
         .executableTarget(name: "keyedarchive", dependencies: ["InspectorCLI"]),
         .executableTarget(name: "shapes-example", dependencies: ["KeyedArchive"], path: "Examples/shapes-example"),
 
         // Helpers shared by the test targets (seeded generator, fixture locator, temporary directories, sample
         // archives); may import Foundation.
         .target(name: "TestSupport", dependencies: ["BinaryPlist", "KeyedArchive", "ArchivePlatform", "ArchiveStore"], path: "Tests/TestSupport"),
-        .testTarget(name: "BinaryPlistTests", dependencies: ["TestSupport", "BinaryPlist"]),
-        .testTarget(name: "KeyedArchiveTests", dependencies: ["TestSupport", "KeyedArchive"]),
+        // BinaryPlistTests and KeyedArchiveTests read the fixtures' reference renderings (plist-JSON, archive-JSON)
+        // through ArchiveInspection.
+        .testTarget(name: "BinaryPlistTests", dependencies: ["TestSupport", "BinaryPlist", "ArchiveInspection"]),
+        .testTarget(name: "KeyedArchiveTests", dependencies: ["TestSupport", "KeyedArchive", "ArchiveInspection"]),
+        .testTarget(name: "ArchiveInspectionTests", dependencies: ["TestSupport", "ArchiveInspection", "KeyedArchive", "BinaryPlist"]),
         .testTarget(name: "TypedStreamTests", dependencies: ["TestSupport", "TypedStream", "KeyedArchive", "BinaryPlist"]),
         .testTarget(name: "ArchivePlatformTests", dependencies: ["TestSupport", "ArchivePlatform"]),
-        .testTarget(name: "ArchiveStoreTests", dependencies: ["TestSupport", "ArchiveStore", "ArchivePlatform", "FormCache"]),
+        .testTarget(name: "ArchiveStoreTests", dependencies: ["TestSupport", "ArchiveStore", "ArchivePlatform", "KeyedArchive"]),
         .testTarget(name: "FormCacheTests", dependencies: ["TestSupport", "FormCache", "ArchiveStore", "KeyedArchive"]),
         .testTarget(name: "FormCacheCLITests", dependencies: ["TestSupport", "ArchivePlatform", "FormCacheCLI", "FormCache", "ArchiveStore", "CommandLineSupport"]),
-        .testTarget(name: "CommandLineSupportTests", dependencies: ["TestSupport", "CommandLineSupport"]),
-        .testTarget(name: "InspectorCLITests", dependencies: ["TestSupport", "InspectorCLI", "BinaryPlist", "KeyedArchive", "ArchiveStore", "CommandLineSupport"]),
+        .testTarget(name: "CommandLineSupportTests", dependencies: ["TestSupport", "ArchivePlatform", "CommandLineSupport"]),
+        .testTarget(name: "InspectorCLITests", dependencies: ["TestSupport", "ArchivePlatform", "InspectorCLI", "ArchiveInspection", "TypedStream", "BinaryPlist", "KeyedArchive", "ArchiveStore", "CommandLineSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

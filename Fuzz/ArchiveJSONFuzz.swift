@@ -4,6 +4,7 @@
 // Compiled by Fuzz/run.sh against BinaryPlist and KeyedArchive built as instrumented libraries (public API).
 import BinaryPlist
 import KeyedArchive
+import ArchiveInspection
 
 func archiveJSONFinding(_ message: String) -> Never {
     fatalError("FUZZ FINDING: " + message)

@@ -1,5 +1,6 @@
 // libFuzzer entry for the binary plist reader: validation, lazy object access, materialization, agreement
 // with format detection, then round trips through every writer (see FuzzSupport.swift).
+import BinaryPlist
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {

@@ -6,6 +6,7 @@
 // BinaryPlist, KeyedArchive, CommandLineSupport and ArchiveStore built as instrumented libraries.
 import BinaryPlist
 import KeyedArchive
+import ArchiveInspection
 
 func diffFinding(_ message: String) -> Never {
     fatalError("FUZZ FINDING: " + message)

@@ -1,6 +1,8 @@
 // Checks shared by the libFuzzer entry files. This is harness code, not library code: a trap here is how a
-// finding reaches libFuzzer, so `fatalError` is used on purpose. Compiled by Fuzz/run.sh together with
-// Sources/BinaryPlist and one entry file.
+// finding reaches libFuzzer, so `fatalError` is used on purpose. Compiled by Fuzz/run.sh together with one
+// entry file, against BinaryPlist and ArchiveInspection (plist-JSON) built as instrumented libraries.
+import ArchiveInspection
+import BinaryPlist
 
 /// Stops the run with `message`: libFuzzer saves the input as a crash artifact.
 func finding(_ message: String) -> Never {

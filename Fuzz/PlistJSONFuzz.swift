@@ -1,5 +1,7 @@
 // libFuzzer entry for the plist-JSON reader: parsing, then round trips through every writer (see
 // FuzzSupport.swift), plist-JSON rendering included.
+import BinaryPlist
+import ArchiveInspection
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {

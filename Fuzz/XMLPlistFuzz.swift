@@ -1,6 +1,7 @@
 // libFuzzer entry for the XML plist reader: decoding, agreement with format detection, then round trips
 // through every writer (see FuzzSupport.swift); and the one-pass reading into binary plist objects (the path
 // keyed archives in XML take) must give the same value, or the same error.
+import BinaryPlist
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {

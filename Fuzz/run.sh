@@ -101,11 +101,13 @@ build_target() {
         # below as instrumented libraries.
         build_module BinaryPlist "$root"/Sources/BinaryPlist/*.swift
         build_module KeyedArchive $(find "$root/Sources/KeyedArchive" -name '*.swift')
+        build_module ArchiveInspection "$root"/Sources/ArchiveInspection/*.swift
+        build_module ArchivePlatform "$root"/Sources/ArchivePlatform/*.swift
         build_module CommandLineSupport "$root"/Sources/CommandLineSupport/*.swift
         build_module ArchiveStore $(find "$root/Sources/ArchiveStore" -name '*.swift')
         swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name InspectorCLI -package-name KeyedArchiveStore \
             -I "$build/modules" $(find "$root/Sources/InspectorCLI" -name '*.swift') "$entry" \
-            -L "$build" -lArchiveStore -lCommandLineSupport -lKeyedArchive -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
+            -L "$build" -lArchiveStore -lCommandLineSupport -lArchivePlatform -lArchiveInspection -lKeyedArchive -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
             || { cat "$build/$target.build.log" >&2; echo "Error: building $binary failed" >&2; exit 2; }
         return
     fi
@@ -120,16 +122,24 @@ build_target() {
         return
     fi
     if [ "$target" = unarchiver ] || [ "$target" = decoder ] || [ "$target" = archive-json ]; then
-        # The keyed unarchiver through its public API: BinaryPlist and KeyedArchive as instrumented libraries.
+        # The keyed unarchiver through its public API (archive-JSON through ArchiveInspection's): BinaryPlist,
+        # KeyedArchive and ArchiveInspection as instrumented libraries.
         build_module BinaryPlist "$root"/Sources/BinaryPlist/*.swift
         build_module KeyedArchive $(find "$root/Sources/KeyedArchive" -name '*.swift')
+        build_module ArchiveInspection "$root"/Sources/ArchiveInspection/*.swift
         swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name "$(echo "$target" | tr -d -)Fuzz" -I "$build/modules" "$entry" \
-            -L "$build" -lKeyedArchive -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
+            -L "$build" -lArchiveInspection -lKeyedArchive -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
             || { cat "$build/$target.build.log" >&2; echo "Error: building $binary failed" >&2; exit 2; }
         return
     fi
+    # The plist readers and plist-JSON (ArchiveInspection's) as instrumented libraries; the entry file and its
+    # support reach their package declarations.
+    build_module BinaryPlist "$root"/Sources/BinaryPlist/*.swift
+    build_module KeyedArchive $(find "$root/Sources/KeyedArchive" -name '*.swift')
+    build_module ArchiveInspection "$root"/Sources/ArchiveInspection/*.swift
     swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name "FuzzPlist" -package-name KeyedArchiveStore \
-        "$root"/Sources/BinaryPlist/*.swift "$root/Fuzz/FuzzSupport.swift" "$entry" -lm -o "$binary" \
+        -I "$build/modules" "$root/Fuzz/FuzzSupport.swift" "$entry" \
+        -L "$build" -lArchiveInspection -lKeyedArchive -lBinaryPlist -lm -o "$binary" \
         >"$build/$target.build.log" 2>&1 || { cat "$build/$target.build.log" >&2; echo "Error: building $binary failed" >&2; exit 2; }
 }
 

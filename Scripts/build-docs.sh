@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the DocC documentation of the four library products into one static site, and fails on a broken
+# Builds the DocC documentation of the library products into one static site, and fails on a broken
 # link, an unknown symbol reference or a public symbol without a summary.
 #
 # USAGE: Scripts/build-docs.sh [--output DIR] [--hosting-base-path PATH]
@@ -8,13 +8,13 @@
 #    the standard library (`swift package dump-symbol-graph`; after `swift test` this reuses its build).
 # 2. `docc convert` of Sources/<Module>/<Module>.docc for each library with --warnings-as-errors and the
 #    documentation coverage, which must be 100% of abstracts for Types, Members and Globals.
-# 3. `docc merge` of the four archives into one static site, DIR (default .build/docs/site): serve it with
+# 3. `docc merge` of the archives into one static site, DIR (default .build/docs/site): serve it with
 #    `python3 -m http.server --directory .build/docs/site 8000` and open http://localhost:8000/documentation/.
 #    --hosting-base-path is for a site served below a path (GitHub Pages: /<repository>).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-modules=(BinaryPlist KeyedArchive ArchiveStore FormCache)
+modules=(BinaryPlist KeyedArchive ArchiveInspection ArchiveStore FormCache)
 output=.build/docs/site
 base_path=""
 while [ $# -gt 0 ]; do

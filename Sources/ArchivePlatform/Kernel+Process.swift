@@ -12,7 +12,8 @@ import Darwin.crt_externs
 
 private func c_exit(_ status: Int32) -> Never { exit(status) }
 
-/// The process-level calls: identity, home directory, environment, exit, clocks and the terminal.
+/// The process-level calls: identity, home directory, environment, exit and clocks (the terminal calls are
+/// ``FileDescriptor``'s `isTerminal` and `terminalColumns`).
 extension Kernel {
     // MARK: Process
 
@@ -105,15 +106,5 @@ extension Kernel {
     /// Whether `count` bytes at `a` and at `b` are equal (`memcmp(3)`).
     package static func bytesEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Bool {
         memcmp(a, b, count) == 0
-    }
-
-    /// Whether `fd` is a terminal (`isatty(3)`).
-    package static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
-
-    /// The width of the terminal at `fd` in columns (`ioctl(TIOCGWINSZ)`), or `nil`.
-    package static func terminalColumns(_ fd: Int32) -> Int? {
-        var size = winsize()
-        guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
-        return Int(size.ws_col)
     }
 }

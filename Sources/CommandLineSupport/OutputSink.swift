@@ -1,3 +1,5 @@
+import ArchivePlatform
+
 /// A place a command writes bytes or text to: the process's standard output or error, or a buffer in tests.
 ///
 /// A sink is a handle: copies write to the same destination. It is a `TextOutputStream`, so
@@ -54,13 +56,13 @@ package struct OutputSink: TextOutputStream {
     package static var discarding: OutputSink { OutputSink { _ in } }
 
     /// The process's standard output (file descriptor 1), unbuffered.
-    package static var standardOutput: OutputSink { fileDescriptor(1) }
+    package static var standardOutput: OutputSink { fileDescriptor(.standardOutput) }
 
     /// The process's standard error (file descriptor 2), unbuffered.
-    package static var standardError: OutputSink { fileDescriptor(2) }
+    package static var standardError: OutputSink { fileDescriptor(.standardError) }
 
     /// A sink writing to an open file descriptor; a failed write is kept in ``writeError``.
-    package static func fileDescriptor(_ descriptor: Int32) -> OutputSink {
+    package static func fileDescriptor(_ descriptor: FileDescriptor) -> OutputSink {
         OutputSink(reportingFailures: { SystemCalls.writeAll(descriptor, $0) })
     }
 }
@@ -108,8 +110,8 @@ package struct CommandIO {
     /// The process's standard output and standard error.
     package static var standard: CommandIO {
         var io = CommandIO(stdout: .standardOutput, stderr: .standardError)
-        io.stderrIsTerminal = Terminal.isTerminal(2)
-        io.stderrColumns = io.stderrIsTerminal ? Terminal.columns(2) : nil
+        io.stderrIsTerminal = Terminal.isTerminal(.standardError)
+        io.stderrColumns = io.stderrIsTerminal ? Terminal.columns(.standardError) : nil
         return io
     }
 }

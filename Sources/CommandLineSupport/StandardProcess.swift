@@ -27,11 +27,11 @@ package enum StandardProcess {
 enum SystemCalls {
     /// Writes every byte of `buffer` to `descriptor`, retrying after short writes; returns `0`, or the `errno`
     /// of the write that failed. Mirrors `write(2)`.
-    static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Int32 {
+    static func writeAll(_ descriptor: FileDescriptor, _ buffer: UnsafeRawBufferPointer) -> Int32 {
         var done = 0
         while done < buffer.count {
             do throws(Errno) {
-                let n = try Kernel.write(descriptor, from: UnsafeRawBufferPointer(rebasing: buffer[done...]))
+                let n = try descriptor.write(from: UnsafeRawBufferPointer(rebasing: buffer[done...]))
                 guard n > 0 else { return Errno.io.rawValue }
                 done += n
             } catch {

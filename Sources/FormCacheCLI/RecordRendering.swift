@@ -1,5 +1,6 @@
 import ArchiveStore
 import BinaryPlist
+import ArchiveInspection
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

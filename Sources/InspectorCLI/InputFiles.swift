@@ -1,3 +1,4 @@
+import ArchivePlatform
 import ArchiveStore
 import CommandLineSupport
 
@@ -24,7 +25,7 @@ enum InputFiles {
     /// - Throws: ``CommandFailure`` with ``ExitStatus/cannotCreate`` or ``ExitStatus/ioError``.
     static func writeFile(_ bytes: [UInt8], to path: String) throws {
         let fileSystem = ArchiveStore.FileSystem.kernel
-        let fd: Int32
+        let fd: FileDescriptor
         do {
             fd = try fileSystem.open(path, [.writeOnly, .create, .truncate], permissions: 0o644)
         } catch {

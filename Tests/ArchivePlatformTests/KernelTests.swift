@@ -9,17 +9,17 @@ struct KernelTests {
     @Test func writeThenReadAtOffsetsAndTruncate() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/f"
-        let fd = try Kernel.open(path, [.readWrite, .create, .exclusive], permissions: 0o640)
-        defer { Kernel.close(fd) }
+        let fd = try FileDescriptor.open(path, [.readWrite, .create, .exclusive], permissions: 0o640)
+        defer { fd.close() }
         let bytes: [UInt8] = Array("hello, kernel".utf8)
-        #expect(try bytes.withUnsafeBytes { try Kernel.write(fd, from: $0) } == bytes.count)
-        #expect(try [UInt8]("K".utf8).withUnsafeBytes { try Kernel.write(fd, from: $0, at: 7) } == 1)
+        #expect(try bytes.withUnsafeBytes { try fd.write(from: $0) } == bytes.count)
+        #expect(try [UInt8]("K".utf8).withUnsafeBytes { try fd.write(from: $0, at: 7) } == 1)
         var back = [UInt8](repeating: 0, count: 6)
-        #expect(try back.withUnsafeMutableBytes { try Kernel.read(fd, into: $0, at: 7) } == 6)
+        #expect(try back.withUnsafeMutableBytes { try fd.read(into: $0, at: 7) } == 6)
         #expect(String(decoding: back, as: UTF8.self) == "Kernel")
-        try Kernel.synchronize(fd)
-        try Kernel.truncate(fd, to: 5)
-        let status = try Kernel.status(fd)
+        try fd.sync()
+        try fd.truncate(to: 5)
+        let status = try fd.status()
         #expect(status.size == 5)
         #expect(status.kind == .regular)
         #expect(status.permissions == 0o640)
@@ -28,10 +28,10 @@ struct KernelTests {
     @Test func anExclusiveCreateOfAnExistingFileIsEEXIST() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/f"
-        Kernel.close(try Kernel.open(path, [.writeOnly, .create, .exclusive]))
-        let error = #expect(throws: Errno.self) { try Kernel.open(path, [.writeOnly, .create, .exclusive]) }
+        try FileDescriptor.open(path, [.writeOnly, .create, .exclusive]).close()
+        let error = #expect(throws: Errno.self) { try FileDescriptor.open(path, [.writeOnly, .create, .exclusive]) }
         #expect(error == .exists)
-        let missing = #expect(throws: Errno.self) { try Kernel.open(directory.path + "/none", [.readOnly]) }
+        let missing = #expect(throws: Errno.self) { try FileDescriptor.open(directory.path + "/none", [.readOnly]) }
         #expect(missing == .noSuchFile)
         #expect(missing?.description.isEmpty == false)
     }
@@ -39,7 +39,7 @@ struct KernelTests {
     @Test func namesRenameLinkAndUnlink() throws {
         let directory = try TemporaryDirectory()
         let a = directory.path + "/a", b = directory.path + "/b", c = directory.path + "/c"
-        Kernel.close(try Kernel.open(a, [.writeOnly, .create, .exclusive]))
+        try FileDescriptor.open(a, [.writeOnly, .create, .exclusive]).close()
         try Kernel.rename(a, b)
         try Kernel.link(b, c)
         #expect(try Kernel.status(atPath: a) == nil)
@@ -55,13 +55,13 @@ struct KernelTests {
     @Test func anExclusiveLockIsRefusedToASecondDescriptorUntilReleased() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/lock"
-        let first = try Kernel.open(path, [.readWrite, .create])
-        let second = try Kernel.open(path, [.readWrite])
-        defer { Kernel.close(first); Kernel.close(second) }
-        #expect(try Kernel.lock(first, exclusive: true, wait: false))
-        #expect(try Kernel.lock(second, exclusive: true, wait: false) == false)
-        Kernel.unlock(first)
-        #expect(try Kernel.lock(second, exclusive: true, wait: false))
+        let first = try FileDescriptor.open(path, [.readWrite, .create])
+        let second = try FileDescriptor.open(path, [.readWrite])
+        defer { first.close(); second.close() }
+        #expect(try first.lock(exclusive: true, wait: false))
+        #expect(try second.lock(exclusive: true, wait: false) == false)
+        first.unlock()
+        #expect(try second.lock(exclusive: true, wait: false))
     }
 
     @Test func theProcessCalls() {

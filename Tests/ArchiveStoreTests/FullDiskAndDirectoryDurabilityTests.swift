@@ -3,14 +3,13 @@ import Testing
 import TestSupport
 @testable import ArchiveStore
 import ArchivePlatform
-import FormCache
 
 /// The three ways a cut-off or failed write used to lock a user out or lose an acknowledged change: a commit
 /// slot cut short by a full disk, a new data directory whose name was never synced, and a synchronous cache
 /// segment whose name was never synced.
 @Suite("Full disks and new directories")
 struct FullDiskAndDirectoryDurabilityTests {
-    static let next = FormRecord(id: "next", name: "next", fields: [:], registeredAt: Date(timeIntervalSince1970: 1),
+    static let next = SampleRecord(id: "next", name: "next", fields: [:], registeredAt: Date(timeIntervalSince1970: 1),
                                  expiresAt: Date(timeIntervalSince1970: 9_999))
 
     /// The disk fills while the commit slot is written: part of the slot, then `ENOSPC` on every write. The
@@ -18,14 +17,14 @@ struct FullDiskAndDirectoryDurabilityTests {
     @Test func aCommitSlotCutShortByAFullDiskLeavesTheOldStoreReadableWithNoRecovery() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("Forms.archive")
-        let plain = ArchiveRepository<FormRecord>(path: path)
+        let plain = ArchiveRepository<SampleRecord>(path: path)
         let before = sampleRecords(0..<2)
         for record in before { try plain.add(record) }
         let size = try #require(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
         let disk = FillingDisk(shortBy: 7)
         var options = RepositoryOptions()
         options.fileSystem = disk.fileSystem
-        let full = ArchiveRepository<FormRecord>(path: path, options: options)
+        let full = ArchiveRepository<SampleRecord>(path: path, options: options)
         disk.arm(fullAt: 2)   // the add's frames are written whole; its commit slot gets 7 of its 64 bytes
         let error = #expect(throws: StoreError.self) { try full.add(RecordLogFaultTests.new) }
         #expect(error?.code == .io)
@@ -52,7 +51,7 @@ struct FullDiskAndDirectoryDurabilityTests {
     @Test func aCommitSlotCutShortIsRestoredWhenTheRestorationFindsRoom() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("Forms.archive")
-        let plain = ArchiveRepository<FormRecord>(path: path)
+        let plain = ArchiveRepository<SampleRecord>(path: path)
         let before = sampleRecords(0..<2)
         for record in before { try plain.add(record) }
         let writes = Locked(0)
@@ -64,7 +63,7 @@ struct FullDiskAndDirectoryDurabilityTests {
                 return count == 2 ? .shortWrite(7) : nil   // only the slot's write meets the full disk
             }
         }
-        let error = #expect(throws: StoreError.self) { try ArchiveRepository<FormRecord>(path: path, options: options).add(RecordLogFaultTests.new) }
+        let error = #expect(throws: StoreError.self) { try ArchiveRepository<SampleRecord>(path: path, options: options).add(RecordLogFaultTests.new) }
         #expect(error?.errno == ENOSPC)
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let prologue = try RecordLog.prologue(Array(bytes[0..<RecordLog.firstFrame]), path: path)
@@ -83,7 +82,7 @@ struct FullDiskAndDirectoryDurabilityTests {
         let log = CallLog()
         var options = RepositoryOptions()
         options.fileSystem = log.fileSystem
-        let repository = ArchiveRepository<FormRecord>(path: directory.file("data/deeper/Forms.archive"), options: options)
+        let repository = ArchiveRepository<SampleRecord>(path: directory.file("data/deeper/Forms.archive"), options: options)
         try repository.add(sampleRecords(0..<1)[0])
         let lines = log.lines
         for (created, parent) in [(directory.file("data"), directory.path), (directory.file("data/deeper"), directory.file("data"))] {

@@ -2,25 +2,13 @@ import Foundation
 import Testing
 import TestSupport
 @testable import ArchiveStore
-import FormCache
-
-/// What a `ProgressHandler` was told, in order.
-final class ProgressLog {
-    private(set) var calls: [(completed: Int, total: Int?)] = []
-    var handler: ProgressHandler { { [self] completed, total in calls.append((completed, total)) } }
-
-    var completed: [Int] { calls.map(\.completed) }
-    var totals: Set<Int?> { Set(calls.map(\.total)) }
-    /// Whether `completed` never goes back.
-    var isMonotonic: Bool { zip(completed, completed.dropFirst()).allSatisfy { $0 <= $1 } }
-}
 
 /// The long operations tell a progress handler how far they are, in the units they document, ending at their
 /// total (what the command-line tools' progress line draws).
 @Suite("Progress of long operations")
 struct ProgressReportingTests {
-    func forms(_ directory: TemporaryDirectory) -> ArchiveRepository<FormRecord> {
-        ArchiveRepository<FormRecord>(path: directory.file("Forms.archive"))
+    func forms(_ directory: TemporaryDirectory) -> ArchiveRepository<SampleRecord> {
+        ArchiveRepository<SampleRecord>(path: directory.file("Forms.archive"))
     }
 
     @Test func repositoryAddExportRemoveExpiredAndRemoveAllCountRecords() throws {
@@ -47,25 +35,6 @@ struct ProgressReportingTests {
         #expect(try repository.removeAll(progress: clearing.handler) { _ in true }.count == 60)
         #expect(clearing.completed == Array(1...60))
         #expect(clearing.totals == [60])
-    }
-
-    @Test func formCacheImportExportAndPurgeReportThroughTheRepository() throws {
-        let directory = try TemporaryDirectory()
-        let source = FormCache(directory: directory.file("source"))
-        for i in 0..<30 { try source.add(name: "form-\(i)", fields: ["i": "\(i)"], timeToLive: i < 10 ? .seconds(1) : .days(1)) }
-        let exporting = ProgressLog()
-        #expect(try source.export(to: directory.file("forms.archive"), progress: exporting.handler) == 30)
-        #expect(exporting.completed.last == 30 && exporting.isMonotonic && exporting.totals == [30])
-
-        let target = FormCache(directory: directory.file("target"))
-        let importing = ProgressLog()
-        let result = try target.importArchive(file: directory.file("forms.archive"), progress: importing.handler)
-        #expect(result.imported.count == 30)
-        #expect(importing.completed == Array(1...30))
-
-        let purging = ProgressLog()
-        #expect(try target.purge(all: true, progress: purging.handler).count == 30)
-        #expect(purging.completed == Array(1...30))
     }
 
     @Test func cacheTrimCountsBytesGivenBackUpToWhatWasOver() throws {

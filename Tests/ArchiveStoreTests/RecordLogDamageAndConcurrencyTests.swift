@@ -8,7 +8,6 @@ import KeyedArchive
 import TestSupport
 import Testing
 @testable import ArchiveStore
-import FormCache
 
 // Review of the record log (ArchiveRepository on RecordLog / RecordIndex / RecordStore). Each test states the
 // scenario; a failing test is a defect. Tests that would trap run as exit tests.
@@ -21,10 +20,10 @@ private func childScratch(_ name: String) -> String {
     return path
 }
 
-private func repositoryMergingEvery(_ path: String, mergeFrames: Int = 1024) -> ArchiveRepository<FormRecord> {
+private func repositoryMergingEvery(_ path: String, mergeFrames: Int = 1024) -> ArchiveRepository<SampleRecord> {
     var options = RepositoryOptions()
     options.tuning.mergeFrames = mergeFrames
-    return ArchiveRepository<FormRecord>(path: path, options: options)
+    return ArchiveRepository<SampleRecord>(path: path, options: options)
 }
 
 private func readAll(_ path: String) -> [UInt8] {
@@ -127,7 +126,7 @@ struct RecordLogDamageAndConcurrencyTests {
         let other = repositoryMergingEvery(path)
         let concurrent = sampleRecords(1..<2)[0]
         var interrupted = false
-        try first.modify { (records: inout [FormRecord]) throws(StoreError) -> Bool in
+        try first.modify { (records: inout [SampleRecord]) throws(StoreError) -> Bool in
             if !interrupted {
                 // Another writer gets in between the first call (no lock yet) and the locked one.
                 interrupted = true
@@ -139,20 +138,6 @@ struct RecordLogDamageAndConcurrencyTests {
         #expect(Set(try first.all().map(\.id)) == ["id0", "id1"], "the concurrent add of id1 was overwritten")
     }
 
-    /// A legacy import whose archive holds the same id twice: the second copy is skipped, but
-    /// `skippedIDs` (documented to list ids skipped because "an earlier object in the archive" had them)
-    /// does not name it, because the skipped list is computed as "ids not added".
-    @Test func importReportsAnIdRepeatedInsideTheArchiveAsSkipped() throws {
-        let directory = try TemporaryDirectory()
-        let cache = FormCache(directory: directory.file("cache"))
-        let record = sampleRecords(0..<1, expiringAt: 4_000_000_000)[0]
-        let bytes = try RepositoryFile<FormRecord>.encode([record, record], path: "dup")
-        try directory.write(bytes, to: "dup.archive")
-        let result = try cache.importArchive(file: directory.file("dup.archive"))
-        #expect(result.imported.map(\.id) == ["id0"])
-        #expect(result.skippedIDs == ["id0"], "skipped: \(result.skippedIDs)")
-    }
-
     /// A single-archive store holding two records with one id reads as two records (count 2, all() 2). A
     /// record log holds one record an id, so the migration keeps the first (the one `get` returned) and keeps
     /// the whole original file, byte for byte, at `<path>.before-migration`: no record it held is lost.
@@ -160,9 +145,9 @@ struct RecordLogDamageAndConcurrencyTests {
         let directory = try TemporaryDirectory()
         let path = directory.file("Forms.archive")
         let records = sampleRecords(0..<1)
-        let twin = FormRecord(id: "id0", name: "twin", fields: [:], registeredAt: Date(timeIntervalSince1970: 1_000),
+        let twin = SampleRecord(id: "id0", name: "twin", fields: [:], registeredAt: Date(timeIntervalSince1970: 1_000),
                               expiresAt: Date(timeIntervalSince1970: 2_000))
-        let original = try RepositoryFile<FormRecord>.encode(records + [twin], path: path)
+        let original = try RepositoryFile<SampleRecord>.encode(records + [twin], path: path)
         try directory.write(original, to: "Forms.archive")
         let repository = repositoryMergingEvery(path)
         #expect(try repository.count() == 2)
@@ -171,7 +156,7 @@ struct RecordLogDamageAndConcurrencyTests {
         #expect(try repository.all() == records + sampleRecords(5..<6))
         #expect(try directory.read("Forms.archive.before-migration") == original)
         #expect(try directory.mode("Forms.archive.before-migration") == 0o600)
-        let kept = try ArchiveRepository<FormRecord>.records(inArchive: try directory.read("Forms.archive.before-migration"), source: "x")
+        let kept = try ArchiveRepository<SampleRecord>.records(inArchive: try directory.read("Forms.archive.before-migration"), source: "x")
         #expect(kept == records + [twin])
     }
 
@@ -223,7 +208,7 @@ struct RecordLogDamageAndConcurrencyTests {
             }
             return nil
         })
-        let reader = ArchiveRepository<FormRecord>(path: path, options: options)
+        let reader = ArchiveRepository<SampleRecord>(path: path, options: options)
         #expect(try reader.get("id0") == sampleRecords(0..<1)[0])
         #expect(!pending)
         #expect(try reader.all().map(\.id) == ["id0", "id1"])
@@ -340,7 +325,7 @@ struct RecordLogDamageAndConcurrencyTests {
         options.tuning.mergeFrames = 3
         options.tuning.mergeBytes = 1 << 30
         options.tuning.compactionFloor = 0
-        let repository = ArchiveRepository<FormRecord>(path: directory.file("Forms.archive"), options: options)
+        let repository = ArchiveRepository<SampleRecord>(path: directory.file("Forms.archive"), options: options)
         for record in sampleRecords(0..<10) { try repository.add(record) }
         let problems = await withTaskGroup(of: [String].self) { group in
             group.addTask {
@@ -392,12 +377,12 @@ struct RecordLogDamageAndConcurrencyTests {
         options.tuning.mergeBytes = 1 << 30
         options.tuning.compactionFloor = 2_000
         let path = directory.file("Forms.archive")
-        let repository = ArchiveRepository<FormRecord>(path: path, options: options)
-        var model: [String: FormRecord] = [:]
+        let repository = ArchiveRepository<SampleRecord>(path: path, options: options)
+        var model: [String: SampleRecord] = [:]
         let random = ReviewRandom(seed: seed)
         let next = { (n: Int) -> Int in random.next(n) }
-        let record = { (i: Int, step: Int) -> FormRecord in
-            FormRecord(id: "id\(i)", name: "n\(step)" + String(repeating: "x", count: random.next(200)), fields: [:],
+        let record = { (i: Int, step: Int) -> SampleRecord in
+            SampleRecord(id: "id\(i)", name: "n\(step)" + String(repeating: "x", count: random.next(200)), fields: [:],
                        registeredAt: Date(timeIntervalSince1970: 1_000),
                        expiresAt: Date(timeIntervalSince1970: Double(1_000 + random.next(100))))
         }
@@ -426,7 +411,7 @@ struct RecordLogDamageAndConcurrencyTests {
                 let batch = (0..<3).map { _ in record(next(12), step) }
                 for r in try repository.add(contentsOf: batch, skippingExisting: true) { model[r.id] = r }
             case 6:
-                let updated = try repository.update("id\(i)") { (r: inout FormRecord) throws(StoreError) -> Bool in
+                let updated = try repository.update("id\(i)") { (r: inout SampleRecord) throws(StoreError) -> Bool in
                     r.name += "u"
                     return true
                 }

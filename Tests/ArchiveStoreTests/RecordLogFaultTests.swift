@@ -3,7 +3,6 @@ import Testing
 import TestSupport
 @testable import ArchiveStore
 import ArchivePlatform
-import FormCache
 
 /// Every single fault (EIO, ENOSPC, a short write) at every file-system call of each kind of change to a
 /// record-log store: the store reads back with every record acknowledged before, and the change is either
@@ -18,7 +17,7 @@ struct RecordLogFaultTests {
     /// In a directory of its own, which the store's first write creates.
     static let storeName = "data/Forms.archive"
 
-    static let new = FormRecord(id: "new", name: "new", fields: ["f": "1"], registeredAt: Date(timeIntervalSince1970: 1_000),
+    static let new = SampleRecord(id: "new", name: "new", fields: ["f": "1"], registeredAt: Date(timeIntervalSince1970: 1_000),
                                 expiresAt: Date(timeIntervalSince1970: 9_000))
 
     static func tuning(_ operation: Operation) -> StoreTuning {
@@ -29,22 +28,22 @@ struct RecordLogFaultTests {
     }
 
     /// The store before the operation, written without faults into `directory`.
-    static func setUp(_ operation: Operation, in directory: TemporaryDirectory) throws -> [FormRecord] {
+    static func setUp(_ operation: Operation, in directory: TemporaryDirectory) throws -> [SampleRecord] {
         try setUp(operation, in: directory.path)
     }
 
     /// The store before the operation, written without faults below `root`.
-    static func setUp(_ operation: Operation, in root: String) throws -> [FormRecord] {
+    static func setUp(_ operation: Operation, in root: String) throws -> [SampleRecord] {
         var options = RepositoryOptions()
         options.tuning = tuning(operation)
-        let repository = ArchiveRepository<FormRecord>(path: root + "/" + storeName, options: options)
+        let repository = ArchiveRepository<SampleRecord>(path: root + "/" + storeName, options: options)
         switch operation {
         case .addToAbsentStore:
             return []
         case .addMigratingASingleArchive:
             let records = sampleRecords(0..<5)
             try FileManager.default.createDirectory(atPath: root + "/data", withIntermediateDirectories: false)
-            try Data(try RepositoryFile<FormRecord>.encode(records, path: "x")).write(to: URL(fileURLWithPath: root + "/" + storeName))
+            try Data(try RepositoryFile<SampleRecord>.encode(records, path: "x")).write(to: URL(fileURLWithPath: root + "/" + storeName))
             return records
         case .purge:
             let records = sampleRecords(0..<3, expiringAt: 1_500) + sampleRecords(3..<6, expiringAt: 2_500)
@@ -61,7 +60,7 @@ struct RecordLogFaultTests {
     }
 
     /// Runs the operation.
-    static func perform(_ operation: Operation, on repository: ArchiveRepository<FormRecord>) throws(StoreError) {
+    static func perform(_ operation: Operation, on repository: ArchiveRepository<SampleRecord>) throws(StoreError) {
         switch operation {
         case .addToAbsentStore, .add, .addMigratingASingleArchive, .addMergingTheIndex:
             try repository.add(new)
@@ -81,7 +80,7 @@ struct RecordLogFaultTests {
     }
 
     /// The records after the operation succeeded, from those before.
-    static func expected(_ operation: Operation, after before: [FormRecord]) -> [FormRecord] {
+    static func expected(_ operation: Operation, after before: [SampleRecord]) -> [SampleRecord] {
         switch operation {
         case .addToAbsentStore, .add, .addMigratingASingleArchive, .addMergingTheIndex, .importSkippingExisting:
             return before + [new]
@@ -119,7 +118,7 @@ struct RecordLogFaultTests {
                 var options = RepositoryOptions()
                 options.tuning = Self.tuning(operation)
                 options.fileSystem = counter.fileSystem
-                let repository = ArchiveRepository<FormRecord>(path: directory.file(Self.storeName), options: options)
+                let repository = ArchiveRepository<SampleRecord>(path: directory.file(Self.storeName), options: options)
                 counter.arm(failAt: call, with: fault, fillsDisk: fillsDisk)
                 var succeeded: Bool
                 do {
@@ -138,7 +137,7 @@ struct RecordLogFaultTests {
                 kinds.insert(failed.call)
                 outcomes.insert(succeeded ? "done" : "not done")
                 let context = "\(operation), \(fault)\(fillsDisk ? " filling the disk" : "") at call \(call) (\(failed.call) of \(failed.path))"
-                let plain = ArchiveRepository<FormRecord>(path: directory.file(Self.storeName))
+                let plain = ArchiveRepository<SampleRecord>(path: directory.file(Self.storeName))
                 let records = try plain.all()
                 #expect(records == (succeeded ? after : before), "\(context)")
                 for record in after + before {
@@ -146,7 +145,7 @@ struct RecordLogFaultTests {
                 }
                 #expect(try plain.count() == records.count, "\(context)")
                 // Nothing left behind, and the store takes the next write.
-                try plain.add(FormRecord(id: "next", name: "next", fields: [:], registeredAt: Date(timeIntervalSince1970: 1),
+                try plain.add(SampleRecord(id: "next", name: "next", fields: [:], registeredAt: Date(timeIntervalSince1970: 1),
                                          expiresAt: Date(timeIntervalSince1970: 9_999)))
                 #expect(try leftovers(in: directory) == [], "\(context)")
                 #expect(try plain.all().map(\.id) == records.map(\.id) + ["next"], "\(context)")
@@ -188,16 +187,16 @@ struct RecordLogFaultTests {
                 count += 1
                 return count >= crashAt ? .error(EIO) : nil
             } }
-            let repository = ArchiveRepository<FormRecord>(path: directory.file(Self.storeName), options: options)
+            let repository = ArchiveRepository<SampleRecord>(path: directory.file(Self.storeName), options: options)
             var completed = true
             do { try Self.perform(operation, on: repository) } catch { completed = false }
             if completed && calls.withLock({ $0 }) < call { break }   // no call failed: every crash point was tried
-            let plain = ArchiveRepository<FormRecord>(path: directory.file(Self.storeName))
+            let plain = ArchiveRepository<SampleRecord>(path: directory.file(Self.storeName))
             let records = try plain.all()
             #expect(records == before || records == after, "\(operation), crash at call \(call)")
             if completed { #expect(records == after, "\(operation), crash at call \(call) after it returned") }
             seen.insert(records == after)
-            try plain.add(FormRecord(id: "next", name: "next", fields: [:], registeredAt: Date(timeIntervalSince1970: 1),
+            try plain.add(SampleRecord(id: "next", name: "next", fields: [:], registeredAt: Date(timeIntervalSince1970: 1),
                                      expiresAt: Date(timeIntervalSince1970: 9_999)))
             #expect(try plain.all().map(\.id) == records.map(\.id) + ["next"], "\(operation), crash at call \(call)")
             #expect(try leftovers(in: directory) == [], "\(operation), crash at call \(call): the next writer swept them")

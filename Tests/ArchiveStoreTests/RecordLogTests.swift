@@ -10,7 +10,6 @@ import Testing
 import TestSupport
 @testable import ArchiveStore
 import ArchivePlatform
-import FormCache
 
 /// A store file taken apart as a plist: its top dictionary, `$objects`, and where the records are.
 struct StorePlist {
@@ -20,9 +19,9 @@ struct StorePlist {
     var arrayUID: Int
     var recordUIDs: [Int]
 
-    static func records(_ range: Range<Int>) -> [FormRecord] {
+    static func records(_ range: Range<Int>) -> [SampleRecord] {
         range.map {
-            FormRecord(id: "id\($0)", name: "name\($0)", fields: ["k": "v\($0)"],
+            SampleRecord(id: "id\($0)", name: "name\($0)", fields: ["k": "v\($0)"],
                        registeredAt: Date(timeIntervalSince1970: 1_000), expiresAt: Date(timeIntervalSince1970: 2_000))
         }
     }
@@ -53,9 +52,9 @@ struct StorePlist {
 }
 
 /// Records for the log tests: one per id, an expiry each.
-func sampleRecords(_ range: Range<Int>, expiringAt expiry: TimeInterval = 2_000) -> [FormRecord] {
+func sampleRecords(_ range: Range<Int>, expiringAt expiry: TimeInterval = 2_000) -> [SampleRecord] {
     range.map {
-        FormRecord(id: "id\($0)", name: "name\($0)", fields: ["k": "v\($0)"],
+        SampleRecord(id: "id\($0)", name: "name\($0)", fields: ["k": "v\($0)"],
                    registeredAt: Date(timeIntervalSince1970: 1_000), expiresAt: Date(timeIntervalSince1970: expiry))
     }
 }
@@ -64,10 +63,10 @@ func sampleRecords(_ range: Range<Int>, expiringAt expiry: TimeInterval = 2_000)
 /// merging the index and compacting the log, and damage anywhere in either file.
 @Suite("Record log")
 struct RecordLogTests {
-    func forms(_ directory: TemporaryDirectory, tuning: StoreTuning = StoreTuning()) -> ArchiveRepository<FormRecord> {
+    func forms(_ directory: TemporaryDirectory, tuning: StoreTuning = StoreTuning()) -> ArchiveRepository<SampleRecord> {
         var options = RepositoryOptions()
         options.tuning = tuning
-        return ArchiveRepository<FormRecord>(path: directory.file("Forms.archive"), options: options)
+        return ArchiveRepository<SampleRecord>(path: directory.file("Forms.archive"), options: options)
     }
 
     @Test func theStoreIsARecordLogWithAnIndexAndAnExportIsAnOrdinaryKeyedArchive() throws {
@@ -84,40 +83,18 @@ struct RecordLogTests {
         try repository.exportArchive(to: directory.file("export.archive"))
         #expect(try directory.mode("export.archive") == 0o600)
         let exported = try directory.read("export.archive")
-        #expect(try ArchiveRepository<FormRecord>.records(inArchive: exported, source: "x") == records)
+        #expect(try ArchiveRepository<SampleRecord>.records(inArchive: exported, source: "x") == records)
         // Read back into another store.
-        let other = ArchiveRepository<FormRecord>(path: directory.file("Other.archive"))
+        let other = ArchiveRepository<SampleRecord>(path: directory.file("Other.archive"))
         #expect(try other.add(contentsOf: records, skippingExisting: true) == records)
         #expect(try other.add(contentsOf: records, skippingExisting: true) == [])
         #expect(try other.all() == records)
     }
 
-    @Test func foundationReadsTheExportedArchive() throws {
-        let directory = try TemporaryDirectory()
-        let clock = FixedClock(Date(timeIntervalSince1970: 1_800_000_000))
-        let cache = FormCache(directory: directory.path, clock: clock)
-        var added: [FormRecord] = []
-        for i in 0..<12 {
-            added.append(try cache.add(name: "form \(i)", fields: ["email": "u\(i)@example.com", "n": "\(i)"]))
-        }
-        try cache.repository.exportArchive(to: directory.file("export.archive"))
-        let data = try Data(contentsOf: URL(fileURLWithPath: directory.file("export.archive")))
-        let unarchiver = try NSKeyedUnarchiver(forReadingFrom: data)
-        unarchiver.requiresSecureCoding = false
-        unarchiver.setClass(FoundationStoreFile.self, forClassName: "ArchiveRepositoryFile")
-        unarchiver.setClass(FoundationFormRecord.self, forClassName: "FormRecord")
-        let root = try #require(unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey) as? FoundationStoreFile)
-        #expect(root.version == 1)
-        #expect(root.records.map(\.id) == added.map(\.id))
-        #expect(root.records.map(\.name) == added.map(\.name))
-        #expect(root.records.map(\.fields) == added.map(\.fields))
-        #expect(root.records.map(\.expiresAt) == added.map(\.expiresAt))
-    }
-
     @Test func aSingleArchiveStoreIsReadAsItIsAndBecomesALogOnTheFirstWrite() throws {
         let directory = try TemporaryDirectory()
         let old = sampleRecords(0..<4)
-        let bytes = try RepositoryFile<FormRecord>.encode(old, path: "x")
+        let bytes = try RepositoryFile<SampleRecord>.encode(old, path: "x")
         try directory.write(bytes, to: "Forms.archive")
         let repository = forms(directory)
         #expect(try repository.all() == old)
@@ -132,7 +109,7 @@ struct RecordLogTests {
 
     @Test func aDamagedSingleArchiveStoreIsReportedAndNeverMigrated() throws {
         let directory = try TemporaryDirectory()
-        var bytes = try RepositoryFile<FormRecord>.encode(sampleRecords(0..<4), path: "x")
+        var bytes = try RepositoryFile<SampleRecord>.encode(sampleRecords(0..<4), path: "x")
         bytes.removeLast(9)
         try directory.write(bytes, to: "Forms.archive")
         let repository = forms(directory)
@@ -172,14 +149,14 @@ struct RecordLogTests {
         tuning.mergeFrames = 5
         tuning.compactionFloor = 0
         let repository = forms(directory, tuning: tuning)
-        var model: [String: FormRecord] = [:]
+        var model: [String: SampleRecord] = [:]
         var order: [String] = []
         var rng = SeededGenerator(seed: 11)
         var compactions = 0
         var largest = 0
         for step in 0..<300 {
             let id = "id\(Int.random(in: 0..<40, using: &rng))"
-            let record = FormRecord(id: id, name: "n\(step)", fields: ["s": "\(step)"], registeredAt: Date(timeIntervalSince1970: 1),
+            let record = SampleRecord(id: id, name: "n\(step)", fields: ["s": "\(step)"], registeredAt: Date(timeIntervalSince1970: 1),
                                     expiresAt: Date(timeIntervalSince1970: Double(Int.random(in: 1...10, using: &rng))))
             switch Int.random(in: 0..<5, using: &rng) {
             case 0, 1:
@@ -463,7 +440,7 @@ struct RecordLogTests {
                     let repository = worker.isMultiple(of: 2) ? first : second
                     for index in 0..<25 {
                         let id = "\(worker)-\(index)"
-                        try repository.add(FormRecord(id: id, name: id, fields: [:], registeredAt: Date(timeIntervalSince1970: 1),
+                        try repository.add(SampleRecord(id: id, name: id, fields: [:], registeredAt: Date(timeIntervalSince1970: 1),
                                                       expiresAt: Date(timeIntervalSince1970: 2)))
                         if index.isMultiple(of: 5) { _ = try repository.remove(id) }
                         #expect(try repository.get("\(worker)-0") == nil)
@@ -485,7 +462,7 @@ struct RecordLogTests {
         var tuning = StoreTuning()
         tuning.mergeFrames = 1
         let repository = forms(directory, tuning: tuning)
-        let lockNamed = ArchiveRepository<FormRecord>(path: directory.file("Forms.archive.lock"))
+        let lockNamed = ArchiveRepository<SampleRecord>(path: directory.file("Forms.archive.lock"))
         try lockNamed.add(sampleRecords(0..<2)[0])
         try directory.write(Array("not an index at all".utf8), to: "Forms.archive.index")
         for record in sampleRecords(5..<8) { try repository.add(record) }
@@ -504,7 +481,7 @@ struct RecordLogTests {
         for record in sampleRecords(0..<2) { try repository.add(record) }
         try FileManager.default.removeItem(atPath: repository.lockPath)
         #expect(mkfifo(repository.lockPath, 0o600) == 0)
-        let result = Locked<FormRecord??>(nil)
+        let result = Locked<SampleRecord??>(nil)
         let thread = Thread { result.withLock { $0 = .some(try? repository.get("id1")) } }
         thread.start()
         // A liveness bound, not a timing target: a `get` that waits for a writer on the FIFO never finishes.
@@ -526,38 +503,6 @@ struct RecordLogTests {
         for split in [0, 1, 7, 8, 9, 500, 999] {
             #expect(Checksum.crc32(continuing: Checksum.crc32(long, 0..<split), long, split..<1000) == Checksum.crc32(long))
         }
-    }
-}
-
-struct FixedClock: StoreClock {
-    let date: Date
-    init(_ date: Date) { self.date = date }
-    func now() -> Date { date }
-}
-
-/// Foundation's view of the store file, for the compatibility test.
-final class FoundationStoreFile: NSObject, NSCoding {
-    let version: Int
-    let records: [FoundationFormRecord]
-    func encode(with coder: NSCoder) {}
-    init?(coder: NSCoder) {
-        version = coder.decodeInteger(forKey: "version")
-        records = coder.decodeObject(forKey: "records") as? [FoundationFormRecord] ?? []
-    }
-}
-
-final class FoundationFormRecord: NSObject, NSCoding {
-    let id: String
-    let name: String
-    let fields: [String: String]
-    let expiresAt: Date
-    func encode(with coder: NSCoder) {}
-    init?(coder: NSCoder) {
-        guard let id = coder.decodeObject(forKey: "id") as? String, let name = coder.decodeObject(forKey: "name") as? String,
-              let fields = coder.decodeObject(forKey: "fields") as? [String: String],
-              let expiresAt = coder.decodeObject(forKey: "expiresAt") as? Date
-        else { return nil }
-        (self.id, self.name, self.fields, self.expiresAt) = (id, name, fields, expiresAt)
     }
 }
 

@@ -1,15 +1,14 @@
 import Foundation
 import Testing
 @testable import ArchiveStore
-import FormCache
 import TestSupport
 
 /// Findings of the `store` fuzz target (`Fuzz/StoreFuzz.swift`), each as the scenario it stands for.
 @Suite struct StoreFuzzRegressionTests {
-    func forms(_ directory: TemporaryDirectory, mergeFrames: Int = 1024) -> ArchiveRepository<FormRecord> {
+    func forms(_ directory: TemporaryDirectory, mergeFrames: Int = 1024) -> ArchiveRepository<SampleRecord> {
         var options = RepositoryOptions()
         options.tuning.mergeFrames = mergeFrames
-        return ArchiveRepository<FormRecord>(path: directory.file("Forms.archive"), options: options)
+        return ArchiveRepository<SampleRecord>(path: directory.file("Forms.archive"), options: options)
     }
 
     /// Two branches of one log (same generation): `a` rewrote id0...id3, `b` added id4...id7 instead.
@@ -22,7 +21,7 @@ import TestSupport
         try b.write(try a.read("Forms.archive.index"), to: "Forms.archive.index")
         for record in sampleRecords(0..<4) { try repository.update(record) }  // merged again: 8 frames
         let added = sameFrameSizes ? sampleRecords(4..<8)
-            : sampleRecords(4..<8).map { FormRecord(id: $0.id + "-longer", name: $0.name, fields: $0.fields,
+            : sampleRecords(4..<8).map { SampleRecord(id: $0.id + "-longer", name: $0.name, fields: $0.fields,
                                                      registeredAt: $0.registeredAt, expiresAt: $0.expiresAt) }
         for record in added { try forms(b).add(record) }                      // b keeps its 4-frame index
         return (b, try a.read("Forms.archive.index"))

@@ -1,4 +1,5 @@
 import BinaryPlist
+import ArchiveInspection
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import Testing
 @testable import BinaryPlist
+import ArchiveInspection
 
 /// One test per input that the libFuzzer harnesses in `Fuzz/` flagged (see `Fuzz/README.md`), each feeding the
 /// exact bytes that were found, named for the behaviour it pins down.

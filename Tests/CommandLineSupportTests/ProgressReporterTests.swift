@@ -1,3 +1,4 @@
+import ArchivePlatform
 import CommandLineSupport
 import Foundation
 import Testing
@@ -12,10 +13,10 @@ import TestSupport
 
     @Test func drawsCountRateAndTimeLeftOnATerminalAtMostEveryInterval() throws {
         let terminal = try PseudoTerminal()
-        #expect(Terminal.isTerminal(terminal.follower))
+        #expect(Terminal.isTerminal(FileDescriptor(rawValue: terminal.follower)))
         let clock = Clock()
-        let progress = ProgressReporter(label: "lint", unit: "files", total: 40, sink: .fileDescriptor(terminal.follower),
-                                        enabled: Terminal.isTerminal(terminal.follower), clock: { clock.now })
+        let progress = ProgressReporter(label: "lint", unit: "files", total: 40, sink: .fileDescriptor(FileDescriptor(rawValue: terminal.follower)),
+                                        enabled: Terminal.isTerminal(FileDescriptor(rawValue: terminal.follower)), clock: { clock.now })
         clock.now = 101
         progress.advance()                  // drawn: the first update draws at once
         clock.now = 101.05
@@ -33,11 +34,11 @@ import TestSupport
         var pipe: [Int32] = [0, 0]
         #expect(Glibc.pipe(&pipe) == 0)
         defer { close(pipe[0]); close(pipe[1]) }
-        #expect(!Terminal.isTerminal(pipe[1]))
+        #expect(!Terminal.isTerminal(FileDescriptor(rawValue: pipe[1])))
         let terminal = try PseudoTerminal()
         for (descriptor, quiet) in [(pipe[1], false), (terminal.follower, true)] {
-            var io = CommandIO(stdout: .discarding, stderr: .fileDescriptor(descriptor))
-            io.stderrIsTerminal = Terminal.isTerminal(descriptor)
+            var io = CommandIO(stdout: .discarding, stderr: .fileDescriptor(FileDescriptor(rawValue: descriptor)))
+            io.stderrIsTerminal = Terminal.isTerminal(FileDescriptor(rawValue: descriptor))
             let context = CommandContext(arguments: ParsedArguments(), environment: [:], io: io, toolName: "t", commandName: "c")
             let progress = ProgressReporter.forCommand(context, label: "x", unit: "items", total: 3, quiet: quiet)
             progress.advance()
@@ -51,7 +52,7 @@ import TestSupport
 
     @Test func aDumbTerminalGetsNoProgress() throws {
         let terminal = try PseudoTerminal()
-        var io = CommandIO(stdout: .discarding, stderr: .fileDescriptor(terminal.follower))
+        var io = CommandIO(stdout: .discarding, stderr: .fileDescriptor(FileDescriptor(rawValue: terminal.follower)))
         io.stderrIsTerminal = true
         let context = CommandContext(arguments: ParsedArguments(), environment: ["TERM": "dumb"], io: io, toolName: "t",
                                      commandName: "c")

@@ -1,3 +1,4 @@
+import ArchivePlatform
 import CommandLineSupport
 import Foundation
 import Testing
@@ -10,8 +11,8 @@ struct FormCacheProgressTests {
     /// Runs `formcache` in-process with stderr on `descriptor`, told whether it is a terminal.
     func run(_ harness: Harness, _ arguments: [String], stderr descriptor: Int32) -> (status: Int32, stdout: String) {
         let out = OutputCapture()
-        var io = CommandIO(stdout: out.sink, stderr: .fileDescriptor(descriptor))
-        io.stderrIsTerminal = Terminal.isTerminal(descriptor)
+        var io = CommandIO(stdout: out.sink, stderr: .fileDescriptor(FileDescriptor(rawValue: descriptor)))
+        io.stderrIsTerminal = Terminal.isTerminal(FileDescriptor(rawValue: descriptor))
         let status = FormCacheTool.run(arguments: arguments, environment: harness.environment, io: io, clock: harness.clock)
         return (status, out.text)
     }

@@ -4,6 +4,7 @@ import CommandLineSupport
 import Foundation
 import InspectorCLI
 import KeyedArchive
+import ArchiveInspection
 import Testing
 
 /// A clock fixed at one instant, so that created and expiry times are known.

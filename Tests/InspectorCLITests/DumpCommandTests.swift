@@ -3,6 +3,7 @@ import CommandLineSupport
 import Foundation
 import InspectorCLI
 import KeyedArchive
+import ArchiveInspection
 import Testing
 import TestSupport
 

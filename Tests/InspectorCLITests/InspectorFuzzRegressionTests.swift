@@ -2,6 +2,7 @@ import BinaryPlist
 import CommandLineSupport
 import Foundation
 import KeyedArchive
+import ArchiveInspection
 import Testing
 import TestSupport
 

@@ -1,3 +1,4 @@
+import ArchivePlatform
 import CommandLineSupport
 import Foundation
 import InspectorCLI
@@ -10,8 +11,8 @@ import ArchiveStore
     /// Runs `keyedarchive` with `arguments`, stderr on `descriptor`, told whether it is a terminal as `isatty` says.
     static func run(_ arguments: [String], stderr descriptor: Int32) -> (status: Int32, stdout: String) {
         let out = OutputCapture()
-        var io = CommandIO(stdout: out.sink, stderr: .fileDescriptor(descriptor))
-        io.stderrIsTerminal = Terminal.isTerminal(descriptor)
+        var io = CommandIO(stdout: out.sink, stderr: .fileDescriptor(FileDescriptor(rawValue: descriptor)))
+        io.stderrIsTerminal = Terminal.isTerminal(FileDescriptor(rawValue: descriptor))
         let status = Inspector.run(arguments: arguments, environment: [:], io: io)
         return (status, out.text)
     }
@@ -42,8 +43,8 @@ import ArchiveStore
     /// Runs lint with stderr on `descriptor`, told whether it is a terminal as `isatty` says.
     func lint(_ extra: [String], stderr descriptor: Int32) -> (status: Int32, stdout: String) {
         let out = OutputCapture()
-        var io = CommandIO(stdout: out.sink, stderr: .fileDescriptor(descriptor))
-        io.stderrIsTerminal = Terminal.isTerminal(descriptor)
+        var io = CommandIO(stdout: out.sink, stderr: .fileDescriptor(FileDescriptor(rawValue: descriptor)))
+        io.stderrIsTerminal = Terminal.isTerminal(FileDescriptor(rawValue: descriptor))
         let status = Inspector.run(arguments: ["lint"] + extra + Self.files, environment: [:], io: io)
         return (status, out.text)
     }

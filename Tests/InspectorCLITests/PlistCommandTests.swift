@@ -1,4 +1,5 @@
 import BinaryPlist
+import ArchiveInspection
 import CommandLineSupport
 import Foundation
 import InspectorCLI

@@ -1,6 +1,7 @@
 import BinaryPlist
 import Foundation
 import KeyedArchive
+import ArchiveInspection
 import Testing
 
 /// An enum with associated values: its synthesized Codable uses nested containers.

@@ -1,6 +1,7 @@
 import BinaryPlist
 import Foundation
 import KeyedArchive
+import ArchiveInspection
 import Testing
 
 /// archive-JSON rendering and reading, and the dump tree, as issue 3's inspector verbs define them.

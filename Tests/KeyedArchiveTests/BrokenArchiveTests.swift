@@ -1,4 +1,5 @@
 import KeyedArchive
+import ArchiveInspection
 import Testing
 
 /// The deliberately malformed archives under Fixtures/keyed/**/broken fail with typed errors.

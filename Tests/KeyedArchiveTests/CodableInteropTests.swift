@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import ArchiveInspection
 import Testing
 
 /// A Codable type holding NSCoding-style values.

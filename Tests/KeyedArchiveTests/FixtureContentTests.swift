@@ -1,6 +1,7 @@
 import BinaryPlist
 import Foundation
 import KeyedArchive
+import ArchiveInspection
 import Testing
 
 /// Content a person can check against each fixture's `.expected.txt` (plistlib's dump of the raw plist).

@@ -1,6 +1,7 @@
 import BinaryPlist
 import Foundation
 import KeyedArchive
+import ArchiveInspection
 import Testing
 
 /// Every Apple-made keyed archive under Fixtures/keyed decodes, re-encodes and decodes back to the same graph.

@@ -1,5 +1,6 @@
 import BinaryPlist
 import KeyedArchive
+import ArchiveInspection
 import Testing
 
 /// Malformed and malicious archives: each fails with a typed error, never a trap or a hang.

@@ -1,7 +1,8 @@
 import TestSupport
 import BinaryPlist
 import Foundation
-@testable import KeyedArchive
+import KeyedArchive
+@testable import ArchiveInspection
 import Testing
 
 /// archive-JSON's tree form within its budget (issue 12): the objects to print are counted before anything

@@ -25,7 +25,7 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: `lock` is used on
     let largePath: String
     let segments: CacheSegments
     /// The directory itself, open, for its size (a directory's blocks count in `du` too).
-    let directoryFD: Int32
+    let directoryFD: FileDescriptor
     /// The writers' lock: exclusive for every change.
     let lock: WriterLock
     /// The table as readers last opened it.

@@ -85,10 +85,10 @@ final class CacheSegments: Sendable {
 
 /// An open segment file, closed when the last reference goes.
 final class SegmentHandle: Sendable {
-    let fd: Int32
+    let fd: FileDescriptor
     private let fileSystem: FileSystem
 
-    init(fd: Int32, fileSystem: FileSystem) {
+    init(fd: FileDescriptor, fileSystem: FileSystem) {
         self.fd = fd
         self.fileSystem = fileSystem
     }

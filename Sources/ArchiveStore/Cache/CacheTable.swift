@@ -210,7 +210,7 @@ final class CacheTable {
     /// where an `Int` has 32 bits (a table's size must fit one).
     static let largestBits = Int.bitWidth == 64 ? 28 : 24
 
-    let fd: Int32
+    let fd: FileDescriptor
     let path: String
     let fileSystem: FileSystem
     let inode: UInt64
@@ -219,7 +219,7 @@ final class CacheTable {
 
     var capacity: Int { 1 << bits }
 
-    private init(fd: Int32, path: String, fileSystem: FileSystem, inode: UInt64, bits: Int) {
+    private init(fd: FileDescriptor, path: String, fileSystem: FileSystem, inode: UInt64, bits: Int) {
         self.fd = fd
         self.path = path
         self.fileSystem = fileSystem

@@ -1,6 +1,8 @@
+import ArchivePlatform
+
 /// An open index file (see ``RecordIndex``), read a bucket at a time.
 final class IndexReader {
-    let fd: Int32
+    let fd: FileDescriptor
     let path: String
     let fileSystem: FileSystem
     /// What the file's header says, checked against its size.
@@ -87,7 +89,7 @@ final class IndexReader {
     }
 
     /// Takes ownership of `fd`.
-    private init(fd: Int32, path: String, fileSystem: FileSystem, header: Header) {
+    private init(fd: FileDescriptor, path: String, fileSystem: FileSystem, header: Header) {
         self.fd = fd
         self.path = path
         self.fileSystem = fileSystem

@@ -62,7 +62,7 @@ enum StoreFile {
     }
 
     /// Whether a whole frame that matches its checksum starts at `offset`.
-    private static func intactFrame(_ fd: Int32, at offset: Int, size: Int, path: String,
+    private static func intactFrame(_ fd: FileDescriptor, at offset: Int, size: Int, path: String,
                                     fileSystem: FileSystem) throws(StoreError) -> Bool {
         guard size - offset >= RecordLog.frameHeaderSize else { return false }
         let prefix = try fileSystem.read(fd, count: RecordLog.frameHeaderSize, at: offset, path)

@@ -1,3 +1,5 @@
+import ArchivePlatform
+
 /// Where a live record's frame is.
 struct FrameLocation: Hashable, Sendable {
     var kind: FrameKind
@@ -13,7 +15,7 @@ struct FrameLocation: Hashable, Sendable {
 /// frames past it, read from the log. Valid while it lives; the log file stays open. A writer (holding the
 /// store's lock, the file opened read-write) commits changes through it.
 final class StoreSnapshot {
-    let fd: Int32
+    let fd: FileDescriptor
     let path: String
     let fileSystem: FileSystem
     let tuning: StoreTuning
@@ -29,7 +31,7 @@ final class StoreSnapshot {
     var indexPath: String { path + ".index" }
     var lockPath: String { path + ".lock" }
 
-    init(fd: Int32, state: LogState, path: String, fileSystem: FileSystem, tuning: StoreTuning, writable: Bool) throws(StoreError) {
+    init(fd: FileDescriptor, state: LogState, path: String, fileSystem: FileSystem, tuning: StoreTuning, writable: Bool) throws(StoreError) {
         self.fd = fd
         self.state = state
         self.path = path

@@ -18,7 +18,7 @@ import ArchivePlatform
 package struct AtomicReplace {
     package let destination: String
     package let temporary: String
-    private let fd: Int32
+    private let fd: FileDescriptor
     private let fileSystem: FileSystem
     private var open = true
     private var position = 0
@@ -38,7 +38,7 @@ package struct AtomicReplace {
     }
 
     /// Takes over an open temporary file that the caller prepared (the cache reuses retired entry files).
-    package init(adopting fd: Int32, temporary: String, destination: String, fileSystem: FileSystem) {
+    package init(adopting fd: FileDescriptor, temporary: String, destination: String, fileSystem: FileSystem) {
         self.fd = fd
         self.temporary = temporary
         self.destination = destination

@@ -4,9 +4,9 @@ import ArchivePlatform
 /// truncate, stat, rename, link, unlink, mkdir, rmdir, directory listing and lock of ``ArchiveRepository``,
 /// ``ArchiveCache`` and the `FormCache` layer above them goes through a value of this type.
 ///
-/// Production code uses ``kernel``, which calls the kernel (through `ArchivePlatform`'s `Kernel`). Tests build
-/// a ``FileSystem`` whose calls consult a fault plan first: a call can fail with an `errno` (EIO, ENOSPC...) or
-/// a write can stop short, so that "every acknowledged write survives any single fault" is a loop over call
+/// Production code uses ``kernel``, which calls the kernel (through `ArchivePlatform`'s `Kernel` and
+/// `FileDescriptor`). Tests build a ``FileSystem`` whose calls consult a fault plan first: a call can fail with an
+/// `errno` (EIO, ENOSPC...) or a write can stop short, so that "every acknowledged write survives any single fault" is a loop over call
 /// numbers, as SQLite's test VFS does. Cleanup calls (removing a temporary file after a failure) go through
 /// the seam too: a fault there must leave the store as intact as a fault anywhere else.
 ///
@@ -116,7 +116,7 @@ package struct FileSystem: Sendable {
     /// `.create` without `.exclusive` opens an existing file as it is and creates a missing one with `O_EXCL`, so
     /// that only a file this call made is changed. When that fails, the new file is removed again and the open
     /// fails.
-    package func open(_ path: String, _ flags: OpenFlags, permissions: UInt32 = filePermissions) throws(StoreError) -> Int32 {
+    package func open(_ path: String, _ flags: OpenFlags, permissions: UInt32 = filePermissions) throws(StoreError) -> FileDescriptor {
         _ = try injected(.open, path)
         if let observer { return try observedOpen(path, flags, permissions: permissions, observer) }
         return try openFile(path, flags, permissions: permissions)
@@ -124,7 +124,7 @@ package struct FileSystem: Sendable {
 
     /// ``open(_:_:permissions:)`` told to `observer`: whether the file was there before decides `created`.
     private func observedOpen(_ path: String, _ flags: OpenFlags, permissions: UInt32,
-                              _ observer: any FileSystemObserver) throws(StoreError) -> Int32 {
+                              _ observer: any FileSystemObserver) throws(StoreError) -> FileDescriptor {
         let existed = flags.contains(.create) ? ((try? Kernel.status(atPath: path)) ?? nil) != nil : true
         let fd = try openFile(path, flags, permissions: permissions)
         observer.observe(.open(path: path, fd: fd, created: !existed))
@@ -132,10 +132,10 @@ package struct FileSystem: Sendable {
         return fd
     }
 
-    private func openFile(_ path: String, _ flags: OpenFlags, permissions: UInt32) throws(StoreError) -> Int32 {
+    private func openFile(_ path: String, _ flags: OpenFlags, permissions: UInt32) throws(StoreError) -> FileDescriptor {
         guard flags.contains(.create), givesNewFilesAttributes else {
             do {
-                return try Kernel.open(path, flags, permissions: permissions)
+                return try FileDescriptor.open(path, flags, permissions: permissions)
             } catch {
                 throw failure("open", path, error)
             }
@@ -158,23 +158,23 @@ package struct FileSystem: Sendable {
     }
 
     /// Opens `path` with `.create` in `flags`, telling whether this call created the file.
-    private func openCreating(_ path: String, _ flags: OpenFlags, permissions: UInt32) throws(StoreError) -> (Int32, Bool) {
+    private func openCreating(_ path: String, _ flags: OpenFlags, permissions: UInt32) throws(StoreError) -> (FileDescriptor, Bool) {
         do throws(Errno) {
-            if flags.contains(.exclusive) { return (try Kernel.open(path, flags, permissions: permissions), true) }
+            if flags.contains(.exclusive) { return (try FileDescriptor.open(path, flags, permissions: permissions), true) }
             // Open what is there, else create it exclusively; a file made or removed meanwhile by another process
             // sends the loop round again (a few times at most: then the plain open decides).
             for _ in 0..<4 {
                 do {
-                    return (try Kernel.open(path, flags.subtracting(.create), permissions: permissions), false)
+                    return (try FileDescriptor.open(path, flags.subtracting(.create), permissions: permissions), false)
                 } catch where error == .noSuchFile {
                     do {
-                        return (try Kernel.open(path, flags.union(.exclusive), permissions: permissions), true)
+                        return (try FileDescriptor.open(path, flags.union(.exclusive), permissions: permissions), true)
                     } catch where error == .exists {
                         continue
                     }
                 }
             }
-            return (try Kernel.open(path, flags, permissions: permissions), false)
+            return (try FileDescriptor.open(path, flags, permissions: permissions), false)
         } catch {
             throw failure("open", path, error)
         }
@@ -188,7 +188,7 @@ package struct FileSystem: Sendable {
     }
 
     /// ``open(_:_:permissions:)``, or `nil` when nothing is at `path` (`ENOENT`).
-    package func openIfPresent(_ path: String, _ flags: OpenFlags) throws(StoreError) -> Int32? {
+    package func openIfPresent(_ path: String, _ flags: OpenFlags) throws(StoreError) -> FileDescriptor? {
         do {
             return try open(path, flags)
         } catch where error.errno == Errno.noSuchFile.rawValue {
@@ -197,13 +197,13 @@ package struct FileSystem: Sendable {
     }
 
     /// `close(2)`.
-    package func close(_ fd: Int32) {
+    package func close(_ fd: FileDescriptor) {
         observer?.observe(.close(fd: fd))
-        Kernel.close(fd)
+        fd.close()
     }
 
     /// Reads up to `count` bytes at `offset` (`pread(2)`), looping until `count` bytes or the end of the file.
-    package func read(_ fd: Int32, count: Int, at offset: Int, _ path: String) throws(StoreError) -> [UInt8] {
+    package func read(_ fd: FileDescriptor, count: Int, at offset: Int, _ path: String) throws(StoreError) -> [UInt8] {
         _ = try injected(.read, path)
         guard count > 0 else { return [] }
         var readError: Errno?
@@ -212,7 +212,7 @@ package struct FileSystem: Sendable {
             let raw = UnsafeMutableRawBufferPointer(buffer)
             while initialized < count {
                 do throws(Errno) {
-                    let n = try Kernel.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[initialized...]),
+                    let n = try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[initialized...]),
                                             at: offset + initialized)
                     if n == 0 { return }
                     initialized += n
@@ -228,13 +228,13 @@ package struct FileSystem: Sendable {
 
     /// Reads from the current position to the end (`read(2)`): a regular file, a pipe, a FIFO or a
     /// terminal, as `cat` reads them. `nil` when more than `limit` bytes come.
-    package func readToEnd(_ fd: Int32, _ path: String, limit: Int) throws(StoreError) -> [UInt8]? {
+    package func readToEnd(_ fd: FileDescriptor, _ path: String, limit: Int) throws(StoreError) -> [UInt8]? {
         _ = try injected(.read, path)
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = chunk.withUnsafeMutableBytes { buffer -> Result<Int, Errno> in
-                do throws(Errno) { return .success(try Kernel.read(fd, into: buffer)) } catch { return .failure(error) }
+                do throws(Errno) { return .success(try fd.read(into: buffer)) } catch { return .failure(error) }
             }
             switch n {
             case .failure(let error): throw failure("read", path, error)
@@ -247,16 +247,16 @@ package struct FileSystem: Sendable {
     }
 
     /// Writes all of `bytes` at the file's position (appended, for `O_APPEND`), looping over short writes.
-    package func write(_ fd: Int32, _ bytes: [UInt8], _ path: String) throws(StoreError) {
+    package func write(_ fd: FileDescriptor, _ bytes: [UInt8], _ path: String) throws(StoreError) {
         try write(fd, bytes, at: nil, path)
     }
 
     /// Writes all of `bytes` at `offset` (`pwrite(2)`), looping over short writes.
-    package func write(_ fd: Int32, _ bytes: [UInt8], at offset: Int, _ path: String) throws(StoreError) {
+    package func write(_ fd: FileDescriptor, _ bytes: [UInt8], at offset: Int, _ path: String) throws(StoreError) {
         try write(fd, bytes, at: Optional(offset), path)
     }
 
-    private func write(_ fd: Int32, _ bytes: [UInt8], at offset: Int?, _ path: String) throws(StoreError) {
+    private func write(_ fd: FileDescriptor, _ bytes: [UInt8], at offset: Int?, _ path: String) throws(StoreError) {
         var limit = bytes.count
         if case .shortWrite(let n)? = try injected(.write, path) { limit = min(max(0, n), bytes.count) }
         var done = 0
@@ -267,8 +267,8 @@ package struct FileSystem: Sendable {
             let written = bytes.withUnsafeBytes { raw -> Result<Int, Errno> in
                 let part = UnsafeRawBufferPointer(rebasing: raw[done..<limit])
                 do throws(Errno) {
-                    if let offset { return .success(try Kernel.write(fd, from: part, at: offset + done)) }
-                    return .success(try Kernel.write(fd, from: part))
+                    if let offset { return .success(try fd.write(from: part, at: offset + done)) }
+                    return .success(try fd.write(from: part))
                 } catch {
                     return .failure(error)
                 }
@@ -282,31 +282,31 @@ package struct FileSystem: Sendable {
         if limit < bytes.count { throw failure("write", path, .noSpace) }
     }
 
-    /// Flushes the file to stable storage (`F_FULLFSYNC` on Apple platforms; see `Kernel.synchronize`).
-    package func sync(_ fd: Int32, _ path: String) throws(StoreError) {
+    /// Flushes the file to stable storage (`F_FULLFSYNC` on Apple platforms; see `FileDescriptor.sync()`).
+    package func sync(_ fd: FileDescriptor, _ path: String) throws(StoreError) {
         _ = try injected(.sync, path)
-        do { try Kernel.synchronize(fd) } catch { throw failure("fsync", path, error) }
+        do { try fd.sync() } catch { throw failure("fsync", path, error) }
         observer?.observe(.sync(fd: fd, path: path))
     }
 
     /// `ftruncate(2)`.
-    package func truncate(_ fd: Int32, to size: Int, _ path: String) throws(StoreError) {
+    package func truncate(_ fd: FileDescriptor, to size: Int, _ path: String) throws(StoreError) {
         _ = try injected(.truncate, path)
-        do { try Kernel.truncate(fd, to: size) } catch { throw failure("ftruncate", path, error) }
+        do { try fd.truncate(to: size) } catch { throw failure("ftruncate", path, error) }
         observer?.observe(.truncate(fd: fd, path: path, size: size))
     }
 
     /// `fstat(2)`.
-    package func status(_ fd: Int32, _ path: String) throws(StoreError) -> FileStatus {
+    package func status(_ fd: FileDescriptor, _ path: String) throws(StoreError) -> FileStatus {
         _ = try injected(.status, path)
-        do { return try Kernel.status(fd) } catch { throw failure("fstat", path, error) }
+        do { return try fd.status() } catch { throw failure("fstat", path, error) }
     }
 
     /// `fstatat(2)` of `name` in the open directory `directory`, not following a link; `nil` when nothing is
     /// there. One name looked up, not a whole path.
-    package func status(in directory: Int32, _ name: String, _ path: String) throws(StoreError) -> FileStatus? {
+    package func status(in directory: FileDescriptor, _ name: String, _ path: String) throws(StoreError) -> FileStatus? {
         _ = try injected(.status, path)
-        do { return try Kernel.status(in: directory, name: name) } catch { throw failure("fstatat", path, error) }
+        do { return try directory.status(ofEntry: name) } catch { throw failure("fstatat", path, error) }
     }
 
     /// `lstat(2)`; `nil` when nothing is there.
@@ -322,9 +322,9 @@ package struct FileSystem: Sendable {
     }
 
     /// `fchmod(2)`.
-    package func setPermissions(_ fd: Int32, _ permissions: UInt32, _ path: String) throws(StoreError) {
+    package func setPermissions(_ fd: FileDescriptor, _ permissions: UInt32, _ path: String) throws(StoreError) {
         _ = try injected(.setPermissions, path)
-        do { try Kernel.setPermissions(fd, permissions) } catch { throw failure("fchmod", path, error) }
+        do { try fd.setPermissions(permissions) } catch { throw failure("fchmod", path, error) }
     }
 
     // MARK: Names
@@ -489,13 +489,13 @@ package struct FileSystem: Sendable {
     // MARK: Locks
 
     /// `flock(2)`: `true` when taken; `false` when `wait` is false and the lock is held elsewhere.
-    package func lock(_ fd: Int32, exclusive: Bool, wait: Bool, _ path: String) throws(StoreError) -> Bool {
+    package func lock(_ fd: FileDescriptor, exclusive: Bool, wait: Bool, _ path: String) throws(StoreError) -> Bool {
         _ = try injected(.lock, path)
-        do { return try Kernel.lock(fd, exclusive: exclusive, wait: wait) } catch { throw failure("flock", path, error) }
+        do { return try fd.lock(exclusive: exclusive, wait: wait) } catch { throw failure("flock", path, error) }
     }
 
     /// Releases a `flock(2)` lock.
-    package func unlock(_ fd: Int32) { Kernel.unlock(fd) }
+    package func unlock(_ fd: FileDescriptor) { fd.unlock() }
 
     // MARK: Whole files
 
@@ -510,7 +510,7 @@ package struct FileSystem: Sendable {
     }
 
     /// The whole regular file open at `fd`, from its start; `nil` when it holds more than `limit` bytes.
-    package func readWhole(_ fd: Int32, _ path: String, limit: Int = Int.max) throws(StoreError) -> [UInt8]? {
+    package func readWhole(_ fd: FileDescriptor, _ path: String, limit: Int = Int.max) throws(StoreError) -> [UInt8]? {
         let info = try status(fd, path)
         guard let size = Int(exactly: info.size), size <= limit else { return nil }
         // One byte more than the size, so that a file that grew meanwhile is read on to its end.

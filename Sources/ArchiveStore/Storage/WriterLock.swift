@@ -28,7 +28,7 @@ package final class WriterLock {
 
     package let path: String
     private let fileSystem: FileSystem
-    private var fd: Int32
+    private var fd: FileDescriptor
     private var inode: UInt64
 
     /// Opens (creating, mode 0600) the lock file at `path`.
@@ -40,7 +40,7 @@ package final class WriterLock {
 
     deinit { fileSystem.close(fd) }
 
-    private static func openLockFile(_ path: String, _ fileSystem: FileSystem) throws(StoreError) -> (Int32, UInt64) {
+    private static func openLockFile(_ path: String, _ fileSystem: FileSystem) throws(StoreError) -> (FileDescriptor, UInt64) {
         let fd = try fileSystem.open(path, [.readWrite, .create, .noFollow, .nonBlocking])
         do throws(StoreError) {
             let info = try fileSystem.status(fd, path)

@@ -1,5 +1,6 @@
 import CommandLineSupport
 import KeyedArchive
+import ArchiveInspection
 
 extension Verbs {
     /// `keyedarchive decode FILE [--graph] [--pretty] [--max-objects N]` prints a keyed archive's object graph

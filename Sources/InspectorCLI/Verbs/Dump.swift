@@ -1,5 +1,6 @@
 import CommandLineSupport
 import KeyedArchive
+import ArchiveInspection
 
 extension Verbs {
     /// `keyedarchive dump FILE` prints a keyed archive as a readable tree with class names and UIDs.

@@ -1,6 +1,7 @@
 import BinaryPlist
 import CommandLineSupport
 import KeyedArchive
+import ArchiveInspection
 
 extension Verbs {
     /// `keyedarchive encode IN.json -o OUT [--format binary|xml]` writes the keyed archive archive-JSON (either

@@ -83,17 +83,6 @@ func orderingText(_ value: Any?, depth: Int = 0) -> String {
     }
 }
 
-/// An `NSDictionary` whose entries are written in the given order (archive-JSON keeps the file's order).
-struct OrderedPairs {
-    var keys: [Any] = []
-    var values: [Any] = []
-}
-
-/// An `NSSet` whose members are written in the given order.
-struct OrderedMembers {
-    var members: [Any]
-}
-
 /// Lets the unarchiver convert a decoded `[Any]` to `[Element]` element by element (numbers converted exactly).
 protocol ArchiveDecodableArray {
     static func converting(_ elements: [Any], _ convert: (Any, Any.Type) -> Any?) -> Any?

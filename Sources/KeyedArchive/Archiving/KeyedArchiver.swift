@@ -237,19 +237,20 @@ public final class KeyedArchiver {
         Data(try finishEncoding() as [UInt8])
     }
 
-    // MARK: Raw access for generic objects
+    // MARK: Fields as the file spells them
 
-    /// Writes a plist value inline under a raw (already escaped) key.
-    func encodeRawPlistValue(_ value: PlistValue, forRawKey key: String) {
-        addField(keyNode(key), state.pointee.builder.scalar(value))
-    }
-
-    func encodeRawObject(_ value: Any?, forRawKey key: String) {
-        addField(keyNode(key), state.pointee.builder.uid(Int(encodeObject(value))))
-    }
-
-    func encodeRawObjectArray(_ values: [Any?], forRawKey key: String) {
-        addField(keyNode(key), uidArray(values))
+    /// Writes `field` under `key` as the file spells it, the way ``ArchivedObject`` writes its fields back: a
+    /// key that starts with `$` is not escaped, a plist value goes inline, an object or a list of objects as
+    /// UIDs. At the top level it writes a `$top` entry. Use it to write the fields of an object exactly as
+    /// another archive has them.
+    ///
+    /// No Apple API corresponds: `NSKeyedArchiver` escapes a key that starts with `$` (with another `$`).
+    public func encode(_ field: ArchivedObject.Field, forArchivedKey key: String) {
+        switch field {
+        case .value(let v): addField(keyNode(key), state.pointee.builder.scalar(v))
+        case .object(let o): addField(keyNode(key), state.pointee.builder.uid(Int(encodeObject(o))))
+        case .objects(let list): addField(keyNode(key), uidArray(list))
+        }
     }
 
     // MARK: Internals

@@ -44,7 +44,7 @@ extension KeyedArchiver {
     }
 
     /// An `NSDictionary` whose keys and values are already in their order.
-    func orderedPairsObject(_ pairs: OrderedPairs) -> Int32 {
+    func orderedPairsObject(_ pairs: OrderedArchiveDictionary) -> Int32 {
         withObjectFrame(classUID: { classObject(.dictionary) }) {
             let keys = uidArray(pairs.keys)
             let values = uidArray(pairs.values)

@@ -16,7 +16,7 @@ extension KeyedArchiver {
     }
 
     /// An `NSSet` whose members are already in their order.
-    func orderedMembersObject(_ set: OrderedMembers) -> Int32 {
+    func orderedMembersObject(_ set: OrderedArchiveSet) -> Int32 {
         withObjectFrame(classUID: { classObject(.set) }) { addField(keyNode("NS.objects"), uidArray(set.members)) }
     }
 }

@@ -97,6 +97,24 @@ enum StandardClass: Int, Sendable, CaseIterable {
         }
     }
 
+    /// The value an entry of the class holds as ``ArchiveGraph`` readers show it; `nil` for a class whose
+    /// fields are what it holds.
+    var kind: ArchivedClassKind? {
+        switch self {
+        case .string, .mutableString: .string
+        case .data, .mutableData: .data
+        case .array, .mutableArray: .array
+        case .set, .mutableSet: .set
+        case .orderedSet, .mutableOrderedSet: .orderedSet
+        case .dictionary, .mutableDictionary: .dictionary
+        case .date: .date
+        case .uuid: .uuid
+        case .url: .url
+        case .null: .null
+        case .number, .value, .indexSet, .mutableIndexSet, .attributedString, .mutableAttributedString: nil
+        }
+    }
+
     init?(className: String) {
         guard let c = Self.byName[className] else { return nil }
         self = c
@@ -159,8 +177,8 @@ extension KeyedArchiver {
         case let array as ArchiveEncodableArray: return encodableArrayObject(array)
         case let dictionary as ArchiveEncodableDictionary: return encodableDictionaryObject(dictionary)
         case let set as ArchiveEncodableSet: return encodableSetObject(set)
-        case let pairs as OrderedPairs: return orderedPairsObject(pairs)
-        case let set as OrderedMembers: return orderedMembersObject(set)
+        case let pairs as OrderedArchiveDictionary: return orderedPairsObject(pairs)
+        case let set as OrderedArchiveSet: return orderedMembersObject(set)
         case let bytes as [UInt8]: return bareObject(state.pointee.builder.data(bytes))
         case let encodable as any Encodable: return encodeCodableValue(encodable)
         default:

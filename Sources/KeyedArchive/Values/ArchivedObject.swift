@@ -113,13 +113,7 @@ public final class ArchivedObject: KeyedArchivable, Hashable {
 
     /// Writes every field back under its raw key, with the object's class chain.
     public func encode(with coder: KeyedArchiver) {
-        for (key, value) in fields {
-            switch value {
-            case .value(let v): coder.encodeRawPlistValue(v, forRawKey: key)
-            case .object(let o): coder.encodeRawObject(o, forRawKey: key)
-            case .objects(let list): coder.encodeRawObjectArray(list, forRawKey: key)
-            }
-        }
+        for (key, value) in fields { coder.encode(value, forArchivedKey: key) }
     }
 
     /// Whether two objects are the same instance: archived objects have identity, as `NSObject`s do.

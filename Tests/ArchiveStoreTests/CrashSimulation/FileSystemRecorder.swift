@@ -40,7 +40,7 @@ final class FileSystemRecorder: FileSystemObserver, @unchecked Sendable { // Sen
         var calls: [RecordedCall] = []
         var nodeOfInode: [UInt64: Int]
         var nextNode: Int
-        var open: [Int32: Open] = [:]
+        var open: [FileDescriptor: Open] = [:]
     }
     private let state: Locked<State>
 
@@ -64,7 +64,7 @@ final class FileSystemRecorder: FileSystemObserver, @unchecked Sendable { // Sen
         state.withLock { state in
             switch event {
             case .open(let path, let fd, let created):
-                guard let info = try? Kernel.status(fd) else { return }
+                guard let info = try? fd.status() else { return }
                 var node = state.nodeOfInode[info.inode]
                 if created || node == nil {
                     node = state.nextNode
@@ -76,7 +76,7 @@ final class FileSystemRecorder: FileSystemObserver, @unchecked Sendable { // Sen
             case .write(let fd, _, let offset, let bytes):
                 guard let node = state.open[fd]?.node else { return }
                 // An append lands at the end: the file's size now, less what was just written.
-                let at = offset ?? ((try? Kernel.status(fd)).map { Int($0.size) - bytes.count } ?? 0)
+                let at = offset ?? ((try? fd.status()).map { Int($0.size) - bytes.count } ?? 0)
                 state.calls.append(.write(node: node, offset: at, bytes: bytes))
             case .truncate(let fd, _, let size):
                 guard let node = state.open[fd]?.node else { return }

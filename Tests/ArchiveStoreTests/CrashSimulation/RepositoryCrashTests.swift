@@ -2,7 +2,6 @@ import Foundation
 import Testing
 import TestSupport
 @testable import ArchiveStore
-import FormCache
 
 /// A power cut at any point of any repository operation, in every state the crash model allows (see
 /// ``CrashModel``): every state opens; nothing acknowledged is lost, nothing removed comes back, nothing never
@@ -17,15 +16,15 @@ struct RepositoryCrashTests {
     static let storeName = RecordLogFaultTests.storeName
     static let exportName = "data/export.archive"
 
-    static func repository(_ root: String, _ operation: Operation, _ fileSystem: FileSystem = .kernel) -> ArchiveRepository<FormRecord> {
+    static func repository(_ root: String, _ operation: Operation, _ fileSystem: FileSystem = .kernel) -> ArchiveRepository<SampleRecord> {
         var options = RepositoryOptions()
         if let faulted = RecordLogFaultTests.Operation(rawValue: operation.rawValue) { options.tuning = RecordLogFaultTests.tuning(faulted) }
         options.fileSystem = fileSystem
-        return ArchiveRepository<FormRecord>(path: root + "/" + storeName, options: options)
+        return ArchiveRepository<SampleRecord>(path: root + "/" + storeName, options: options)
     }
 
     /// A store whose newer commit slot is damaged while the frames of its last add follow the older one.
-    static func damagedStore(in root: String) throws -> [FormRecord] {
+    static func damagedStore(in root: String) throws -> [SampleRecord] {
         let repository = Self.repository(root, .recover)
         let records = sampleRecords(0..<4)
         for record in records { try repository.add(record) }
@@ -39,8 +38,8 @@ struct RepositoryCrashTests {
 
     @Test(arguments: Operation.allCases)
     func everyCrashStateOpensWithTheStoreBeforeOrAfterAndTakesTheNextWrite(operation: Operation) throws {
-        var before: [FormRecord] = []
-        var after: [FormRecord] = []
+        var before: [SampleRecord] = []
+        var after: [SampleRecord] = []
         let report = try CrashSweep.run(operation.rawValue, setUp: { root in
             switch operation {
             case .export:
@@ -69,11 +68,11 @@ struct RepositoryCrashTests {
     }
 
     /// What is wrong with one crash state.
-    static func check(_ root: String, _ operation: Operation, before: [FormRecord], after: [FormRecord],
+    static func check(_ root: String, _ operation: Operation, before: [SampleRecord], after: [SampleRecord],
                       acknowledged: Bool) throws -> [String] {
         var problems: [String] = []
         let repository = Self.repository(root, operation)
-        let records: [FormRecord]
+        let records: [SampleRecord]
         do {
             records = try repository.all()
         } catch where operation == .recover && !acknowledged && error.code == .damagedCommit {
@@ -95,7 +94,7 @@ struct RepositoryCrashTests {
         if operation == .export {
             let export = root + "/" + exportName
             if let bytes = FileManager.default.contents(atPath: export) {
-                let exported = try ArchiveRepository<FormRecord>.records(inArchive: [UInt8](bytes), source: export)
+                let exported = try ArchiveRepository<SampleRecord>.records(inArchive: [UInt8](bytes), source: export)
                 if exported != before { problems.append("the export holds \(exported.map(\.id))") }
             } else if acknowledged {
                 problems.append("acknowledged, but there is no export")

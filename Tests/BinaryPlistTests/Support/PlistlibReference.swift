@@ -1,4 +1,5 @@
 import BinaryPlist
+import ArchiveInspection
 
 /// CPython plistlib's reading of a fixture (its `.plist.json` sibling, see ``FixtureFiles``) and how our
 /// reading of the same file must compare with it.

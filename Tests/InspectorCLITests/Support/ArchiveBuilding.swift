@@ -1,6 +1,7 @@
 import BinaryPlist
 import Foundation
 import KeyedArchive
+import ArchiveInspection
 import TestSupport
 
 /// Keyed archives written object by object for the inspector's tests: `$objects` as given (`$null` first),

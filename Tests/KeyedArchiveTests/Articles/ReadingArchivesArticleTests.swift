@@ -1,6 +1,7 @@
 // Mirrors Sources/KeyedArchive/KeyedArchive.docc/ReadingArchivesYouDidNotWrite.md (see ArticleCode in TestSupport)
 import BinaryPlist
 import KeyedArchive
+import ArchiveInspection
 import Testing
 import TestSupport
 

@@ -1,5 +1,6 @@
 import BinaryPlist
 import KeyedArchive
+import ArchiveInspection
 
 /// What decoding a keyed archive would instantiate, found without decoding it (`keyedarchive audit`).
 struct AuditReport {

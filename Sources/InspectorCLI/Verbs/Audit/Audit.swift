@@ -1,6 +1,7 @@
 import BinaryPlist
 import CommandLineSupport
 import KeyedArchive
+import ArchiveInspection
 
 extension Verbs {
     /// `keyedarchive audit FILE... [--allow Class,Class] [--json]`: what decoding would instantiate.

@@ -1,5 +1,6 @@
 import ArchiveStore
 import BinaryPlist
+import ArchiveInspection
 import CommandLineSupport
 
 extension Verbs {

@@ -2,6 +2,7 @@ import ArchiveStore
 import BinaryPlist
 import CommandLineSupport
 import KeyedArchive
+import ArchiveInspection
 
 extension Verbs {
     /// `keyedarchive cache get DIR KEY [--pretty | --archive | --raw]` prints one entry's value as archive-JSON,

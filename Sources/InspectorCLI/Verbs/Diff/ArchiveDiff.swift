@@ -1,5 +1,6 @@
 import BinaryPlist
 import KeyedArchive
+import ArchiveInspection
 
 /// One difference between two keyed archives' object graphs, at a path from the roots.
 struct ArchiveDifference: Hashable, Sendable {

@@ -1,6 +1,7 @@
 import BinaryPlist
 import CommandLineSupport
 import KeyedArchive
+import ArchiveInspection
 
 extension Verbs {
     /// `keyedarchive diff A B [--json]`: the semantic diff of two keyed archives' object graphs.

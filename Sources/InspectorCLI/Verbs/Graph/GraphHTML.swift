@@ -1,4 +1,5 @@
 import BinaryPlist
+import ArchiveInspection
 
 /// The HTML form of ``ObjectGraphModel`` (`keyedarchive graph --format html`): one self-contained page, no
 /// network, no outside script. The graph is embedded as JSON in a `<script type="application/json">` block

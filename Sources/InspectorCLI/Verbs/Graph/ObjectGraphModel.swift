@@ -1,5 +1,6 @@
 import BinaryPlist
 import KeyedArchive
+import ArchiveInspection
 
 /// A keyed archive's graph as `keyedarchive graph` draws it: one node per object reached from `$top` (an
 /// instance, or a container that is an `$objects` entry), its scalar fields inside it, and its references as

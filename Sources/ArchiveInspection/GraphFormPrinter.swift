@@ -1,18 +1,17 @@
 import BinaryPlist
+import KeyedArchive
 
 /// Prints archive-JSON's graph form (``ArchiveJSON`` describes it) straight from a keyed archive's binary
 /// plist: `$top`, then each `$objects` entry once, in index order, materialized alone and dropped once
 /// printed. Time and output are linear in the archive; memory is the archive, its offset table, one entry
 /// and one output chunk, however the objects share each other.
 ///
-/// Plist values are counted as they print against the element budget of ``PlistLimits`` (as many values as
+/// Plist values are counted as they print against the element budget of `PlistLimits` (as many values as
 /// the archive has bytes, at least 65,536): only an archive whose plist shares collections between entries
 /// (no archiver writes one) can reach it. The JSON text is limited to ``maxBytes(forArchiveOf:)``, against
 /// long strings that the plist stores once and the entries use many times.
 struct GraphFormPrinter {
-    private let reader: ArchiveObjectReader
-    private let top: ArchiveObjectReader.DictionaryView
-    private let objects: ArchiveObjectReader.ArrayView
+    private let table: ArchiveObjectTable
     private var out: JSONOutput
     private let pretty: Bool
     private let limit: Int
@@ -26,30 +25,24 @@ struct GraphFormPrinter {
         max(byteCount.multipliedReportingOverflow(by: 64).overflow ? .max : byteCount * 64, 1 << 20)
     }
 
-    private init(reader: ArchiveObjectReader, header: (ArchiveObjectReader.DictionaryView, ArchiveObjectReader.ArrayView),
-                 out: JSONOutput, pretty: Bool) {
-        self.reader = reader
-        (top, objects) = header
+    private init(table: ArchiveObjectTable, out: JSONOutput, pretty: Bool) {
+        self.table = table
         self.out = out
         self.pretty = pretty
-        limit = reader.objects.elementBudget
+        limit = table.elementBudget
         budget = limit
     }
 
     /// Prints the graph form of `archive` (binary or XML) to `output`, in chunks. A dry run first finds any
     /// error, so that nothing is printed for a malformed archive.
     static func print(_ archive: [UInt8], pretty: Bool, to output: ([UInt8]) throws -> Void) throws {
-        let document = try KeyedUnarchiver.binaryDocument(archive)
-        let maxBytes = Self.maxBytes(forArchiveOf: document.bytes.count)
-        try document.withObjects { objects in
-            let reader = ArchiveObjectReader(objects)
-            let validated = try ArchiveHeader(reader, acceptedArchivers: .nsKeyedArchiver)
-            let header = (validated.top, validated.objects)
-            var dryRun = GraphFormPrinter(reader: reader, header: header,
-                                          out: .discarding(pretty: pretty, maxBytes: maxBytes), pretty: pretty)
+        try ArchiveObjectTable.read(archive, acceptedArchivers: .nsKeyedArchiver) { table in
+            let maxBytes = Self.maxBytes(forArchiveOf: table.byteCount)
+            var dryRun = GraphFormPrinter(table: table, out: .discarding(pretty: pretty, maxBytes: maxBytes),
+                                          pretty: pretty)
             try dryRun.document()
             try withoutActuallyEscaping(output) { output in
-                var printer = GraphFormPrinter(reader: reader, header: header,
+                var printer = GraphFormPrinter(table: table,
                                                out: JSONOutput(pretty: pretty, maxBytes: maxBytes, sink: output),
                                                pretty: pretty)
                 try printer.document()
@@ -68,27 +61,27 @@ struct GraphFormPrinter {
         out.w.item(first: false)
         out.w.key("$top")
         out.w.open(.object)
-        for i in 0..<top.count {
-            let key = try materialize(reader.keyReference(top, i), entry: nil)
+        for i in 0..<table.topCount {
+            let key = try table.topKey(at: i)
             guard case .string(let name) = key else {
                 throw KeyedArchiveError(.invalidHeader, "$top key \(i) is \(key.kindNameWithArticle), not a string")
             }
             out.w.item(first: i == 0)
             out.w.key(name)
-            try value(materialize(reader.valueReference(top, i), entry: nil))
+            try value(table.topValue(at: i))
         }
-        out.w.close(.object, empty: top.count == 0)
+        out.w.close(.object, empty: table.topCount == 0)
         out.w.item(first: false)
         out.w.key("$objects")
         out.w.open(.array)
-        for uid in 0..<objects.count {
+        for uid in 0..<table.objectCount {
             // One entry per line, also when compact.
             if pretty { out.w.item(first: uid == 0) } else { out.w.raw(uid == 0 ? "\n" : ",\n") }
-            try entry(uid, materialize(reader.elementReference(objects, uid), entry: uid))
+            try entry(uid, table.object(at: uid))
             try out.flushIfFull()
         }
-        if !pretty && objects.count > 0 { out.w.raw("\n") }
-        out.w.close(.array, empty: objects.count == 0)
+        if !pretty && table.objectCount > 0 { out.w.raw("\n") }
+        out.w.close(.array, empty: table.objectCount == 0)
         out.w.close(.object, empty: false)
         try out.flush()
     }
@@ -143,20 +136,12 @@ struct GraphFormPrinter {
 
     /// The `$classname` of the class dictionary that `d`'s `$class` refers to, when it is a string.
     private mutating func className(_ d: PlistDictionary) throws -> String? {
-        guard case .uid(let u)? = d["$class"], u.value < UInt64(objects.count) else { return nil }
+        guard case .uid(let u)? = d["$class"], u.value < UInt64(table.objectCount) else { return nil }
         let uid = Int(u.value)
         if let known = classNames[uid] { return known }
-        let name = try materialize(reader.elementReference(objects, uid), entry: uid).dictionaryValue?["$classname"]?
+        let name = try table.object(at: uid).dictionaryValue?["$classname"]?
             .stringValue
         classNames[uid] = .some(name)
         return name
-    }
-
-    private func materialize(_ reference: Int, entry: Int?) throws -> PlistValue {
-        do {
-            return try reader.objects.materialize(reference)
-        } catch {
-            throw KeyedArchiveError(.invalidPlist, error.description, objectIndex: entry, underlying: error)
-        }
     }
 }

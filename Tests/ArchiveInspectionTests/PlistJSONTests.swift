@@ -1,5 +1,6 @@
 import TestSupport
 import BinaryPlist
+import ArchiveInspection
 import Testing
 
 @Suite struct PlistJSONTests {

@@ -1,4 +1,5 @@
 import BinaryPlist
+import KeyedArchive
 
 /// JSON text streamed in chunks: written through one ``JSONWriter`` and handed to a sink whenever 64 KiB
 /// have gathered, so that output of any length needs a bounded buffer.

@@ -1,9 +1,10 @@
+import BinaryPlist
 /// plist-JSON: the project's JSON rendering of a property list, as `shared/tools/plist-json.py` defines it.
 ///
 /// | plist | JSON |
 /// |---|---|
 /// | string | string |
-/// | integer | integer (any value of ``PlistInteger``, never written as a real) |
+/// | integer | integer (any value of `PlistInteger`, never written as a real) |
 /// | real | `{"real": x}`, `x` a number or `"nan"`, `"inf"`, `"-inf"` |
 /// | bool | `true` / `false` |
 /// | date | `{"date": seconds since 2001-01-01}` (`"nan"`, `"inf"`, `"-inf"` as for reals) |
@@ -34,7 +35,7 @@ public enum PlistJSON {
 
     /// Parses plist-JSON text.
     ///
-    /// - Throws: ``PlistError`` with format `plist-json` and the byte offset: `.invalidJSON` for text that is
+    /// - Throws: `PlistError` with format `plist-json` and the byte offset: `.invalidJSON` for text that is
     ///   not JSON or not plist-JSON, `.depthLimitExceeded` / `.elementLimitExceeded` past `limits`.
     public static func parse(_ text: String, limits: PlistLimits = .default) throws -> PlistValue {
         try parse(Array(text.utf8), limits: limits)

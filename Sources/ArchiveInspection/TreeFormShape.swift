@@ -1,4 +1,5 @@
 import BinaryPlist
+import KeyedArchive
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -62,22 +63,22 @@ struct TreeFormShape {
         guard case .dictionary(let d) = entry else { return !entry.isCollection }
         guard let name = graph.classChain(of: uid)?.first else { return false }
         var allFields = false
-        switch StandardClass(className: name) {
-        case .string?, .mutableString?: if let v = d["NS.string"] { add(v) } else { allFields = true }
-        case .data?, .mutableData?: if let v = d["NS.data"] { add(v) } else { allFields = true }
-        case .array?, .mutableArray?, .set?, .mutableSet?:
+        switch ArchivedClassKind(className: name) {
+        case .string?: if let v = d["NS.string"] { add(v) } else { allFields = true }
+        case .data?: if let v = d["NS.data"] { add(v) } else { allFields = true }
+        case .array?, .set?:
             switch d["NS.objects"] {
             case nil: break
             case .array(let items)?: for item in items { add(item) }
             case _?: return false
             }
-        case .orderedSet?, .mutableOrderedSet?:
+        case .orderedSet?:
             var i = 0
             while let v = d["NS.object.\(i)"] {
                 add(v)
                 i += 1
             }
-        case .dictionary?, .mutableDictionary?:
+        case .dictionary?:
             var lists: [[PlistValue]] = []
             for key in ["NS.keys", "NS.objects"] {
                 switch d[key] {

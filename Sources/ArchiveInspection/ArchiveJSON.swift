@@ -1,4 +1,5 @@
 import BinaryPlist
+import KeyedArchive
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -47,10 +48,10 @@ import Foundation
 /// Values are plist-JSON, as the tree form writes scalars, with each UID as `{"$ref": n}`. Compact output
 /// puts each entry on a line of its own. Reading it back (``encode(_:format:)``, which recognizes the form
 /// by its `$objects` key) writes the same `$objects` at the same indexes, so sharing and cycles stay as they
-/// were, with plist objects in the order ``KeyedArchiver`` creates them: an archive it (or ``ArchiveEncoder``)
+/// were, with plist objects in the order `KeyedArchiver` creates them: an archive it (or `ArchiveEncoder`)
 /// wrote comes back byte for byte, but for what the graph does not tell (the graph then comes back, the plist
 /// objects in another order): some conditional references (`encodeConditionalObject` of an object never
-/// encoded, or met just before its encoding) and ``ArchiveEncoder``'s nested containers (enums with
+/// encoded, or met just before its encoding) and `ArchiveEncoder`'s nested containers (enums with
 /// associated values).
 ///
 /// ```swift
@@ -74,7 +75,7 @@ public enum ArchiveJSON {
     ///   - graph: the archive to render.
     ///   - pretty: whether to indent the JSON, one level per space (as Python's `json` with `indent=1`).
     ///   - maxObjects: most objects printed, counting a shared object at each use; default
-    ///     ``defaultMaxObjects(for:)``. Past it: ``KeyedArchiveError/Code/elementLimitExceeded``.
+    ///     ``defaultMaxObjects(for:)``. Past it: `KeyedArchiveError/Code/elementLimitExceeded`.
     public static func render(_ graph: ArchiveGraph, pretty: Bool = false, maxObjects: Int? = nil) throws -> String {
         var text: [UInt8] = []
         try write(graph, pretty: pretty, maxObjects: maxObjects) { text += $0 }
@@ -118,7 +119,7 @@ public enum ArchiveJSON {
     /// Renders the archive (binary or XML) as archive-JSON's graph form: `$top`, then every object once with
     /// its index, references as `{"$ref": n}`.
     ///
-    /// - Throws: ``KeyedArchiveError`` for a malformed archive, and ``KeyedArchiveError/Code/elementLimitExceeded``
+    /// - Throws: `KeyedArchiveError` for a malformed archive, and `KeyedArchiveError/Code/elementLimitExceeded`
     ///   for one whose plist shares collections or long strings so much that the text would be far longer
     ///   than the archive (no archiver writes such a file).
     public static func renderGraph(_ archive: [UInt8], pretty: Bool = false) throws -> String {
@@ -139,8 +140,10 @@ public enum ArchiveJSON {
         var parser = JSONNodeParser(Array(json.utf8), maxDepth: 512)
         let node = try parser.parseDocument()
         if case .object(let entries) = node, entries.contains(where: { $0.0 == "$objects" }) {
-            let graph = try GraphFormReader.read(entries)
-            return try ArchiveGraphWriter.encode(top: graph.top, objects: graph.objects, format: format)
+            let (top, objects) = try GraphFormReader.read(entries)
+            var dictionary = PlistDictionary()
+            for (key, value) in top { dictionary.append(key: .string(key), value: value) }
+            return try ArchiveGraph(top: dictionary, objects: objects).encodedInArchiverOrder(format: format)
         }
         var builder = ArchiveJSONBuilder()
         // `{"ref": ...}` makes the objects refer to each other strongly: emptied once written (or on failure).
@@ -149,11 +152,7 @@ public enum ArchiveJSON {
         if let topEntries = node.topEntries {
             try builder.requireUniqueKeys(topEntries, "$top")
             for (key, value) in topEntries {
-                switch try builder.field(value, depth: 1) {
-                case .value(let v): archiver.encodeRawPlistValue(v, forRawKey: key)
-                case .object(let o): archiver.encodeRawObject(o, forRawKey: key)
-                case .objects(let list): archiver.encodeRawObjectArray(list, forRawKey: key)
-                }
+                archiver.encode(try builder.field(value, depth: 1), forArchivedKey: key)
             }
         } else {
             archiver.encodeValue(try builder.object(node, inCollection: false, depth: 0), forKey: "root")
@@ -162,7 +161,7 @@ public enum ArchiveJSON {
     }
 }
 
-/// Walks an ``ArchiveGraph`` into archive-JSON's tree form, writing as it goes.
+/// Walks an `ArchiveGraph` into archive-JSON's tree form, writing as it goes.
 struct ArchiveJSONRenderer {
     let graph: ArchiveGraph
     let limit: Int
@@ -268,21 +267,21 @@ struct ArchiveJSONRenderer {
     }
 
     mutating func standardObject(_ uid: Int, _ d: PlistDictionary, _ name: String, depth: Int) throws {
-        switch StandardClass(className: name) {
-        case .string?, .mutableString?:
+        switch ArchivedClassKind(className: name) {
+        case .string?:
             if let s = d["NS.string"] { return try value(s, depth: depth + 1) }
-        case .data?, .mutableData?:
+        case .data?:
             if let s = d["NS.data"] { return try value(s, depth: depth + 1) }
-        case .array?, .mutableArray?:
+        case .array?:
             return try list(items(d, "NS.objects", uid), depth: depth + 1)
-        case .set?, .mutableSet?:
+        case .set?:
             let members = try items(d, "NS.objects", uid)
             return try wrappedList("set", members, depth: depth + 1)
-        case .orderedSet?, .mutableOrderedSet?:
+        case .orderedSet?:
             var members: [PlistValue] = []
             while let v = d["NS.object.\(members.count)"] { members.append(v) }
             return try wrappedList("orderedset", members, depth: depth + 1)
-        case .dictionary?, .mutableDictionary?:
+        case .dictionary?:
             return try dictionary(uid, d, depth: depth)
         case .date?:
             if let t = d["NS.time"], let s = t.realValue ?? t.integerValue?.int64Value.map(Double.init) {
@@ -377,9 +376,9 @@ struct ArchiveJSONRenderer {
                 return nil
             }
             let inner: PlistValue?
-            switch StandardClass(className: name) {
-            case .string?, .mutableString?: inner = d["NS.string"]
-            case .data?, .mutableData?: inner = d["NS.data"]
+            switch ArchivedClassKind(className: name) {
+            case .string?: inner = d["NS.string"]
+            case .data?: inner = d["NS.data"]
             default: inner = nil
             }
             guard let inner, let found = keyText(inner, depth: depth + 1, path: path + [uid]) else { return nil }
@@ -446,19 +445,19 @@ struct ArchiveJSONBuilder {
                 guard let u = URL(string: s) else { throw fail("invalid URL \"\(s)\"") }
                 return u
             case ("set", .array(let items)):
-                return OrderedMembers(members: try items.map { try object($0, inCollection: true, depth: depth + 1) ?? ArchivedNull() })
+                return OrderedArchiveSet(members: try items.map { try object($0, inCollection: true, depth: depth + 1) ?? ArchivedNull() })
             case ("orderedset", .array(let items)):
                 return ArchivedOrderedSet(try items.map { try hashable(object($0, inCollection: true, depth: depth + 1)) })
             case ("dict", .object(let pairs)):
                 try requireUniqueKeys(pairs, "dict")
-                var d = OrderedPairs()
+                var d = OrderedArchiveDictionary()
                 for (k, v) in pairs {
                     d.keys.append(k)
                     d.values.append(try object(v, inCollection: true, depth: depth + 1) ?? ArchivedNull())
                 }
                 return d
             case ("dict", .array(let pairs)):
-                var d = OrderedPairs()
+                var d = OrderedArchiveDictionary()
                 for pair in pairs {
                     guard case .array(let kv) = pair, kv.count == 2 else { throw fail("dict pairs must be [key, value]") }
                     d.keys.append(try object(kv[0], inCollection: true, depth: depth + 1) ?? ArchivedNull())

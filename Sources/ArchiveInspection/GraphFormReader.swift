@@ -1,4 +1,5 @@
 import BinaryPlist
+import KeyedArchive
 
 /// Reads archive-JSON's graph form (``ArchiveJSON`` describes it) into the `$top` entries and `$objects` of
 /// an archive: values as plist-JSON, `{"$ref": n}` as the UID `n`.

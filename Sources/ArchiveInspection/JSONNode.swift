@@ -1,3 +1,4 @@
+import BinaryPlist
 /// A JSON value with object members in their order, written through ``JSONWriter`` (so with its escaping,
 /// number formatting and Python `json` separators): the tree archive-JSON is parsed into, and the one way
 /// the command-line tools render a record or an entry as JSON.

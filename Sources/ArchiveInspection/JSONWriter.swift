@@ -1,3 +1,4 @@
+import BinaryPlist
 /// Writes JSON text into one growing byte buffer exactly as Python's `json.dumps(v, ensure_ascii=False)` does
 /// (with `indent=1` when pretty): `", "` and `": "` separators, strings escaped as Python escapes them, reals
 /// in their shortest round-trip form. The one JSON writer of the package: plist-JSON and archive-JSON both

@@ -110,4 +110,45 @@ public struct ArchiveGraph: Sendable, Hashable {
             throw KeyedArchiveError(.invalidPlist, error.description, underlying: error)
         }
     }
+
+    /// Writes the graph back as ``KeyedArchiver`` writes an archive: the same `$top` and `$objects`, with
+    /// the plist objects created in the archiver's order, so that the graph of an archive this package wrote
+    /// gives back that archive's bytes. (``encoded(format:)`` writes the graph as any property list instead.)
+    ///
+    /// - Throws: ``KeyedArchiveError`` with ``KeyedArchiveError/Code/invalidHeader`` when `$objects[0]` is not
+    ///   `"$null"` or a `$top` key is not a string, ``KeyedArchiveError/Code/invalidReference`` (with the
+    ///   object's index) for a UID at or past the object count.
+    public func encodedInArchiverOrder(format: PlistFormat = .binary) throws -> [UInt8] {
+        guard objects.first == .string("$null") else {
+            throw KeyedArchiveError(.invalidHeader, "$objects[0] is not \"$null\"")
+        }
+        var entries: [(key: String, value: PlistValue)] = []
+        entries.reserveCapacity(top.count)
+        for (i, entry) in top.entries.enumerated() {
+            guard case .string(let key) = entry.key else {
+                throw KeyedArchiveError(.invalidHeader, "$top key \(i) is \(entry.key.kindNameWithArticle), not a string")
+            }
+            entries.append((key, entry.value))
+        }
+        try Self.requireReferences(in: entries.map(\.value), below: objects.count, object: nil)
+        for (uid, object) in objects.enumerated() {
+            try Self.requireReferences(in: [object], below: objects.count, object: uid)
+        }
+        return try ArchiveGraphWriter.encode(top: entries, objects: objects, format: format)
+    }
+
+    /// Checks that every UID in `values`, at any depth, is below `count` (without recursion).
+    private static func requireReferences(in values: [PlistValue], below count: Int, object: Int?) throws {
+        var pending = values
+        while let value = pending.popLast() {
+            switch value {
+            case .uid(let u) where u.value >= UInt64(count):
+                throw KeyedArchiveError(.invalidReference, "UID \(u.value) is not below the \(count) objects",
+                                        objectIndex: object)
+            case .array(let items), .set(let items): pending.append(contentsOf: items)
+            case .dictionary(let d): for e in d.entries { pending.append(e.key); pending.append(e.value) }
+            default: continue
+            }
+        }
+    }
 }

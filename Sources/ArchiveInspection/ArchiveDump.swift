@@ -1,4 +1,5 @@
 import BinaryPlist
+import KeyedArchive
 
 /// A readable tree of a keyed archive, like `plutil -p` but with references resolved: each object shows its
 /// UID and class, each field its raw key. An object already printed shows as `-> [uid] Class` instead of

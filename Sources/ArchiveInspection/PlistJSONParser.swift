@@ -1,5 +1,6 @@
-/// A strict JSON parser (RFC 8259) that builds ``PlistValue``s following the plist-JSON contract of
-/// ``PlistJSON``. Every error is a ``PlistError`` with format `plist-json` and the byte offset.
+import BinaryPlist
+/// A strict JSON parser (RFC 8259) that builds `PlistValue`s following the plist-JSON contract of
+/// ``PlistJSON``. Every error is a `PlistError` with format `plist-json` and the byte offset.
 struct PlistJSONParser {
     private var scanner: JSONScanner
     private let limits: PlistLimits
@@ -202,7 +203,7 @@ struct PlistJSONParser {
 
     // MARK: Numbers
 
-    /// A JSON integer literal as a ``PlistInteger``: −2^127 ... 2^127−1.
+    /// A JSON integer literal as a `PlistInteger`: −2^127 ... 2^127−1.
     private func integer(_ text: String, at offset: Int) throws -> PlistInteger {
         guard let value = PlistInteger(decimalText: text) else { throw outOfRange(text, at: offset) }
         return value

@@ -1,4 +1,5 @@
 import BinaryPlist
+import KeyedArchive
 
 extension JSONNode {
     /// The entries of a `{"$top": {...}}` document.
@@ -9,7 +10,7 @@ extension JSONNode {
     }
 }
 
-/// Parses JSON text into a ``JSONNode``, with a depth limit. Errors are ``KeyedArchiveError/Code/invalidJSON``
+/// Parses JSON text into a ``JSONNode``, with a depth limit. Errors are `KeyedArchiveError/Code/invalidJSON`
 /// naming `archive-json` and the byte offset.
 struct JSONNodeParser {
     private var scanner: JSONScanner

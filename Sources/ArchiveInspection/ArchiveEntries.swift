@@ -1,4 +1,5 @@
 import BinaryPlist
+import KeyedArchive
 
 /// The `$objects` entries of a keyed archive read one at a time, with the meaning the inspector's walks
 /// (`keyedarchive diff`, `audit`, `graph`) give them: each object as a leaf value, an instance of a class or
@@ -26,36 +27,29 @@ package final class ArchiveEntries {
     package let objectCount: Int
     /// The size of the archive as read (its binary form for an XML archive).
     package let byteCount: Int
-    private let reader: ArchiveObjectReader
-    private let top: ArchiveObjectReader.DictionaryView
-    private let objects: ArchiveObjectReader.ArrayView
+    private let table: ArchiveObjectTable
     private let limit: Int
     private var budget: Int
     private var classes: [Int: ArchiveClass] = [:]
     private var scalars: [Int: PlistValue] = [:]
 
-    private init(reader: ArchiveObjectReader, header: ArchiveHeader, byteCount: Int) {
-        self.reader = reader
-        archiver = header.archiver
-        top = header.top
-        objects = header.objects
-        objectCount = header.objects.count
-        self.byteCount = byteCount
-        limit = reader.objects.elementBudget
+    private init(table: ArchiveObjectTable) {
+        self.table = table
+        archiver = table.archiver
+        objectCount = table.objectCount
+        byteCount = table.byteCount
+        limit = table.elementBudget
         budget = limit
     }
 
     /// Reads the binary or XML keyed archive `bytes` and hands its entries to `body`; they are valid only
     /// during the call.
-    /// - Throws: ``KeyedArchiveError`` for a plist that is not a keyed archive (`invalidPlist`,
+    /// - Throws: `KeyedArchiveError` for a plist that is not a keyed archive (`invalidPlist`,
     ///   `invalidHeader`, `foreignArchiver` outside `acceptedArchivers`), or whatever `body` throws.
     package static func read<R>(_ bytes: [UInt8], acceptedArchivers: AcceptedArchivers = .any,
                                 _ body: (ArchiveEntries) throws -> R) throws -> R {
-        let document = try KeyedUnarchiver.binaryDocument(bytes)
-        return try document.withObjects { objects in
-            let reader = ArchiveObjectReader(objects)
-            let header = try ArchiveHeader(reader, acceptedArchivers: acceptedArchivers)
-            return try body(ArchiveEntries(reader: reader, header: header, byteCount: document.bytes.count))
+        try ArchiveObjectTable.read(bytes, acceptedArchivers: acceptedArchivers) { table in
+            try body(ArchiveEntries(table: table))
         }
     }
 
@@ -64,12 +58,12 @@ package final class ArchiveEntries {
     /// `$top` as steps and slots, sorted by key.
     package func roots() throws -> [(step: ArchiveStep, slot: ArchiveSlot)] {
         var out: [(step: ArchiveStep, slot: ArchiveSlot)] = []
-        for i in 0..<top.count {
-            let key = try materialize(reader.keyReference(top, i), entry: nil)
+        for i in 0..<table.topCount {
+            let key = try counted(table.topKey(at: i), entry: nil)
             guard case .string(let name) = key else {
                 throw KeyedArchiveError(.invalidHeader, "$top key \(i) is \(key.kindNameWithArticle), not a string")
             }
-            out.append((.top(name), try slot(materialize(reader.valueReference(top, i), entry: nil), in: nil)))
+            out.append((.top(name), try slot(counted(table.topValue(at: i), entry: nil), in: nil)))
         }
         return out.sorted { $0.step < $1.step }
     }
@@ -80,13 +74,13 @@ package final class ArchiveEntries {
             throw KeyedArchiveError(.invalidReference, "UID \(uid) is not below the \(objectCount) objects")
         }
         if let known = scalars[uid] { return known }
-        let value = try materialize(reader.elementReference(objects, uid), entry: uid)
+        let value = try counted(table.object(at: uid), entry: uid)
         if !value.isCollection { scalars[uid] = value }
         return value
     }
 
     /// A value met in a field or a collection as a slot: a UID is the object it names.
-    /// - Throws: ``KeyedArchiveError/Code/invalidReference`` for a UID at or past the object count.
+    /// - Throws: `KeyedArchiveError/Code/invalidReference` for a UID at or past the object count.
     package func slot(_ value: PlistValue, in uid: Int?) throws -> ArchiveSlot {
         guard case .uid(let u) = value else { return .value(value) }
         guard u.value < UInt64(objectCount) else {
@@ -150,18 +144,8 @@ package final class ArchiveEntries {
     /// descriptions are read, and they count against the budget), so it costs no more than the archive's size.
     package func classDescriptions() throws -> [(uid: Int, name: String?)] {
         var out: [(uid: Int, name: String?)] = []
-        let className = Array("$classname".utf8), classKey = Array("$class".utf8)
         for uid in 1..<max(1, objectCount) {
-            let reference = try reader.elementReference(objects, uid)
-            guard let d = try reader.dictionary(reference) else { continue }
-            var named = false
-            var instance = false
-            for i in 0..<d.count {
-                let key = try reader.keyReference(d, i)
-                if try className.withUnsafeBufferPointer({ try reader.isString(key, equalTo: $0) }) { named = true }
-                if try classKey.withUnsafeBufferPointer({ try reader.isString(key, equalTo: $0) }) { instance = true }
-            }
-            guard named, !instance else { continue }
+            guard try table.isClassDescription(at: uid) else { continue }
             out.append((uid, try entry(uid).dictionaryValue?["$classname"]?.stringValue))
         }
         return out
@@ -264,13 +248,8 @@ package final class ArchiveEntries {
 
     // MARK: Helpers
 
-    private func materialize(_ reference: Int, entry: Int?) throws -> PlistValue {
-        let value: PlistValue
-        do {
-            value = try reader.objects.materialize(reference)
-        } catch {
-            throw KeyedArchiveError(.invalidPlist, error.description, objectIndex: entry, underlying: error)
-        }
+    /// `value`, counted against the budget.
+    private func counted(_ value: PlistValue, entry: Int?) throws -> PlistValue {
         budget -= Self.count(value)
         guard budget >= 0 else {
             throw KeyedArchiveError(.elementLimitExceeded, "the archive's plist shares collections between objects: "

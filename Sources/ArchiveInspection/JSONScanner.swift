@@ -1,6 +1,7 @@
+import BinaryPlist
 /// The tokens of strict JSON (RFC 8259) over UTF-8 bytes: whitespace, punctuation, literals, numbers and
 /// strings with every escape. The one JSON tokenizer of the package: the plist-JSON parser and the
-/// archive-JSON parser build their values on it. Every error is a ``PlistError`` with code `.invalidJSON`,
+/// archive-JSON parser build their values on it. Every error is a `PlistError` with code `.invalidJSON`,
 /// the scanner's `format` label and the byte offset.
 ///
 /// ```swift
