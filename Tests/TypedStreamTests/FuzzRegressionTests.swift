@@ -34,6 +34,12 @@ struct FuzzRegressionTests {
         try checkRoundTrip([UInt8](Data(base64Encoded: "BAtzdHJlYW10eXBlZIHoA4QBQISEhAdOU0E7cmF5AISECE5TTyNqZWN0AIWEAWkFkoSEhAdOU1ZhbHVlAJSEASqEhA17X05TUmFuZ2U9UVF9mAMEhpKElpeEhAx7Q0dQb2lufD1kZH2Z/wGGkoSWl4SEC3tDR1NpemU9ZGR9mgMEhpKElpeEhCB7Q0dSZWN0PXtDR1BvaW50PWRkfXtDR1NpemU9ZGR9fZsBAgMEhpKElpeEhBN7TlNFZGdlSW5zZXRzPWRkZGR9nAECAwSGhg==")!))
     }
 
+    /// crash-199e91f7: a dictionary whose two keys are unknown-class objects of the same contents (a garbled
+    /// NSString class); entries whose keys tie are now ordered by their values, in both archivers.
+    @Test func dictionaryWithTwoEqualLookingKeysWritesInOneOrder() throws {
+        try checkRoundTrip([UInt8](Data(base64Encoded: "BAtzdHJlYW10eXBlZIHoA4QBQISEhAxOU0RpY3Rpb25hcnkAhIQITlNPYmplY3QAhYQBaQKShISECE5TU3RyaWVnAZSEASsCazGGkoSWlwF2hpKElpcCazGGkoSEhAhOU1N1bWJlcgCEhAdOU1ZhbHVlAJSEASqEhAFxmwGGhg==")!))
+    }
+
     @Test func dictionaryKeyedByUnknownObjectsWritesTheSameBytesWhateverItsHashOrder() throws {
         func key(_ name: String) -> ArchivedObject {
             ArchivedObject(classChain: ["Key", "NSObject"], fields: [("$0", .value(.string(name)))])

@@ -55,6 +55,15 @@ package func deterministicOrder(_ a: AnyHashable, _ b: AnyHashable) -> Bool {
     }
 }
 
+/// The order of dictionary entries: by ``deterministicOrder(_:_:)`` of their keys, and entries whose keys tie
+/// (objects of one class with the same fields) by their values, so that one dictionary always writes the same
+/// bytes whatever its hash order.
+package func deterministicEntryOrder(_ a: (key: AnyHashable, value: Any), _ b: (key: AnyHashable, value: Any)) -> Bool {
+    if deterministicOrder(a.key, b.key) { return true }
+    if deterministicOrder(b.key, a.key) { return false }
+    return orderingText(a.value) < orderingText(b.value)
+}
+
 /// A text of `value` that is the same for equal contents whatever the hash order of its sets and
 /// dictionaries, with ``ArchivedObject``s written out by class and fields (to a few levels): what orders keys
 /// that `String(describing:)` would not (objects that all describe as their class, sets in hash order).

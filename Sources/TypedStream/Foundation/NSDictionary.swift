@@ -23,12 +23,12 @@ extension TypedStreamUnarchiver {
 }
 
 extension TypedStreamArchiver {
-    /// Entries in ``deterministicOrder(_:_:)`` of their keys, so one dictionary always writes the same bytes.
+    /// Entries in ``deterministicEntryOrder(_:_:)``, so one dictionary always writes the same bytes.
     func writeNSDictionary(_ entries: [(key: AnyHashable, value: Any)]) {
         writeNewObject(.dictionary) {
             writeGroupHeader("i")
             writer.signed(Int64(entries.count))
-            for (k, v) in entries.sorted(by: { deterministicOrder($0.key, $1.key) }) {
+            for (k, v) in entries.sorted(by: deterministicEntryOrder) {
                 encodeObject(k.base)
                 encodeObject(v)
             }
