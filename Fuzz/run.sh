@@ -102,12 +102,13 @@ build_target() {
         build_module BinaryPlist "$root"/Sources/BinaryPlist/*.swift
         build_module KeyedArchive $(find "$root/Sources/KeyedArchive" -name '*.swift')
         build_module ArchiveInspection "$root"/Sources/ArchiveInspection/*.swift
+        build_module TypedStream $(find "$root/Sources/TypedStream" -name '*.swift')
         build_module ArchivePlatform "$root"/Sources/ArchivePlatform/*.swift
         build_module CommandLineSupport "$root"/Sources/CommandLineSupport/*.swift
         build_module ArchiveStore $(find "$root/Sources/ArchiveStore" -name '*.swift')
         swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name InspectorCLI -package-name KeyedArchiveStore \
             -I "$build/modules" $(find "$root/Sources/InspectorCLI" -name '*.swift') "$entry" \
-            -L "$build" -lArchiveStore -lCommandLineSupport -lArchivePlatform -lArchiveInspection -lKeyedArchive -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
+            -L "$build" -lArchiveStore -lCommandLineSupport -lArchivePlatform -lArchiveInspection -lTypedStream -lKeyedArchive -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
             || { cat "$build/$target.build.log" >&2; echo "Error: building $binary failed" >&2; exit 2; }
         return
     fi

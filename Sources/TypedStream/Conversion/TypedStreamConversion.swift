@@ -32,11 +32,19 @@ public enum TypedStreamConversion {
     /// their class chains.
     public static func keyedArchive(fromTypedStream bytes: [UInt8], format: PlistFormat = .binary,
                                     registry: ClassRegistry = ClassRegistry.standard.allowingUnknownClasses()) throws -> [UInt8] {
+        try keyedArchiveAndClasses(fromTypedStream: bytes, format: format, registry: registry).keyed
+    }
+
+    /// The keyed archive of `bytes` and the classes of the objects the stream holds, first use first (what
+    /// `NSUnarchiver` would instantiate; the keyed archive names `NSString` for `NSMutableString` and the like).
+    package static func keyedArchiveAndClasses(fromTypedStream bytes: [UInt8], format: PlistFormat = .binary,
+                                               registry: ClassRegistry = ClassRegistry.standard.allowingUnknownClasses())
+        throws -> (keyed: [UInt8], classes: [String]) {
         let unarchiver = try TypedStreamUnarchiver(forReadingWith: bytes, registry: registry)
         let values = try unarchiver.decodeAllValues()
         let root: Any? = values.count == 1 ? values[0] : values
         do {
-            return try KeyedArchiver.archivedData(withRootObject: root, format: format)
+            return (try KeyedArchiver.archivedData(withRootObject: root, format: format), unarchiver.instantiatedClassNames)
         } catch let error as KeyedArchiveError {
             throw TypedStreamError(.keyedArchive, "the keyed archiver failed: \(error.reason)", underlying: error)
         }
