@@ -36,15 +36,25 @@ struct ConversionTests {
         #expect(back == original)
     }
 
-    @Test func severalTopLevelGroupsBecomeAnArrayRoot() throws {
+    @Test func severalTopLevelGroupsBecomeUnkeyedTopValuesAndBack() throws {
         let archiver = TypedStreamArchiver()
         archiver.encodeObject("one")
         archiver.encodeValue(Int32(2), ofObjCType: "i")
-        let keyed = try TypedStreamConversion.keyedArchive(fromTypedStream: try archiver.finishEncoding())
-        let root = try #require(try KeyedUnarchiver.unarchivedObject(ofType: [Any].self, from: keyed))
-        #expect(root.count == 2)
-        #expect(root[0] as? String == "one")
-        #expect(root[1] as? Int == 2)
+        archiver.encodeObject(nil)
+        let stream = try archiver.finishEncoding()
+        let keyed = try TypedStreamConversion.keyedArchive(fromTypedStream: stream)
+        let top = try #require(try PropertyList.decode(keyed).dictionaryValue?["$top"]?.dictionaryValue)
+        #expect(top.keys == ["$0", "$1", "$2"])
+        let values = try KeyedUnarchiver.withUnarchiver(for: keyed) { u in try (0..<3).map { _ in try u.decodeNext(Any.self) } }
+        #expect(values[0] as? String == "one")
+        #expect(values[1] as? Int == 2)
+        #expect(values[2] == nil)
+        let back = try TypedStreamConversion.typedStream(fromKeyedArchive: keyed)
+        let again = try TypedStreamUnarchiver(forReadingWith: back).decodeAllValues()
+        #expect(again.count == 3)
+        #expect(again[0] as? String == "one")
+        #expect(again[1] as? Int == 2)
+        #expect(again[2] == nil)
     }
 
     @Test func keyedArchivesOfUnkeyedObjectsConvertWithInferredTypes() throws {

@@ -18,8 +18,8 @@ import Foundation
 /// and an object of any other class becomes an object of the same class chain whose fields are its class
 /// versions (`$versions`), type encodings (`$types`) and values (`$0`, `$1`, ..., which a
 /// ``KeyedArchivable`` type reads with ``KeyedUnarchiver/decodeNext(_:)``). Converting that keyed archive
-/// back gives the same values. A stream of several top-level groups converts to a keyed archive whose root
-/// is an array of the values.
+/// back gives the same values. A stream of one group converts to an archive whose `root` is its value; a
+/// stream of several (or none) to one whose `$top` holds them as `$0`, `$1`, ..., and back.
 ///
 /// Keyed archive to typedstream works for what a typedstream can express: the Foundation classes above,
 /// objects converted from a typedstream, and objects whose fields are all unkeyed. `NSUUID`, `NSOrderedSet`,
@@ -42,24 +42,46 @@ public enum TypedStreamConversion {
         throws -> (keyed: [UInt8], classes: [String]) {
         let unarchiver = try TypedStreamUnarchiver(forReadingWith: bytes, registry: registry)
         let values = try unarchiver.decodeAllValues()
-        let root: Any? = values.count == 1 ? values[0] : values
         do {
-            return (try KeyedArchiver.archivedData(withRootObject: root, format: format), unarchiver.instantiatedClassNames)
+            if values.count == 1 {
+                return (try KeyedArchiver.archivedData(withRootObject: values[0], format: format), unarchiver.instantiatedClassNames)
+            }
+            let archiver = KeyedArchiver(outputFormat: format)
+            for (i, v) in values.enumerated() { archiver.encode(.object(v), forArchivedKey: "$\(i)") }
+            return (try archiver.finishEncoding(), unarchiver.instantiatedClassNames)
         } catch let error as KeyedArchiveError {
             throw TypedStreamError(.keyedArchive, "the keyed archiver failed: \(error.reason)", underlying: error)
         }
     }
 
-    /// The typedstream of the root object of `bytes`, a keyed archive.
+    /// The typedstream of `bytes`, a keyed archive: one group of its root object, or, for an archive whose
+    /// `$top` holds the unkeyed values `$0`, `$1`, ... (what a stream of several groups converts to), one
+    /// group of each.
     public static func typedStream(fromKeyedArchive bytes: [UInt8]) throws -> [UInt8] {
-        let root: Any?
+        let values: [Any?]
         do {
-            root = try KeyedUnarchiver.withUnarchiver(for: bytes, registry: ClassRegistry.standard.allowingUnknownClasses()) {
-                try $0.decodeTopLevelObject(forKey: "root")
+            let unkeyed = unkeyedTopCount(bytes)
+            values = try KeyedUnarchiver.withUnarchiver(for: bytes, registry: ClassRegistry.standard.allowingUnknownClasses()) { u in
+                guard let unkeyed else { return [try u.decodeTopLevelObject(forKey: "root")] }
+                return try (0..<unkeyed).map { _ in try u.decodeNext(Any.self) }
             }
         } catch let error as KeyedArchiveError {
             throw TypedStreamError(.keyedArchive, "the keyed archive cannot be read: \(error.reason)", underlying: error)
         }
-        return try TypedStreamArchiver.archivedData(withRootObject: root)
+        let archiver = TypedStreamArchiver()
+        for v in values { archiver.encodeObject(v) }
+        return try archiver.finishEncoding()
+    }
+
+    /// How many unkeyed values `$top` holds when it holds nothing else (no `root`), else `nil` (also for bytes
+    /// that are no plist: the unarchiver then says what is wrong with them).
+    private static func unkeyedTopCount(_ bytes: [UInt8]) -> Int? {
+        guard let plist = try? PropertyList.decode(bytes), let top = plist.dictionaryValue?["$top"]?.dictionaryValue else {
+            return nil
+        }
+        let keys = top.keys.compactMap(\.stringValue)
+        guard keys.count == top.count, !keys.contains("root"),
+              keys.allSatisfy({ $0.count > 1 && $0.hasPrefix("$") && Int($0.dropFirst()) != nil }) else { return nil }
+        return keys.count
     }
 }
