@@ -20,11 +20,11 @@ import KeyedArchive
 /// let old = try TypedStreamUnarchiver.unarchiveObject(with: bytes, registry: registry) as? Bookmark
 /// ```
 ///
-/// Why a protocol of its own, registered through the ``ClassRegistry`` the keyed reader uses: the two
+/// Why a protocol of its own, registered through the `ClassRegistry` the keyed reader uses: the two
 /// formats need two readers (a keyed `init(coder:)` asks for keys a typedstream does not have, and a
 /// typedstream's positional groups cannot be found by key), but one set of class names, renames and
 /// fallbacks. A class that migrates from `NSArchiver` data reads the old format with this initializer and
-/// writes the new one with ``KeyedArchivable``, registered once.
+/// writes the new one with `KeyedArchivable`, registered once.
 ///
 /// Mirrors `NSCoding.init?(coder:)` as `NSUnarchiver` calls it.
 public protocol TypedStreamDecodable: ArchivableClass {

@@ -17,7 +17,7 @@ import Foundation
 /// Typedstream to keyed archive keeps every value: Foundation objects become the same Foundation objects,
 /// and an object of any other class becomes an object of the same class chain whose fields are its class
 /// versions (`$versions`), type encodings (`$types`) and values (`$0`, `$1`, ..., which a
-/// ``KeyedArchivable`` type reads with ``KeyedUnarchiver/decodeNext(_:)``). Converting that keyed archive
+/// `KeyedArchivable` type reads with `KeyedUnarchiver/decodeNext(_:)`). Converting that keyed archive
 /// back gives the same values. A stream of one group converts to an archive whose `root` is its value; a
 /// stream of several (or none) to one whose `$top` holds them as `$0`, `$1`, ..., and back.
 ///

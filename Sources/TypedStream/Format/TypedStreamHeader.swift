@@ -8,7 +8,7 @@
 /// Mirrors `NSUnarchiver.systemVersion` and the header `NSArchiver` writes.
 public struct TypedStreamHeader: Hashable, Sendable {
     /// The byte order of the stream's multi-byte integers and reals.
-    public enum ByteOrder: String, Hashable, Sendable {
+    public enum ByteOrder: Hashable, Sendable {
         /// Signature `streamtyped` (Intel and Apple silicon Macs, iOS).
         case littleEndian
         /// Signature `typedstream` (NeXT on 68k, PowerPC Macs).

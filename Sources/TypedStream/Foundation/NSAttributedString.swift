@@ -3,7 +3,7 @@ import KeyedArchive
 /// `NSAttributedString` / `NSMutableAttributedString` (version 0): the string as a `@` group, then one
 /// `iI` group per run, to the end of the object: the run's attribute dictionary (1 for the first, and a
 /// number one past the last seen introduces a new dictionary, which follows as a `@` group; a smaller one
-/// names a dictionary seen before) and its length in UTF-16 units. Decodes as ``ArchivedAttributedString``
+/// names a dictionary seen before) and its length in UTF-16 units. Decodes as `ArchivedAttributedString`
 /// with exact ranges; attribute values are whatever the objects decode to (Messages'
 /// `__kIMMessagePartAttributeName` an `Int`, `__kIMFileTransferGUIDAttributeName` a `String`).
 extension TypedStreamUnarchiver {

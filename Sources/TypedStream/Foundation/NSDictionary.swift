@@ -23,7 +23,7 @@ extension TypedStreamUnarchiver {
 }
 
 extension TypedStreamArchiver {
-    /// Entries in ``deterministicEntryOrder(_:_:)``, so one dictionary always writes the same bytes.
+    /// Entries in `deterministicEntryOrder(_:_:)`, so one dictionary always writes the same bytes.
     func writeNSDictionary(_ entries: [(key: AnyHashable, value: Any)]) {
         writeNewObject(.dictionary) {
             writeGroupHeader("i")

@@ -1,6 +1,6 @@
 import KeyedArchive
 
-/// `NSNull` (version 0): no values, as ``ArchivedNull``.
+/// `NSNull` (version 0): no values, as `ArchivedNull`.
 extension TypedStreamUnarchiver {
     func decodeNSNull() -> ArchivedNull { ArchivedNull() }
 }

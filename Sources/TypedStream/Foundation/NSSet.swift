@@ -17,7 +17,7 @@ extension TypedStreamUnarchiver {
 }
 
 extension TypedStreamArchiver {
-    /// Members in ``deterministicOrder(_:_:)``, so one set always writes the same bytes.
+    /// Members in `deterministicOrder(_:_:)`, so one set always writes the same bytes.
     func writeNSSet(_ members: Set<AnyHashable>) {
         writeNewObject(.set) {
             writeGroupHeader("I")

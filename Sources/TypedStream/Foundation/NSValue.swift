@@ -2,8 +2,8 @@ import KeyedArchive
 
 /// `NSValue` (version 0): a `*` group with the value's type encoding, then a group of that type. Ranges,
 /// points, sizes, rects and edge insets (the `NSRange`, `NSPoint`/`CGPoint`, `NSSize`/`CGSize`,
-/// `NSRect`/`CGRect` and `NSEdgeInsets` structs, of floats or doubles) decode as ``ArchivedValue``, as the
-/// keyed reader gives them; any other type is kept whole as an ``ArchivedObject``.
+/// `NSRect`/`CGRect` and `NSEdgeInsets` structs, of floats or doubles) decode as `ArchivedValue`, as the
+/// keyed reader gives them; any other type is kept whole as an `ArchivedObject`.
 extension TypedStreamUnarchiver {
     func decodeNSValue(_ info: ClassInfo, index: Int) throws -> Any {
         let (text, type) = try decodeValueType()
@@ -40,7 +40,7 @@ extension TypedStreamUnarchiver {
     }
 }
 
-/// The struct types an `NSValue` holds that decode as ``ArchivedValue``, by struct name and shape.
+/// The struct types an `NSValue` holds that decode as `ArchivedValue`, by struct name and shape.
 enum GeometryKind {
     case range, point, size, rect, edgeInsets
 

@@ -149,7 +149,7 @@ struct TypedStreamScanner {
     }
 
     /// A shared string: nil, a new one (added to the table) or a reference to one read before. Returns its
-    /// index in ``sharedStrings``, or `nil` for nil.
+    /// index in `sharedStrings`, or `nil` for nil.
     mutating func sharedString() throws(TypedStreamError) -> Int? {
         let start = position
         let head = try readByte()

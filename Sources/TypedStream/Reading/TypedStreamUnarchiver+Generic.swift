@@ -6,7 +6,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Objects of classes nothing decodes, kept whole as ``ArchivedObject``s: the class chain, the class
+/// Objects of classes nothing decodes, kept whole as `ArchivedObject`s: the class chain, the class
 /// versions (``TypedStreamUnarchiver/versionsKey``), each group's type encoding
 /// (``TypedStreamUnarchiver/typesKey``) and every value as `$0`, `$1`, ... (structs and arrays flattened,
 /// byte arrays as data), so the archiver writes the same groups back.

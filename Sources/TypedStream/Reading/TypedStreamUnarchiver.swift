@@ -19,10 +19,10 @@ import Foundation
 /// width and signedness are accepted for one another, range-checked, since 32- and 64-bit writers differ).
 ///
 /// Objects decode to the values the keyed reader gives for the same Foundation classes (`String`, `Int`,
-/// `Double`, `Data`, `Date`, `[Any]`, `[AnyHashable: Any]`, `Set<AnyHashable>`, `URL`, ``ArchivedNull``,
-/// ``ArchivedValue``, ``ArchivedAttributedString``); a class the registry knows and that adopts
+/// `Double`, `Data`, `Date`, `[Any]`, `[AnyHashable: Any]`, `Set<AnyHashable>`, `URL`, `ArchivedNull`,
+/// `ArchivedValue`, `ArchivedAttributedString`); a class the registry knows and that adopts
 /// ``TypedStreamDecodable`` reads itself; any other class is an error or, with
-/// ``ClassRegistry/allowingUnknownClasses()``, an ``ArchivedObject`` that keeps its class chain, the
+/// `ClassRegistry/allowingUnknownClasses()`, an `ArchivedObject` that keeps its class chain, the
 /// class versions, the type encodings and every value (see ``TypedStreamUnarchiver/versionsKey``).
 ///
 /// Limits: objects nest at most ``maxDepth`` deep; at most ``maxObjects`` objects and array elements are
@@ -61,7 +61,7 @@ public final class TypedStreamUnarchiver {
         case cString(Any)
         case objectClass(Int)
         case object(Any?)
-        /// An object being decoded; the ``ArchivedObject`` it will be, if it is one.
+        /// An object being decoded; the `ArchivedObject` it will be, if it is one.
         case inProgress(ArchivedObject?)
     }
 
@@ -74,12 +74,12 @@ public final class TypedStreamUnarchiver {
         var versions: [Int]
     }
 
-    /// Field key of the class versions (one integer per name of the class chain) in an ``ArchivedObject``
+    /// Field key of the class versions (one integer per name of the class chain) in an `ArchivedObject`
     /// read from a typedstream.
     public static let versionsKey = "$versions"
-    /// Field key of the type encodings (one string per group of values, in order) in an ``ArchivedObject``
+    /// Field key of the type encodings (one string per group of values, in order) in an `ArchivedObject`
     /// read from a typedstream; the values themselves are `$0`, `$1`, ... one per scalar, string, object or
-    /// byte array, structs and arrays flattened, as ``KeyedUnarchiver/decodeNext(_:)`` reads them.
+    /// byte array, structs and arrays flattened, as `KeyedUnarchiver/decodeNext(_:)` reads them.
     public static let typesKey = "$types"
 
     /// An unarchiver positioned after the header of `bytes`.

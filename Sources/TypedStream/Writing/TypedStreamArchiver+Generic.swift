@@ -1,7 +1,7 @@
 import BinaryPlist
 import KeyedArchive
 
-/// ``ArchivedObject``s written back as the groups they were read from: an object read from a typedstream
+/// `ArchivedObject`s written back as the groups they were read from: an object read from a typedstream
 /// carries its class versions and type encodings (``TypedStreamUnarchiver/versionsKey``,
 /// ``TypedStreamUnarchiver/typesKey``) and its values as `$0`, `$1`, ...; one read from a keyed archive
 /// carries keys, which a typedstream cannot hold, unless they are all unkeyed values (`$0`, `$1`, ...),

@@ -65,7 +65,7 @@ extension TypedStreamArchiver {
         }
     }
 
-    /// A property-list value (a scalar of an ``ArchivedObject`` read from a keyed archive) as the object
+    /// A property-list value (a scalar of an `ArchivedObject` read from a keyed archive) as the object
     /// Foundation would archive for it.
     func writePlistValue(_ p: PlistValue) {
         switch p {

@@ -14,11 +14,11 @@ import Foundation
 ///
 /// The stream is little-endian, streamer version 4, system version 1000, as every Mac writes it. Values
 /// are the ones the reader gives back (`String`, the integer and real types, `Bool`, `Data`, `Date`,
-/// `URL`, arrays, dictionaries and sets of them, ``ArchivedNull``, ``ArchivedValue``,
-/// ``ArchivedAttributedString``, ``ArchivedObject`` and ``TypedStreamEncodable`` types). Output is
-/// deterministic: dictionaries and sets are written in ``deterministicOrder(_:_:)`` of their keys, type
+/// `URL`, arrays, dictionaries and sets of them, `ArchivedNull`, `ArchivedValue`,
+/// `ArchivedAttributedString`, `ArchivedObject` and ``TypedStreamEncodable`` types). Output is
+/// deterministic: dictionaries and sets are written in `deterministicOrder(_:_:)` of their keys, type
 /// encodings and class names once each (then by reference), class instances once each (then by
-/// reference, so cycles of ``ArchivedObject``s are kept) and value types at each use.
+/// reference, so cycles of `ArchivedObject`s are kept) and value types at each use.
 ///
 /// Typedstreams have no boolean `NSNumber`: a `Bool` is written as Apple writes a `BOOL` (type `c`), and
 /// reads back as the integer 0 or 1.
