@@ -6,6 +6,8 @@ extension TypedStreamUnarchiver {
         _ = try expectGroup([.bytes])
         let start = scanner.position
         let bytes = try scanner.unsharedString(head: try scanner.readByte(), at: start)
+        // ASCII (most strings) is UTF-8 already: no second pass to validate.
+        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
         guard let string = validUTF8String(Array(bytes)) else {
             throw error(.invalidValue, "the characters of an NSString are not UTF-8", at: start)
         }

@@ -40,7 +40,14 @@ public final class TypedStreamUnarchiver {
     /// Most objects and array elements decoded in one stream. Default 16,777,216.
     public let maxObjects: Int
 
-    var scanner: TypedStreamScanner
+    /// The scanner, behind a pointer only this unarchiver holds: a stored property of a class gets a dynamic
+    /// exclusivity check at every access, which costs more than reading the byte itself. The unarchiver is not
+    /// Sendable and runs on one thread at a time.
+    private let scannerStorage: UnsafeMutablePointer<TypedStreamScanner>
+    var scanner: TypedStreamScanner {
+        unsafeAddress { UnsafePointer(scannerStorage) }
+        unsafeMutableAddress { scannerStorage }
+    }
     /// Parsed type encodings, by shared-string index.
     var parsedTypes: [[ObjCType]?] = []
     /// The shared-string index of the type encoding of the last group read.
@@ -91,10 +98,16 @@ public final class TypedStreamUnarchiver {
                 maxObjects: Int = 16_777_216) throws {
         let (header, scanner) = try TypedStreamScanner.readHeader(bytes)
         self.header = header
-        self.scanner = scanner
+        scannerStorage = UnsafeMutablePointer<TypedStreamScanner>.allocate(capacity: 1)
+        scannerStorage.initialize(to: scanner)
         self.registry = registry
         self.maxDepth = maxDepth
         self.maxObjects = maxObjects
+    }
+
+    deinit {
+        scannerStorage.deinitialize(count: 1)
+        scannerStorage.deallocate()
     }
 
     /// An unarchiver positioned after the header of `data`. Mirrors `NSUnarchiver(forReadingWith:)`.
