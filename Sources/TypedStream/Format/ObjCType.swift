@@ -1,3 +1,5 @@
+import BinaryPlist
+
 /// One C type of an Objective-C type encoding, as typedstreams use them: `c C s S i I l L q Q f d B` scalars,
 /// `*` C strings, `@` objects, `#` classes, `:` selectors, `{name=...}` structs, `[N...]` arrays, and the
 /// typedstream-only `+` (bytes with a length), `%` (a NeXTSTEP atom) and `!` (ignored, no data).
@@ -102,6 +104,25 @@ public indirect enum ObjCType: Hashable, Sendable {
         switch self {
         case .char, .short, .int, .long, .longLong: true
         default: false
+        }
+    }
+
+    /// Whether `value` fits the integer type (`l` and `L` are 32 bits in typedstreams); `false` for the others.
+    func fits(_ value: PlistInteger) -> Bool {
+        func fit<T: FixedWidthInteger>(_: T.Type) -> Bool {
+            if let v = value.int64Value { return T(exactly: v) != nil }
+            return value.uint64Value.flatMap { T(exactly: $0) } != nil
+        }
+        switch self {
+        case .char: return fit(Int8.self)
+        case .unsignedChar: return fit(UInt8.self)
+        case .short: return fit(Int16.self)
+        case .unsignedShort: return fit(UInt16.self)
+        case .int, .long: return fit(Int32.self)
+        case .unsignedInt, .unsignedLong: return fit(UInt32.self)
+        case .longLong: return fit(Int64.self)
+        case .unsignedLongLong: return fit(UInt64.self)
+        default: return false
         }
     }
 

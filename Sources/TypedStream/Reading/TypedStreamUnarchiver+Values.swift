@@ -50,14 +50,17 @@ extension TypedStreamUnarchiver {
         }
     }
 
-    /// An integer of type `type`: `c`/`C` one raw byte, the others a tagged integer.
+    /// An integer of type `type`: `c`/`C` one raw byte, the others a tagged integer that must fit the type
+    /// (an `I` cannot hold an 8-byte value).
     func readInteger(_ type: ObjCType) throws -> PlistInteger {
         switch type {
         case .char: return PlistInteger(Int64(Int8(bitPattern: try scanner.readByte())))
         case .unsignedChar: return PlistInteger(Int64(try scanner.readByte()))
         default:
-            if type.isSigned { return PlistInteger(try scanner.readSigned()) }
-            return PlistInteger(try scanner.readUnsigned())
+            let start = scanner.position
+            let value = type.isSigned ? PlistInteger(try scanner.readSigned()) : PlistInteger(try scanner.readUnsigned())
+            guard type.fits(value) else { throw error(.outOfRange, "\(value) does not fit \(type.encoding)", at: start) }
+            return value
         }
     }
 

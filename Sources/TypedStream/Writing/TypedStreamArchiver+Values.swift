@@ -150,17 +150,7 @@ extension TypedStreamArchiver {
 
     /// An integer of type `type`, range-checked: `c`/`C` as a raw byte, the others tagged.
     func writeInteger(_ value: PlistInteger, _ type: ObjCType) {
-        let fits: Bool
-        switch type {
-        case .char: fits = value.int64Value.flatMap { Int8(exactly: $0) } != nil
-        case .unsignedChar: fits = value.int64Value.flatMap { UInt8(exactly: $0) } != nil
-        case .short: fits = value.int64Value.flatMap { Int16(exactly: $0) } != nil
-        case .unsignedShort: fits = value.int64Value.flatMap { UInt16(exactly: $0) } != nil
-        case .int, .long: fits = value.int64Value.flatMap { Int32(exactly: $0) } != nil
-        case .unsignedInt, .unsignedLong: fits = value.int64Value.flatMap { UInt32(exactly: $0) } != nil
-        case .longLong: fits = value.int64Value != nil
-        default: fits = value.uint64Value != nil
-        }
+        let fits = type.fits(value)
         guard fits else {
             record(TypedStreamError(.outOfRange, "\(value) does not fit \(type.encoding)"))
             return writer.byte(0)
