@@ -133,6 +133,22 @@ struct HostileStreamTests {
         #expect(refused?.code == .depthLimitExceeded)
     }
 
+    @Test func classChainsCannotHoldMoreNamesThanTheStreamHasBytesFor() throws {
+        // 200 classes on one chain, then 3000 subclasses of the deepest (C000, entry 1: reference 0x93); each new
+        // class stores its whole chain, 201 names.
+        var stream = header + [0x84, 0x01, 0x40, 0x84]
+        for i in 0..<200 { stream += [0x84, 0x84, 0x04] + Array(String(format: "C%03d", i).utf8) + [0x00] }
+        stream += [0x85, 0x86]
+        for i in 0..<3000 {
+            stream += [0x92, 0x84, 0x84, 0x84, 0x05] + Array(String(format: "S%04d", i).utf8) + [0x00, 0x93, 0x86]
+        }
+        let e = typedStreamFailure {
+            _ = try TypedStreamUnarchiver(forReadingWith: stream, registry: .standard.allowingUnknownClasses()).decodeAllValues()
+        }
+        #expect(e?.code == .elementLimitExceeded)
+        #expect(e?.reason == "the class chains would hold more class names than the stream has bytes for")
+    }
+
     @Test func unknownClassByDefault() throws {
         let bytes = try typedStreamFixture("crabstep/objects/HugeWithRefs")
         let e = rootFailure(bytes)

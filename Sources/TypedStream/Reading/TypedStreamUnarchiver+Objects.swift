@@ -176,9 +176,16 @@ extension TypedStreamUnarchiver {
                 }
                 superclass = classes[c]
             }
-            guard pending.count + (superclass?.chain.count ?? 0) <= maxDepth else {
+            let depth = pending.count + (superclass?.chain.count ?? 0)
+            guard depth <= maxDepth else {
                 throw error(.depthLimitExceeded, "a class chain longer than \(maxDepth)", at: start)
             }
+            // The chains stored: the new classes' chains are `depth`, `depth - 1`, ... names long.
+            let names = pending.count * (2 * depth - pending.count + 1) / 2
+            guard names <= classNamesLeft else {
+                throw error(.elementLimitExceeded, "the class chains would hold more class names than the stream has bytes for", at: start)
+            }
+            classNamesLeft -= names
             for entry in pending.reversed() {
                 let info = ClassInfo(name: entry.name, version: entry.version,
                                      chain: [entry.name] + (superclass?.chain ?? []),

@@ -59,6 +59,9 @@ public final class TypedStreamUnarchiver {
     /// The objects being decoded, innermost last: their table number and class.
     var frames: [(index: Int, className: String)] = []
     var decodedCount = 0
+    /// How many class names the class chains may still hold in all: each new class stores its whole chain,
+    /// so a stream of classes on one deep chain would otherwise hold far more names than it has bytes.
+    var classNamesLeft: Int
     var cycles = ArchivedObjectCycles()
     /// Every class name an object was decoded of, first use first (what `audit` reports).
     package internal(set) var instantiatedClassNames: [String] = []
@@ -103,6 +106,7 @@ public final class TypedStreamUnarchiver {
         self.registry = registry
         self.maxDepth = maxDepth
         self.maxObjects = maxObjects
+        classNamesLeft = 4096 + 8 * bytes.count
     }
 
     deinit {
