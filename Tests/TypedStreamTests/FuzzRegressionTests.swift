@@ -54,6 +54,24 @@ struct FuzzRegressionTests {
         #expect(small?.offset == 19)
     }
 
+    /// crash-70911418: a stream of one group of 73 scalars (`IIII...sqs...B...`), system version 0. Nothing
+    /// was wrong with the reader: the harness wrote each top-level scalar back as an object, and the `B` as
+    /// Apple writes a BOOL (an NSNumber of type c), which reads back as an integer. The harness now rewrites
+    /// streams of objects only and compares conversions when no Bool is among the values.
+    @Test func aGroupOfScalarsReadsAndConvertsWithTheirTypes() throws {
+        let bytes = [UInt8](Data(base64Encoded: "BAtzdHJlYW10eXBlZACESUlJSUlJSUlJSUlJSUlJSXNxc3Nxc3Nzc3Nzc3Nzc3Nzc3Nzc0Jzc3Nzc3Nzc3Nzc3Nzc3Nzc3Nzc3NJSUlJSUlJSUlJSUlJSUlJSUlJSUlJSUlJSUlJSUlJSUlJSUlJSUlJSQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAABJSUlJSUlJSUlJSUlBSSVJSUlJSYFJASU=")!)
+        let unarchiver = try TypedStreamUnarchiver(forReadingWith: bytes, registry: Self.generic)
+        #expect(unarchiver.systemVersion == 0)
+        let values = try unarchiver.decodeAllValues()
+        #expect(values.count == 73)
+        #expect(values.contains { $0 is Bool })
+        #expect(values.first is UInt32)
+        let keyed = try TypedStreamConversion.keyedArchive(fromTypedStream: bytes, registry: Self.generic)
+        let top = try #require(try PropertyList.decode(keyed).dictionaryValue?["$top"]?.dictionaryValue)
+        #expect(top.count == 73)
+        #expect(typedStreamFailure { _ = try TypedStreamUnarchiver(forReadingWith: bytes).decodeObject() }?.code == .typeMismatch)
+    }
+
     @Test func dictionaryKeyedByUnknownObjectsWritesTheSameBytesWhateverItsHashOrder() throws {
         func key(_ name: String) -> ArchivedObject {
             ArchivedObject(classChain: ["Key", "NSObject"], fields: [("$0", .value(.string(name)))])
