@@ -61,25 +61,30 @@ private func mustSucceed<R>(_ what: String, _ body: () throws -> R) -> R {
     }
 }
 
-/// Whether `value` holds a `Bool` anywhere (in collections, attribute runs and unknown-class objects' fields).
-private func containsBool(_ value: Any?) -> Bool { containsBool(value, depth: 0) }
+/// Whether `value` holds a `Bool` anywhere (in collections, attribute runs and unknown-class objects' fields),
+/// each object looked into once: a shared graph (a nib) is walked in linear time.
+private func containsBool(_ value: Any?) -> Bool {
+    var seen: Set<ObjectIdentifier> = []
+    return containsBool(value, depth: 0, &seen)
+}
 
-private func containsBool(_ value: Any?, depth: Int) -> Bool {
+private func containsBool(_ value: Any?, depth: Int, _ seen: inout Set<ObjectIdentifier>) -> Bool {
     guard let value, depth < 64 else { return false }
     switch value {
     case is Bool: return true
-    case let list as [Any]: return list.contains { containsBool($0, depth: depth + 1) }
-    case let set as Set<AnyHashable>: return set.contains { containsBool($0.base, depth: depth + 1) }
+    case let list as [Any]: return list.contains { containsBool($0, depth: depth + 1, &seen) }
+    case let set as Set<AnyHashable>: return set.contains { containsBool($0.base, depth: depth + 1, &seen) }
     case let dictionary as [AnyHashable: Any]:
-        return dictionary.contains { containsBool($0.key.base, depth: depth + 1) || containsBool($0.value, depth: depth + 1) }
+        return dictionary.contains { containsBool($0.key.base, depth: depth + 1, &seen) || containsBool($0.value, depth: depth + 1, &seen) }
     case let string as ArchivedAttributedString:
-        return string.runs.contains { $0.attributes.values.contains { containsBool($0, depth: depth + 1) } }
+        return string.runs.contains { $0.attributes.values.contains { containsBool($0, depth: depth + 1, &seen) } }
     case let object as ArchivedObject:
+        guard seen.insert(ObjectIdentifier(object)).inserted else { return false }
         return object.fields.contains { field in
             switch field.value {
             case .value: return false
-            case .object(let o): return containsBool(o, depth: depth + 1)
-            case .objects(let list): return list.contains { containsBool($0, depth: depth + 1) }
+            case .object(let o): return containsBool(o, depth: depth + 1, &seen)
+            case .objects(let list): return list.contains { containsBool($0, depth: depth + 1, &seen) }
             }
         }
     default: return false
