@@ -79,6 +79,26 @@ struct FuzzRegressionTests {
         try checkRoundTrip([UInt8](Data(base64Encoded: "BAt0eXBlZHN0cmVhbYED6IQBQISEhA5OU0lCT2JqZWN0RGF0YYEA4ISECE5TT2JqZWN0AIWShISEDk5TQ3VzdG9tT2JqZWN0KZSEAkBAhISECE5TbHRyaW5nAZSEASsKVExheWVyRGVtb4aFhoQBaQuWhISEEE5TV2luZG93VGVtcGxhdGWBAfiUhA1paWZmZmZpQEBAQEBjDgIQS4EDIIECiYJweAAAhJiYE1RyYW5zcGFyZW5jeSBMYXllcnOGhJiYCE5TV2luZG93hoSEhA9OU011dGFibGVTdHJpbmcBmJgEVmlld4aEhIQGTlNWaWV3KYSEC05TUmVzcG9uZGVyAJSShZkAhAxAQEBAZmZmZmZmZmaEhIQOTlNNdXRhYmxlQXJyYXkAhIQHTlNBcnJheQCUmQWShISEDE5TQ3VzdG9tVmlldymgkp+ZghIAAACfhKOZAIaFhYUUFIECNoECYgAAgQI2gQJikp+ShZKFkoWWhJiYClRMYXllclZpZXeGhJiYBk5TVmlld4aGkoSEhAVOU0JveCqgkp+ZggkAAACfhKOZAZKEoJKqmQCfhKOZAZKEhIQITlNTbGlkZXIAhIQJTlNDb250cm9sKaCSrZkAn4WFhYUMCoEAjhUAAIEAjhWSrZKFkoWShYQEaWNjQAIBAISEhAxOU1NsaWRlckNlbGyBAOKEhAxOU0FjdGlvbkNlbGwRhIQGTlNDZWxsQZSEAmlpggQF/wAAhARAQEBAhJ6YAIaEhIQGTlNGb250FZSZHIQFWzI4Y10GAAAAFAAAAP7/AEgAZQBsAHYAof+L/5b/nP9hhAFmDIQBYwCvAa8ArwCGhYWEAmk6AoWShZKvhAdkZGRkaWlpDwAAAAAAAIaGhoWFhQICgQC2KAAAgQC2KJKqkoWShZKFhoaFhYWBAlKBAXeBALo8AACBALo8kp+ShZKFkoWEB2ZmQEBjY2MAAISEhA9OU1RleHRGaWVsZENlbGw+tKqCBAH+AACrhJiYC0JsdXIgUmFkaXVzhoS4mSSEBVszNmNdBgAAABoAAAD+/wBMAHUAYwBpAGQAYQBHAHIAYQBuAGQAZQAArg2vAK8BrwCvBoaFhbAAhZKFkoWEA2NAQACEhIQHTlNDb2xvcgCUrwaEA0BAQISYmAZTeXN0ZW2GhJiYE3RleHRCYWNrZ3JvdW5kQ29sb3KGhL6vA4QCZmYBAYaGhL6vBre/hJiYEGNvbnRyb2xUZXh0Q29sb3KGhL6vA7gAAYaGhq0DAgCShYaShKaSn5mCCQAAAJ+Eo5kAhoWFhYECUoEBvIEAuoEAugAAgQC6gQC6kp+ShZKFkoWWhJiYEFNoYWRvd09mZnNldFZpZXeGhJiYBk5TVmlld4aGkoSEhAhOU0J1dHRvbgCxkp+ZAJ+FhYWFgQJTgQETgQC+EgAAgQC+EpKfkoWShZKFpgABAISEhAxOU0J1dHRvbkNlbGw/tKqCBAH+AACrhJiYF1VzZSB0cmFuc3BhcmVuY3kgbGF5ZXJzhoS4mSS0BgAAABoAAAD+/wBMAHUAYwBpAGQAYQBHAHIAYQBuAGQAZQAArg2vAK8BrwCvBIaFhbAAhZKFksmECXNzaWlAQEBAQIEAyBkCgkg8Uf+EmJgAhs+FhISEE05TQnV0dG9uSW1hZ2VTb3VyY2UDlJKEmJgITlNTd2l0Y2iGhoWGhpKEq5KfmYIJAAAAn4SjmQGShKCS05kAn4SjmQGShISEC05TQ29sb3JXZWxsEbGS1ZkAn4WFhYSEhAxOU011dGFibGVTZXQAhIQFTlNTZXQAlIQBSQGShJ6YF05TQ29sb3IgcGFzdGVib2FyZCB0eXBlhoYUDYEAjiAAAIEAjiCS1ZKFkoWShaYAAQCFrwCvAa8AkoS+rwGEBGZmZmaDPW4aP4M9Y3/nAQGGhoaFhYUCAoEAtjAAAIEAtjaS05KFkoWShYaGhYWFgQJSgQEngQC6SgAAgQC6SpKfkoWShZKFsgAAhLqqggQB/gAAq4SYmBZEcmFnIENvbG9yIE9udG8gU2hhcGVzhryFhbAAhZKFkoW1AL3ChtUDAgCShYaGhYWFAQmBAyCBAokAAIEDIIECiZKFkoWShZKFhoUBwQAAgQQAgQLqrwG4gQDIgQI4koWvAriDf3//7oN/f//uhpWWyZ+Wn5mW05+WxZ+W19WW1dOWqp+Wr62WraqWpZ+ZB5alhJiYBFZpZXeGlsWEmJgFVmlldzGGlpmEmJgGV2luZG93hpavhJiYCU5TU2xpZGVyMYaW14SYmAEyhpbJhJiYCU5TQnV0dG9uNIaWlYSYmAxGaWxlJ3MgT3duZXKGkoTawACGkoSjmQeShISEFE5TTmliT3V0bGV0Q29ubmVjdG9ygQDPhIQOTlNOaWJDb25uZWN0b3IRlLeVpYSYmAp0bGF5ZXJWaWV3hoaShOq3la+EmJgSc2hhZG93UmFkaXVzU2xpZGVyhoaShISEFU5TTmliQ29udHJvbENvbm5lY3RvcoEAz+u3r5WEmJgUc2hhZG93UmFkaXVzQ2hhbmdlZDqGhpKE6reVxYSYmBBzaGFkb3dPZmZzZXRWaWV3hoaShPC3yZWEmJgZdG9nZ2xlVHJhbnNwYXJlbmN5TGF5ZXJzOoaGkoTqt5XJhJiYF3RyYW5zcGFyZW5jeUxheWVyQnV0dG9uhoaShOq3ldeEmJgJY29sb3JXZWxshoaGkoWZE4QCQGnpE8XyecXtgQCbxfSBALTF+IEAusXTgQC3xdeBALnFqnrFxYEAsMWlB8WfBsWve8XVgQC4xZUBxfaBALXF74EApsWZBZmBALuZAJKEmJgQSUJDb2NvYUZyYW1ld29ya4aG")!))
     }
 
+    /// leak-57465c4d (LeakSanitizer): an unknown-class object whose attributed string's attribute referred
+    /// back to it; the cycle graph did not look into attribute runs, so the graph and its members were never
+    /// freed. The graph now rewrites attribute values too.
+    @Test func aCycleThroughAnAttributedStringsAttributesIsFreed() throws {
+        let object = ArchivedObject(classChain: ["Holder", "NSObject"])
+        object.fields = [(TypedStreamUnarchiver.versionsKey, .value(.array([0, 0]))),
+                         (TypedStreamUnarchiver.typesKey, .value(.array(["@"]))),
+                         ("$0", .object(ArchivedAttributedString("ab", attributes: ["owner": object])))]
+        let bytes = try TypedStreamArchiver.archivedData(withRootObject: object) as [UInt8]
+        object.fields = []
+        weak var decoded: ArchivedObject?
+        try {
+            let root = try #require(try TypedStreamUnarchiver.unarchiveObject(with: bytes, registry: Self.generic) as? ArchivedObject)
+            guard case .object(let body as ArchivedAttributedString)? = root["$0"] else { Issue.record("no body"); return }
+            #expect(body.runs.first?.attributes["owner"] as? ArchivedObject === root)
+            decoded = root
+        }()
+        #expect(decoded == nil)
+    }
+
     @Test func dictionaryKeyedByUnknownObjectsWritesTheSameBytesWhateverItsHashOrder() throws {
         func key(_ name: String) -> ArchivedObject {
             ArchivedObject(classChain: ["Key", "NSObject"], fields: [("$0", .value(.string(name)))])

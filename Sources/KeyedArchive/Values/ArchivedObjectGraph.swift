@@ -152,6 +152,20 @@ package final class ArchivedObjectGraph {
             }
             return changed ? result : nil
         }
+        if type == ArchivedAttributedString.self, let string = value as? ArchivedAttributedString {
+            // Attribute values are objects too (a typedstream's attributes may refer back into the graph).
+            var result = string
+            var changed = false
+            for (i, run) in string.runs.enumerated() {
+                for (name, attribute) in run.attributes {
+                    if let r = rewriteValue(attribute, depth: depth + 1, leaf) {
+                        result.runs[i].attributes[name] = r
+                        changed = true
+                    }
+                }
+            }
+            return changed ? result : nil
+        }
         if type == ArchivedOrderedSet.self, let ordered = value as? ArchivedOrderedSet {
             var result = ordered.elements
             var changed = false
