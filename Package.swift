@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Layers run one way: BinaryPlist -> KeyedArchive -> ArchiveStore -> FormCache -> command-line targets, and
-// KeyedArchive -> ArchiveInspection (what the tools show of an archive) -> command-line targets.
+// KeyedArchive -> ArchiveInspection (what the tools show of an archive) -> command-line targets, and
+// KeyedArchive -> TypedStream (NSArchiver's typedstreams, read into KeyedArchive's values) -> command-line targets.
 let package = Package(
     name: "KeyedArchiveStore",
     // The lowest minimums the code needs: Swift concurrency (the cache's get-or-load is async) back-deploys to
@@ -13,6 +14,7 @@ let package = Package(
         .library(name: "BinaryPlist", targets: ["BinaryPlist"]),
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
         .library(name: "ArchiveInspection", targets: ["ArchiveInspection"]),
+        .library(name: "TypedStream", targets: ["TypedStream"]),
         .library(name: "ArchiveStore", targets: ["ArchiveStore"]),
         .library(name: "FormCache", targets: ["FormCache"]),
         .executable(name: "formcache", targets: ["formcache"]),
@@ -26,6 +28,8 @@ let package = Package(
         // What the tools show of an archive: the graph walk, plist-JSON and the archive's JSON forms, the dump and
         // the tree and graph printers. Pure like the codec: no platform layer.
         .target(name: "ArchiveInspection", dependencies: ["BinaryPlist", "KeyedArchive"]),
+        // NSArchiver / NSUnarchiver typedstreams, decoded into KeyedArchive's values, and conversion to keyed archives.
+        .target(name: "TypedStream", dependencies: ["BinaryPlist", "KeyedArchive"]),
         // The one platform layer: the only library code that imports Glibc, Musl or Darwin.
         .target(name: "ArchivePlatform"),
         // Storage engines over archive files: the repository (a record log) and the file cache, on one floor
@@ -37,7 +41,7 @@ let package = Package(
         .target(name: "CommandLineSupport", dependencies: ["ArchivePlatform"]),
         .target(name: "FormCacheCLI", dependencies: ["BinaryPlist", "ArchiveInspection", "FormCache", "ArchiveStore", "CommandLineSupport"]),
         .executableTarget(name: "formcache", dependencies: ["FormCacheCLI"]),
-        .target(name: "InspectorCLI", dependencies: ["BinaryPlist", "KeyedArchive", "ArchiveInspection", "ArchivePlatform", "ArchiveStore", "CommandLineSupport"]),
+        .target(name: "InspectorCLI", dependencies: ["BinaryPlist", "KeyedArchive", "ArchiveInspection", "TypedStream", "ArchivePlatform", "ArchiveStore", "CommandLineSupport"]),
         .executableTarget(name: "keyedarchive", dependencies: ["InspectorCLI"]),
         .executableTarget(name: "shapes-example", dependencies: ["KeyedArchive"], path: "Examples/shapes-example"),
 
@@ -49,12 +53,13 @@ let package = Package(
         .testTarget(name: "BinaryPlistTests", dependencies: ["TestSupport", "BinaryPlist", "ArchiveInspection"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["TestSupport", "KeyedArchive", "ArchiveInspection"]),
         .testTarget(name: "ArchiveInspectionTests", dependencies: ["TestSupport", "ArchiveInspection", "KeyedArchive", "BinaryPlist"]),
+        .testTarget(name: "TypedStreamTests", dependencies: ["TestSupport", "TypedStream", "KeyedArchive", "BinaryPlist"]),
         .testTarget(name: "ArchivePlatformTests", dependencies: ["TestSupport", "ArchivePlatform"]),
         .testTarget(name: "ArchiveStoreTests", dependencies: ["TestSupport", "ArchiveStore", "ArchivePlatform", "KeyedArchive"]),
         .testTarget(name: "FormCacheTests", dependencies: ["TestSupport", "FormCache", "ArchiveStore", "KeyedArchive"]),
         .testTarget(name: "FormCacheCLITests", dependencies: ["TestSupport", "ArchivePlatform", "FormCacheCLI", "FormCache", "ArchiveStore", "CommandLineSupport"]),
         .testTarget(name: "CommandLineSupportTests", dependencies: ["TestSupport", "ArchivePlatform", "CommandLineSupport"]),
-        .testTarget(name: "InspectorCLITests", dependencies: ["TestSupport", "ArchivePlatform", "InspectorCLI", "ArchiveInspection", "BinaryPlist", "KeyedArchive", "ArchiveStore", "CommandLineSupport"]),
+        .testTarget(name: "InspectorCLITests", dependencies: ["TestSupport", "ArchivePlatform", "InspectorCLI", "ArchiveInspection", "TypedStream", "BinaryPlist", "KeyedArchive", "ArchiveStore", "CommandLineSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -20,6 +20,7 @@ let package = Package(
             dependencies: [
                 .product(name: "BinaryPlist", package: "KeyedArchiveStore"),
                 .product(name: "KeyedArchive", package: "KeyedArchiveStore"),
+                .product(name: "TypedStream", package: "KeyedArchiveStore"),
                 .product(name: "ArchiveStore", package: "KeyedArchiveStore"),
                 .product(name: "FormCache", package: "KeyedArchiveStore"),
             ],

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target over the BinaryPlist readers. Downloads nothing.
 #
-#   Fuzz/run.sh [binary|xml|json|cache|store|unarchiver|decoder|archive-json|diff|audit|all] [seconds]  default: all, 600 seconds per target
+#   Fuzz/run.sh [binary|xml|json|cache|store|unarchiver|decoder|archive-json|diff|audit|typedstream|all] [seconds]  default: all, 600 seconds per target
 #
 # Environment: MAX_LEN (default 8192), FUZZ_ARGS (extra libFuzzer flags, e.g. "-seed=1 -runs=1000").
 # Output: Fuzz/build/<target> (the fuzzer), Fuzz/build/corpus-<target>/ (seeds from Fixtures/ plus what the
@@ -29,7 +29,8 @@ entry_file() {
         archive-json) echo "$root/Fuzz/ArchiveJSONFuzz.swift" ;;
         diff) echo "$root/Fuzz/DiffFuzz.swift" ;;
         audit) echo "$root/Fuzz/AuditFuzz.swift" ;;
-        *) echo "Error: unknown target '$1' (binary, xml, json, cache, store, unarchiver, decoder, archive-json, diff, audit or all)" >&2; exit 2 ;;
+        typedstream) echo "$root/Fuzz/TypedStreamFuzz.swift" ;;
+        *) echo "Error: unknown target '$1' (binary, xml, json, cache, store, unarchiver, decoder, archive-json, diff, audit, typedstream or all)" >&2; exit 2 ;;
     esac
 }
 
@@ -42,6 +43,7 @@ dictionary() {
         store) echo "$root/Fuzz/store.dict" ;;
         unarchiver | decoder | diff | audit) echo "$root/Fuzz/unarchiver.dict" ;;
         archive-json) echo "$root/Fuzz/json.dict" ;;
+        typedstream) echo "$root/Fuzz/typedstream.dict" ;;
     esac
 }
 
@@ -57,6 +59,7 @@ is_seed() {
         diff | audit) case "$file" in "$root"/Fixtures/inspector/*) true ;; *) is_seed unarchiver "$file" ;; esac ;;
         unarchiver) case "$file" in "$root"/Fixtures/keyed/*) [ "$(head -c 7 "$file")" = "bplist0" ] || head -c 64 "$file" | LC_ALL=C grep -q '^\(\xEF\xBB\xBF\)\?[[:space:]]*<' ;; *) false ;; esac ;;
         cache | store) false ;;  # seeded by seed_cache_corpus / seed_store_corpus
+        typedstream) case "$file" in "$root"/Fixtures/typedstream/*) [ "$(head -c 1 "$file" | od -An -tu1 | tr -d ' ')" = 4 ] ;; *) false ;; esac ;;
     esac
 }
 
@@ -99,12 +102,23 @@ build_target() {
         build_module BinaryPlist "$root"/Sources/BinaryPlist/*.swift
         build_module KeyedArchive $(find "$root/Sources/KeyedArchive" -name '*.swift')
         build_module ArchiveInspection "$root"/Sources/ArchiveInspection/*.swift
+        build_module TypedStream $(find "$root/Sources/TypedStream" -name '*.swift')
         build_module ArchivePlatform "$root"/Sources/ArchivePlatform/*.swift
         build_module CommandLineSupport "$root"/Sources/CommandLineSupport/*.swift
         build_module ArchiveStore $(find "$root/Sources/ArchiveStore" -name '*.swift')
         swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name InspectorCLI -package-name KeyedArchiveStore \
             -I "$build/modules" $(find "$root/Sources/InspectorCLI" -name '*.swift') "$entry" \
-            -L "$build" -lArchiveStore -lCommandLineSupport -lArchivePlatform -lArchiveInspection -lKeyedArchive -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
+            -L "$build" -lArchiveStore -lCommandLineSupport -lArchivePlatform -lArchiveInspection -lTypedStream -lKeyedArchive -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
+            || { cat "$build/$target.build.log" >&2; echo "Error: building $binary failed" >&2; exit 2; }
+        return
+    fi
+    if [ "$target" = typedstream ]; then
+        # The typedstream reader and writer through their public API: the three layers as instrumented libraries.
+        build_module BinaryPlist "$root"/Sources/BinaryPlist/*.swift
+        build_module KeyedArchive $(find "$root/Sources/KeyedArchive" -name '*.swift')
+        build_module TypedStream $(find "$root/Sources/TypedStream" -name '*.swift')
+        swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name TypedStreamFuzz -I "$build/modules" "$entry" \
+            -L "$build" -lTypedStream -lKeyedArchive -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
             || { cat "$build/$target.build.log" >&2; echo "Error: building $binary failed" >&2; exit 2; }
         return
     fi
@@ -163,7 +177,8 @@ seed_store_corpus() {
     done
 }
 
-# Seeds kept in Fuzz/seeds-<target> (decoder, archive-json), plus the keyed fixtures for the decoder.
+# Seeds kept in Fuzz/seeds-<target> (decoder, archive-json, typedstream: streams our writer made), plus the keyed
+# fixtures for the decoder.
 seed_directory_corpus() {
     local target="$1" corpus="$build/corpus-$1" file
     mkdir -p "$corpus"
@@ -200,7 +215,7 @@ run_target() {
     [ "$target" != cache ] || seed_cache_corpus
     [ "$target" != store ] || seed_store_corpus
     [ "$target" != diff ] || seed_diff_corpus
-    case "$target" in decoder | archive-json) seed_directory_corpus "$target" ;; esac
+    case "$target" in decoder | archive-json | typedstream) seed_directory_corpus "$target" ;; esac
     mkdir -p "$artifacts"
     before=$(find "$artifacts" -type f | wc -l)
     set +e
@@ -224,7 +239,7 @@ run_target() {
 command -v swiftc >/dev/null || { echo "Error: swiftc not found" >&2; exit 2; }
 if [ "$target" = all ]; then
     failed=0
-    for t in binary xml json cache store unarchiver decoder archive-json diff audit; do run_target "$t" || failed=1; done  # one after another: shared cores
+    for t in binary xml json cache store unarchiver decoder archive-json diff audit typedstream; do run_target "$t" || failed=1; done  # one after another: shared cores
     exit "$failed"
 fi
 entry_file "$target" >/dev/null

@@ -19,6 +19,9 @@ let usage = """
                   (keyed-bench cache --help for its options; Benchmarks/cache/run.sh runs it all)
       cache-open <dir> <n> [<byte limit>]   build a cache of n small entries in dir, or (when dir exists)
                   time its open, first get and first set
+      typedstream <file>...   decode throughput of typedstreams (NSArchiver), unknown classes kept
+                  (Benchmarks/typedstream/run.sh compares pytypedstream on the same files)
+      typedstream-synthetic <path> [MB]   write the synthetic stream: Messages-style bodies, MB (10) megabytes
 
     OPTIONS:
       --rounds <k>     timed rounds per implementation (default 7)
@@ -75,6 +78,9 @@ do {
     case "cache": try CacheWorkload.run(arguments: Array(args.dropFirst()), only: only)
     case "store": try StoreWorkload.run(count: n ?? 10_000, rounds: rounds)
     case "raw-profile": try RawWorkload.profile(args.count > 2 ? args[2] : "read", count: n ?? 100_000, repeats: rounds, save: save)
+    case "typedstream" where args.count >= 2: try TypedStreamWorkload.run(files: Array(args.dropFirst()), rounds: rounds)
+    case "typedstream-synthetic" where args.count == 2 || args.count == 3:
+        try TypedStreamWorkload.writeSynthetic(to: args[1], megabytes: args.count == 3 ? Int(args[2]) ?? 10 : 10)
     default:
         FileHandle.standardError.write(Data("Error: unknown workload '\(workload)'\n\(usage)\n".utf8))
         exit(64)

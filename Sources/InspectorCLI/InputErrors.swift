@@ -3,9 +3,10 @@ import CommandLineSupport
 import KeyedArchive
 
 extension Verbs {
-    /// The bytes of `path`, or a failure with ``ExitStatus/noInput``.
+    /// The bytes of `path`, or a failure with ``ExitStatus/noInput``; a typedstream (`NSArchiver`) comes as
+    /// the keyed archive it converts to (see ``archiveInput(_:)``).
     static func readInput(_ path: String) throws -> [UInt8] {
-        try InputFiles.readFile(path)
+        try archiveInput(path).bytes
     }
 
     /// Runs `body`, turning a ``PlistError`` or ``KeyedArchiveError`` into a failure with

@@ -22,7 +22,7 @@ package enum Inspector {
                 + "cannot be opened, "
                 + "73 output cannot be created, 74 I/O error.",
             version: version,
-            commands: [Verbs.plist, Verbs.decode, Verbs.encode, Verbs.dump, Verbs.lint, Verbs.diff, Verbs.audit,
+            commands: [Verbs.plist, Verbs.decode, Verbs.encode, Verbs.convert, Verbs.dump, Verbs.lint, Verbs.diff, Verbs.audit,
                        Verbs.graph, Verbs.cache])
     }
 

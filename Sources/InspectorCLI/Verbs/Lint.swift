@@ -1,5 +1,6 @@
 import BinaryPlist
 import CommandLineSupport
+import TypedStream
 import KeyedArchive
 
 extension Verbs {
@@ -61,6 +62,17 @@ extension Verbs {
                 } catch let failure as CommandFailure {
                     unreadable = true
                     say(failure.message.replacingNewlines)
+                    continue
+                }
+                if TypedStreamHeader.isTypedStream(bytes) {
+                    // A typedstream is checked by reading it whole, as the keyed archive it converts to.
+                    do {
+                        _ = try TypedStreamConversion.keyedArchive(fromTypedStream: bytes)
+                        if verbose { say("\(file): OK (typedstream)") }
+                    } catch {
+                        invalid = true
+                        say("\(file): \("\(error)".replacingNewlines)")
+                    }
                     continue
                 }
                 if let problem = linter.problem(in: bytes) {

@@ -34,7 +34,7 @@ extension KeyedArchiver {
 
     /// An `NSDictionary` of a dictionary held in an `Any`, keys in ``deterministicOrder(_:_:)``.
     func encodableDictionaryObject(_ dictionary: any ArchiveEncodableDictionary) -> Int32 {
-        let entries = dictionary.archiveEntries.sorted { deterministicOrder($0.key, $1.key) }
+        let entries = dictionary.archiveEntries.sorted(by: deterministicEntryOrder)
         return withObjectFrame(classUID: { classObject(.dictionary) }) {
             let keys = uidArray(entries.map { $0.key.base })
             let values = uidArray(entries.map { $0.value })

@@ -77,7 +77,7 @@ public struct ClassRegistry: Sendable {
     }
 
     /// The fallback's type for an unknown class name, if a fallback is set.
-    func fallbackType(forClassName name: String, classChain: [String]) -> (any KeyedArchivable.Type)? {
+    package func fallbackType(forClassName name: String, classChain: [String]) -> (any KeyedArchivable.Type)? {
         fallback?(name, classChain)
     }
 

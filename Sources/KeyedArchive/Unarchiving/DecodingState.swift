@@ -71,7 +71,7 @@ struct ResolvedClassCache {
 /// sets and registered objects alike) to an object decoded before: a reference to one still on the stack
 /// lowers the reader's low link, as in Tarjan's algorithm. Objects reached first are read inside their
 /// referrer, so the tree edges are the nesting of ``begin(_:)`` and ``end(_:)``.
-struct ArchivedObjectCycles {
+package struct ArchivedObjectCycles {
     private var stack: [ArchivedObject] = []
     private var number: [Int] = []
     private var low: [Int] = []
@@ -82,10 +82,13 @@ struct ArchivedObjectCycles {
     private var path: [Int] = []
     private var counter = 0
 
-    /// Whether the fields of an ``ArchivedObject`` are being read.
-    var isActive: Bool { !path.isEmpty }
+    /// No objects yet.
+    package init() {}
 
-    mutating func begin(_ object: ArchivedObject) {
+    /// Whether the fields of an ``ArchivedObject`` are being read.
+    package var isActive: Bool { !path.isEmpty }
+
+    package mutating func begin(_ object: ArchivedObject) {
         let p = stack.count
         stack.append(object)
         number.append(counter)
@@ -97,7 +100,7 @@ struct ArchivedObjectCycles {
     }
 
     /// A reference from the object being read to `object`, decoded before.
-    mutating func reference(_ object: ArchivedObject) {
+    package mutating func reference(_ object: ArchivedObject) {
         guard let current = path.last, let p = position[ObjectIdentifier(object)] else { return }
         if p == current { selfReference[p] = true }
         if number[p] < low[current] { low[current] = number[p] }
@@ -105,7 +108,7 @@ struct ArchivedObjectCycles {
 
     /// Ends reading `object`'s fields; the members of the cycle it closes, if any (at least two, or one that
     /// refers to itself).
-    mutating func end(_ object: ArchivedObject) -> [ArchivedObject]? {
+    package mutating func end(_ object: ArchivedObject) -> [ArchivedObject]? {
         let p = path.removeLast()
         if let parent = path.last, low[p] < low[parent] { low[parent] = low[p] }
         guard low[p] == number[p] else { return nil }
@@ -115,7 +118,7 @@ struct ArchivedObjectCycles {
     }
 
     /// Reading `object`'s fields failed: it and the objects read inside it that are still on the stack.
-    mutating func abandon(_ object: ArchivedObject) -> [ArchivedObject] {
+    package mutating func abandon(_ object: ArchivedObject) -> [ArchivedObject] {
         let p = path.removeLast()
         return pop(from: p)
     }

@@ -9,7 +9,7 @@
 /// the last member object is released.
 ///
 /// Not thread-safe: reading a field may create a member object (as ``ArchivedObject`` is not `Sendable`).
-final class ArchivedObjectGraph {
+package final class ArchivedObjectGraph {
     struct Node {
         var classChain: [String]
         var fields: [(key: String, value: ArchivedObject.Field)]
@@ -32,7 +32,7 @@ final class ArchivedObjectGraph {
     static let maxRewriteDepth = 10_000
 
     /// Moves `members` (their fields referring to each other) into one new graph.
-    static func adopt(_ members: [ArchivedObject]) {
+    package static func adopt(_ members: [ArchivedObject]) {
         let graph = ArchivedObjectGraph()
         var indexOf: [ObjectIdentifier: Int] = [:]
         indexOf.reserveCapacity(members.count)
@@ -149,6 +149,20 @@ final class ArchivedObjectGraph {
             var result = Set<AnyHashable>(minimumCapacity: set.count)
             for e in set {
                 if let r = rewriteKey(e, depth: depth + 1, leaf) { changed = true; result.insert(r) } else { result.insert(e) }
+            }
+            return changed ? result : nil
+        }
+        if type == ArchivedAttributedString.self, let string = value as? ArchivedAttributedString {
+            // Attribute values are objects too (a typedstream's attributes may refer back into the graph).
+            var result = string
+            var changed = false
+            for (i, run) in string.runs.enumerated() {
+                for (name, attribute) in run.attributes {
+                    if let r = rewriteValue(attribute, depth: depth + 1, leaf) {
+                        result.runs[i].attributes[name] = r
+                        changed = true
+                    }
+                }
             }
             return changed ? result : nil
         }

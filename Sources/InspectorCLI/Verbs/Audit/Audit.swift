@@ -56,8 +56,9 @@ extension Verbs {
             do {
                 for file in files {
                     let bytes: [UInt8]
-                    do { bytes = try readInput(file) } catch let failure as CommandFailure {
-                        unreadable = true
+                    let typedStreamClasses: [String]?
+                    do { (bytes, typedStreamClasses) = try archiveInput(file) } catch let failure as CommandFailure {
+                        if failure.status == ExitStatus.dataError { invalid = true } else { unreadable = true }
                         context.stderr.write("Error: \(failure.message.replacingNewlines)\n")
                         continue
                     }
@@ -67,13 +68,18 @@ extension Verbs {
                         context.stderr.write("Error: \(file): \(error.description.replacingNewlines)\n")
                         continue
                     }
-                    let outside = allowing ? report.disallowed(by: allowed) : []
+                    var outside = allowing ? report.disallowed(by: allowed) : []
+                    if allowing, let typedStreamClasses {
+                        outside = Array(Set(outside + typedStreamClasses.filter { !allowed.contains($0) })).sorted()
+                    }
                     refused = refused || !outside.isEmpty
                     if json {
-                        try out.write(AuditRendering.json(report, file: file, notAllowed: allowing ? outside : nil) + "\n")
+                        try out.write(AuditRendering.json(report, file: file, notAllowed: allowing ? outside : nil,
+                                                          typedStreamClasses: typedStreamClasses) + "\n")
                     } else {
                         if printed { try out.write("\n") }
-                        try out.write(AuditRendering.text(report, file: file, notAllowed: outside))
+                        try out.write(AuditRendering.text(report, file: file, notAllowed: outside,
+                                                          typedStreamClasses: typedStreamClasses))
                     }
                     printed = true
                 }
@@ -101,8 +107,14 @@ extension String {
 /// The text and JSON forms of an ``AuditReport``.
 enum AuditRendering {
     /// The report as indented text; nested archives are indented under their path.
-    static func text(_ report: AuditReport, file: String, notAllowed: [String]) -> String {
+    static func text(_ report: AuditReport, file: String, notAllowed: [String], typedStreamClasses: [String]? = nil) -> String {
         var lines: [String] = ["file: \(file.replacingNewlines)"]
+        if let typedStreamClasses {
+            // What NSUnarchiver would instantiate; the report below is of the keyed archive it converts to.
+            lines.append("format: typedstream, audited as the keyed archive it converts to")
+            lines.append("typedstream classes: \(typedStreamClasses.count)")
+            lines += typedStreamClasses.map { "  \($0.replacingNewlines)" }
+        }
         body(report, indent: "", notAllowed: notAllowed, into: &lines)
         return lines.joined(separator: "\n") + "\n"
     }
@@ -143,13 +155,14 @@ enum AuditRendering {
     }
 
     /// The report as one line of JSON.
-    static func json(_ report: AuditReport, file: String?, notAllowed: [String]?) -> String {
+    static func json(_ report: AuditReport, file: String?, notAllowed: [String]?, typedStreamClasses: [String]? = nil) -> String {
         var w = JSONWriter(pretty: false)
-        object(report, file: file, notAllowed: notAllowed, &w)
+        object(report, file: file, notAllowed: notAllowed, typedStreamClasses: typedStreamClasses, &w)
         return w.text
     }
 
-    private static func object(_ r: AuditReport, file: String?, notAllowed: [String]?, _ w: inout JSONWriter) {
+    private static func object(_ r: AuditReport, file: String?, notAllowed: [String]?, typedStreamClasses: [String]? = nil,
+                               _ w: inout JSONWriter) {
         var first = true
         func member(_ key: String, _ body: (inout JSONWriter) -> Void) {
             w.member(key, first: first)
@@ -158,6 +171,9 @@ enum AuditRendering {
         }
         w.open(.object)
         if let file { member("file") { $0.string(file) } }
+        if let typedStreamClasses {
+            member("typedStreamClasses") { w in list(typedStreamClasses, &w) { name, w in w.string(name) } }
+        }
         member("archiver") { $0.string(r.archiver) }
         member("version") { $0.raw("100000") }
         member("objects") { $0.raw(String(r.objectCount)) }

@@ -1,0 +1,194 @@
+import BinaryPlist
+import KeyedArchive
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Lets the archiver see through an `Optional` held in an `Any`.
+private protocol AnyOptional {
+    var wrappedAny: Any? { get }
+}
+
+extension Optional: AnyOptional {
+    var wrappedAny: Any? { self.map { $0 as Any } }
+}
+
+/// Objects by Swift type, and values by type encoding.
+extension TypedStreamArchiver {
+    /// An object (no group header): nil, a reference to an instance written before, or a new object of the
+    /// Foundation class or registered type the value stands for.
+    func writeObject(_ value: Any?) {
+        guard var value else { return writer.byte(TypedStreamTag.nil) }
+        while let optional = value as? any AnyOptional {
+            guard let inner = optional.wrappedAny else { return writer.byte(TypedStreamTag.nil) }
+            value = inner
+        }
+        switch value {
+        case let s as String: writeNSString(s)
+        case let i as Int: writeInteger(Int64(i))
+        case let d as Double: writeDouble(d)
+        case let b as Bool: writeBool(b)
+        case let d as Data: writeNSData([UInt8](d))
+        case let d as Date: writeNSDate(d)
+        case let url as URL: writeNSURL(url)
+        case is ArchivedNull: writeNSNull()
+        case let v as ArchivedValue: writeNSValue(v)
+        case let a as ArchivedAttributedString: writeNSAttributedString(a)
+        case let o as ArchivedObject:
+            if !writeReferenceIfShared(o) { writeArchivedObject(o) }
+        case let e as any TypedStreamEncodable:
+            if let identity = e.archiveIdentity, writeReferenceIfShared(identity) { return }
+            let type = Swift.type(of: e)
+            var chain = [(name: type.archivedClassName, version: type.typedStreamVersion)]
+            chain += type.archivedSuperclassNames.map { (name: $0, version: 0) }
+            writeNewObject(chain, identity: e.archiveIdentity) { e.encode(with: self) }
+        case let i as Int64: writeInteger(i)
+        case let i as Int32: writeInteger(Int64(i))
+        case let i as Int16: writeInteger(Int64(i))
+        case let i as Int8: writeInteger(Int64(i))
+        case let u as UInt64: u <= UInt64(Int64.max) ? writeInteger(Int64(u)) : writeUnsigned(u)
+        case let u as UInt: writeObject(UInt64(u))
+        case let u as UInt32: writeInteger(Int64(u))
+        case let u as UInt16: writeInteger(Int64(u))
+        case let u as UInt8: writeInteger(Int64(u))
+        case let f as Float: writeFloat(f)
+        case let bytes as [UInt8] where type(of: value) == [UInt8].self: writeNSData(bytes)
+        case let p as PlistValue: writePlistValue(p)
+        case let array as [Any]: writeNSArray(array)
+        case let set as Set<AnyHashable>: writeNSSet(set)
+        case let dictionary as [AnyHashable: Any]: writeNSDictionary(dictionary.map { (key: $0.key, value: $0.value) })
+        default:
+            record(TypedStreamError(.unsupportedType, "a value of type \(type(of: value)) is not TypedStreamEncodable nor a Foundation class typedstreams hold"))
+            writer.byte(TypedStreamTag.nil)
+        }
+    }
+
+    /// A property-list value (a scalar of an `ArchivedObject` read from a keyed archive) as the object
+    /// Foundation would archive for it.
+    func writePlistValue(_ p: PlistValue) {
+        switch p {
+        case .null: writeNSNull()
+        case .bool(let b): writeBool(b)
+        case .integer(let i):
+            if let v = i.int64Value { writeInteger(v) } else if let u = i.uint64Value { writeUnsigned(u) } else {
+                record(TypedStreamError(.unsupportedType, "the integer \(i) does not fit 64 bits"))
+                writer.byte(TypedStreamTag.nil)
+            }
+        case .real(let d): writeDouble(d)
+        case .date(let d): writeNSDate(Date(timeIntervalSinceReferenceDate: d.secondsSinceReferenceDate))
+        case .data(let d): writeNSData(d)
+        case .string(let s): writeNSString(s)
+        case .array(let a): writeNSArray(a.map { $0 as Any })
+        case .set(let s): writeNSArray(s.map { $0 as Any })
+        case .dictionary(let d): writeNSDictionary(d.entries.map { (key: AnyHashable($0.key), value: $0.value as Any) })
+        case .uid:
+            record(TypedStreamError(.unsupportedType, "a keyed-archive UID has no typedstream form"))
+            writer.byte(TypedStreamTag.nil)
+        }
+    }
+
+    /// A value of type `type`, as ``encodeValue(_:ofObjCType:)`` documents.
+    func writeTyped(_ value: Any?, _ type: ObjCType) {
+        func mismatch() {
+            record(TypedStreamError(.typeMismatch, "a value of type \(value.map { "\(Swift.type(of: $0))" } ?? "nil") cannot be written as \(type.encoding)"))
+        }
+        switch type {
+        case .char, .unsignedChar, .short, .unsignedShort, .int, .unsignedInt, .long, .unsignedLong, .longLong,
+             .unsignedLongLong:
+            guard let integer = Self.integer(value) else { return mismatch() }
+            writeInteger(integer, type)
+        case .float:
+            guard let d = Self.real(value) else { return mismatch() }
+            writer.float(Float(d))
+        case .double:
+            guard let d = Self.real(value) else { return mismatch() }
+            writer.double(d)
+        case .bool:
+            guard let b = value as? Bool else { return mismatch() }
+            writer.byte(b ? 1 : 0)
+        case .void, .ignored: return
+        case .cString:
+            switch value {
+            case nil: writer.byte(TypedStreamTag.nil)
+            case let s as String: writeCString(s)
+            case let d as Data: writeCString(bytes: [UInt8](d))
+            case let b as [UInt8]: writeCString(bytes: b)
+            default: mismatch()
+            }
+        case .selector, .atom:
+            switch value {
+            case nil: writer.byte(TypedStreamTag.nil)
+            case let s as String: writeSharedString(Array(s.utf8))
+            case let d as Data: writeSharedString([UInt8](d))
+            case let b as [UInt8]: writeSharedString(b)
+            default: mismatch()
+            }
+        case .objectClass:
+            switch value {
+            case nil: writer.byte(TypedStreamTag.nil)
+            case let s as String: writeClassChain([(name: s, version: 0)])
+            default: mismatch()
+            }
+        case .bytes:
+            guard let bytes = Self.bytes(value) else { return mismatch() }
+            writer.unsharedString(bytes)
+        case .object: writeObject(value)
+        case .array(let count, let element):
+            if element == .char || element == .unsignedChar {
+                guard let bytes = Self.bytes(value), bytes.count == count else { return mismatch() }
+                return writer.raw(bytes)
+            }
+            guard let list = value as? [Any?], list.count == count else { return mismatch() }
+            for e in list { writeTyped(e, element) }
+        case .structure(_, let fields):
+            guard let list = value as? [Any?], list.count == fields.count else { return mismatch() }
+            for (f, e) in zip(fields, list) { writeTyped(e, f) }
+        }
+    }
+
+    /// An integer of type `type`, range-checked: `c`/`C` as a raw byte, the others tagged.
+    func writeInteger(_ value: PlistInteger, _ type: ObjCType) {
+        let fits = type.fits(value)
+        guard fits else {
+            record(TypedStreamError(.outOfRange, "\(value) does not fit \(type.encoding)"))
+            return writer.byte(0)
+        }
+        switch type {
+        case .char, .unsignedChar: writer.byte(UInt8(truncatingIfNeeded: value.int64Value ?? 0))
+        case .unsignedLongLong: writer.unsigned(value.uint64Value ?? 0)
+        default:
+            if type.isSigned { writer.signed(value.int64Value ?? 0) } else { writer.unsigned(UInt64(value.int64Value ?? 0)) }
+        }
+    }
+
+    static func integer(_ value: Any?) -> PlistInteger? {
+        switch value {
+        case let p as PlistInteger: return p
+        case let u as UInt64: return PlistInteger(u)
+        case let u as UInt: return PlistInteger(UInt64(u))
+        case let i as any BinaryInteger: return Int64(exactly: i).map { PlistInteger($0) }
+        case let b as Bool: return PlistInteger(b ? 1 : 0)
+        default: return nil
+        }
+    }
+
+    static func real(_ value: Any?) -> Double? {
+        switch value {
+        case let d as Double: return d
+        case let f as Float: return Double(f)
+        case let i as any BinaryInteger: return Double(i)
+        default: return nil
+        }
+    }
+
+    static func bytes(_ value: Any?) -> [UInt8]? {
+        switch value {
+        case let d as Data: return [UInt8](d)
+        case let b as [UInt8]: return b
+        case let s as String: return Array(s.utf8)
+        default: return nil
+        }
+    }
+}
