@@ -12,10 +12,10 @@ struct BinaryPlistMaterializer {
     var path: [Int] = []
     var deepPath: Set<Int> = []
     static let shallowPath = 16
-    /// Recently read strings by object index (direct-mapped): dictionary keys repeat the same objects. Made
-    /// once a decode has read a few dozen values, so that materializing many small objects one by one does
-    /// not pay for it each time.
-    var stringCache: [(index: Int, value: PlistValue)] = []
+    /// Recently read string keys by object index (direct-mapped): dictionary keys repeat the same objects.
+    /// Made once a decode has read a few dozen values, so that materializing many small objects one by one
+    /// does not pay for it each time.
+    var keyCache: [(index: Int, value: PlistValue)] = []
 
     init(objects: BinaryPlistObjects) {
         self.objects = objects
@@ -60,8 +60,7 @@ struct BinaryPlistMaterializer {
     /// on every platform.
     @inline(__always)
     private func reference(_ base: Int, _ i: Int) -> Int {
-        let width = objects.referenceWidth
-        return Int(truncatingIfNeeded: readBigEndian(objects.raw, base + i * width, width))
+        objects.checkedReference(at: base + i * objects.referenceWidth)
     }
 
     @inline(__always)
@@ -74,27 +73,86 @@ struct BinaryPlistMaterializer {
     }
 
     /// Reads object `index` when it is a scalar; `nil` when it is a collection.
+    ///
+    /// The values a plist is mostly made of (plain ASCII strings, integers of up to 8 bytes, 8-byte reals and
+    /// dates, booleans) are read here, inline, when they are well formed; everything else, and anything
+    /// malformed, goes to ``BinaryPlistObjects/scalar(_:start:marker:)``, which returns the same value or
+    /// throws the error.
     @inline(__always)
     private mutating func scalar(_ index: Int) throws(PlistError) -> PlistValue? {
         try count(index)
-        let slot = index & 255
-        if stringCache.isEmpty {
-            if elements > 32 { stringCache = Array(repeating: (-1, .null), count: 256) }
-        } else if stringCache[slot].index == index {
-            return stringCache[slot].value
-        }
         let start = objects.offset(index)
         let marker = objects.raw[start]
         switch marker >> 4 {
         case 0xA, 0xC, 0xD:
             return nil
         case 0x5:
-            let value = try objects.scalar(index, start: start, marker: marker)
-            if !stringCache.isEmpty { stringCache[slot] = (index, value) }
-            return value
+            if let s = plainASCII(start: start, marker: marker) { return .string(s) }
+        case 0x1 where marker & 0x0F <= 3 && 1 << Int(marker & 0x0F) <= objects.left(start + 1):
+            let width = 1 << Int(marker & 0x0F)
+            let v = readBigEndian(objects.raw, start + 1, width)
+            // 1-, 2- and 4-byte integers are unsigned; 8-byte ones are signed.
+            return .integer(width == 8 ? PlistInteger(Int64(bitPattern: v)) : PlistInteger(v))
+        case 0x2 where marker == 0x23 && 8 <= objects.left(start + 1):
+            return .real(Double(bitPattern: readBigEndian(objects.raw, start + 1, 8)))
+        case 0x3 where marker == 0x33 && 8 <= objects.left(start + 1):
+            return .date(PlistDate(secondsSinceReferenceDate: Double(bitPattern: readBigEndian(objects.raw, start + 1, 8))))
+        case 0x0 where marker == 0x08 || marker == 0x09:
+            return .bool(marker == 0x09)
         default:
-            return try objects.scalar(index, start: start, marker: marker)
+            break
         }
+        return try objects.scalar(index, start: start, marker: marker)
+    }
+
+    /// The ASCII string object at `start` (marker `0x5n`) when it is well formed, its length is given in the
+    /// marker or in a 1-, 2- or 4-byte count, and every byte is below 0x80: what
+    /// ``BinaryPlistObjects/scalar(_:start:marker:)`` returns for it. `nil` sends anything else there.
+    @inline(__always)
+    private func plainASCII(start: Int, marker: UInt8) -> String? {
+        let raw = objects.raw
+        var n = Int(marker & 0x0F)
+        var p = start + 1
+        if n == 0x0F {
+            guard p < objects.table else { return nil }
+            let m = raw[p]
+            guard m & 0xF0 == 0x10, m & 0x0F <= 2 else { return nil }
+            let width = 1 << Int(m & 0x0F)
+            guard width <= objects.left(p + 1) else { return nil }
+            n = Int(truncatingIfNeeded: readBigEndian(raw, p + 1, width))
+            p += 1 + width
+        }
+        guard n <= objects.left(p) else { return nil }
+        // Eight bytes at a time, the last eight overlapping the ones before when `n` is not a multiple of 8.
+        var high: UInt64 = 0
+        if n >= 8 {
+            var i = 0
+            while i + 8 < n {
+                high |= raw.loadUnaligned(fromByteOffset: p + i, as: UInt64.self)
+                i += 8
+            }
+            high |= raw.loadUnaligned(fromByteOffset: p + n - 8, as: UInt64.self)
+        } else {
+            for i in 0..<n { high |= UInt64(raw[p + i]) }
+        }
+        guard high & 0x8080_8080_8080_8080 == 0 else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: raw[p..<(p + n)]), as: UTF8.self)
+    }
+
+    /// Reads the dictionary key `index` (`nil` when it is a collection), through a cache of recent string keys
+    /// by object index (direct-mapped): the keys of many dictionaries are the same objects.
+    @inline(__always)
+    private mutating func key(_ index: Int) throws(PlistError) -> PlistValue? {
+        let slot = index & 255
+        if keyCache.isEmpty {
+            if elements > 32 { keyCache = Array(repeating: (-1, .null), count: 256) }
+        } else if keyCache[slot].index == index {
+            try count(index)
+            return keyCache[slot].value
+        }
+        guard let key = try scalar(index) else { return nil }
+        if !keyCache.isEmpty, case .string = key { keyCache[slot] = (index, key) }
+        return key
     }
 
     /// Opens a frame for the collection `index` (already counted), checking depth, cycles and references.
@@ -137,47 +195,62 @@ struct BinaryPlistMaterializer {
         }
     }
 
+    /// Materializes object `index`, at nesting `depth`.
+    ///
+    /// The collection being filled is a local value (`current`), its unfinished ancestors on `parents`: each
+    /// element is appended to an array the loop owns, and a frame moves only when a collection opens or closes.
     mutating func value(_ index: Int, depth: Int) throws(PlistError) -> PlistValue {
         if let scalar = try scalar(index) { return scalar }
-        var stack: [Frame] = [try collection(index, depth: depth)]
-        while let top = stack.indices.last {
-            let i = stack[top].position
-            if i < stack[top].count {
-                stack[top].position = i + 1
-                let childDepth = depth + stack.count
-                if stack[top].kind == .dictionary {
-                    let keyIndex = reference(stack[top].refs, i)
-                    guard let key = try scalar(keyIndex) else {
+        var current = try collection(index, depth: depth)
+        var parents: [Frame] = []
+        while true {
+            let childDepth = depth + parents.count + 1
+            var child: Frame?
+            if current.kind == .dictionary {
+                while current.position < current.count {
+                    let i = current.position
+                    current.position = i + 1
+                    guard let key = try key(reference(current.refs, i)) else {
                         throw PlistError(.invalidKey, "dictionary key is a collection",
-                                         byteOffset: stack[top].start, objectIndex: stack[top].index)
+                                         byteOffset: current.start, objectIndex: current.index)
                     }
-                    let valueIndex = reference(stack[top].valueRefs, i)
+                    let valueIndex = reference(current.valueRefs, i)
                     if let value = try scalar(valueIndex) {
-                        stack[top].entries.append(.init(key: key, value: value))
+                        current.entries.append(.init(key: key, value: value))
                     } else {
                         var frame = try collection(valueIndex, depth: childDepth)
                         frame.parentKey = key
-                        stack.append(frame)
-                    }
-                } else {
-                    let childIndex = reference(stack[top].refs, i)
-                    if let value = try scalar(childIndex) {
-                        stack[top].items.append(value)
-                    } else {
-                        stack.append(try collection(childIndex, depth: childDepth))
+                        child = frame
+                        break
                     }
                 }
             } else {
-                guard let done = stack.popLast() else { break }
-                let value = close(done)
-                guard let parent = stack.indices.last else { return value }
-                if let key = done.parentKey {
-                    stack[parent].entries.append(.init(key: key, value: value))
-                } else {
-                    stack[parent].items.append(value)
+                while current.position < current.count {
+                    let i = current.position
+                    current.position = i + 1
+                    let childIndex = reference(current.refs, i)
+                    if let value = try scalar(childIndex) {
+                        current.items.append(value)
+                    } else {
+                        child = try collection(childIndex, depth: childDepth)
+                        break
+                    }
                 }
             }
+            if let child {
+                parents.append(current)
+                current = child
+                continue
+            }
+            let key = current.parentKey
+            let value = close(current)
+            guard var parent = parents.popLast() else { return value }
+            if let key {
+                parent.entries.append(.init(key: key, value: value))
+            } else {
+                parent.items.append(value)
+            }
+            current = parent
         }
-        return .null
     }
 }

@@ -26,8 +26,12 @@ public struct BinaryPlistObjects {
     /// The index of the top object.
     public let topObject: Int
     @usableFromInline let offsetWidth: Int
+    /// `64 - 8 * offsetWidth`: what an 8-byte big-endian load at an offset table entry is shifted right by.
+    @usableFromInline let offsetShift: UInt64
     /// The width in bytes (1...8) of each object reference in a collection.
     public let referenceWidth: Int
+    /// `64 - 8 * referenceWidth`: what an 8-byte big-endian load at a reference is shifted right by.
+    @usableFromInline let referenceShift: UInt64
     /// The object area ends where the offset table begins.
     @usableFromInline let table: Int
     @usableFromInline let strict: Bool
@@ -41,7 +45,9 @@ public struct BinaryPlistObjects {
         objectCount = document.trailer.objectCount
         topObject = document.trailer.topObject
         offsetWidth = document.trailer.offsetWidth
+        offsetShift = UInt64(64 - 8 * document.trailer.offsetWidth)
         referenceWidth = document.trailer.referenceWidth
+        referenceShift = UInt64(64 - 8 * document.trailer.referenceWidth)
         table = document.objectAreaEnd
         strict = document.limits.stringPolicy == .strict
         maxDepth = document.limits.maxDepth
@@ -109,9 +115,12 @@ public struct BinaryPlistObjects {
     }
 
     /// The byte offset of object `index` (a valid index: the offset table was checked when the document was).
+    ///
+    /// One unaligned 8-byte load: the 32-byte trailer follows the offset table.
     @inlinable @inline(__always)
     public func offset(_ index: Int) -> Int {
-        number(at: table + index * offsetWidth, width: offsetWidth)
+        // Checked below the object area's end (an Int) when the document was opened: it fits.
+        Int(truncatingIfNeeded: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: table + index * offsetWidth, as: UInt64.self)) &>> offsetShift)
     }
 
     /// The reference stored at byte `position`, checked against the object count.
@@ -199,16 +208,41 @@ public struct BinaryPlistObjects {
     }
 
     /// Checks that `count` references fit in the object area and are each below the object count.
+    ///
+    /// One pass takes the largest reference (no branch per reference); only when it is out of range does a
+    /// second pass find the first bad one, for the error.
     func checkReferences(at p: Int, count: Int, _ index: Int, _ start: Int) throws(PlistError) {
         try checkFits(count, referenceWidth, at: p, index, start)
+        var largest: UInt64 = 0
         var q = p
         for _ in 0..<count {
-            let r = readBigEndian(raw, q, referenceWidth)
+            largest = max(largest, referenceBits(at: q))
+            q += referenceWidth
+        }
+        guard largest >= UInt64(objectCount) else { return }
+        q = p
+        for _ in 0..<count {
+            let r = referenceBits(at: q)
             if r >= UInt64(objectCount) {
                 throw error(.invalidReference, "reference \(r) is not below the object count \(objectCount)", index, q)
             }
             q += referenceWidth
         }
+    }
+
+    /// The reference of `referenceWidth` bytes at `p`, a position inside the object area, as all its bits.
+    ///
+    /// One unaligned 8-byte load: the offset table and the 32-byte trailer follow the object area, so the eight
+    /// bytes from any position in it lie inside the file.
+    @inlinable @inline(__always)
+    func referenceBits(at p: Int) -> UInt64 {
+        UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: p, as: UInt64.self)) &>> referenceShift
+    }
+
+    /// A reference that ``checkReferences(at:count:_:_:)`` already checked: below the object count, so an `Int`.
+    @inlinable @inline(__always)
+    func checkedReference(at p: Int) -> Int {
+        Int(truncatingIfNeeded: referenceBits(at: p))
     }
 
     // MARK: One object
