@@ -71,3 +71,82 @@ var _LOCK_SH: CInt { LOCK_SH }
 var _LOCK_EX: CInt { LOCK_EX }
 var _LOCK_NB: CInt { LOCK_NB }
 var _LOCK_UN: CInt { LOCK_UN }
+
+// MARK: Process
+
+/// `getpid(2)`.
+func system_getpid() -> Int32 { getpid() }
+/// `geteuid(2)`.
+func system_geteuid() -> UInt32 { UInt32(truncatingIfNeeded: geteuid()) }
+
+/// `getpwuid_r(3)` with a buffer of `bufferSize` bytes: its result (0, or an error number such as `ERANGE` when
+/// the buffer is too small) and the entry's home directory (`pw_dir`), `nil` when there is no entry or no
+/// directory.
+func system_getpwuid_r(_ user: UInt32, bufferSize: Int) -> (result: CInt, homeDirectory: String?) {
+    var entry = passwd()
+    var found: UnsafeMutablePointer<passwd>?
+    var buffer = [CChar](repeating: 0, count: bufferSize)
+    let result = getpwuid_r(uid_t(truncatingIfNeeded: user), &entry, &buffer, buffer.count, &found)
+    // `pw_dir` points into `buffer`: it is read while `buffer` lives.
+    guard result == 0, found != nil, let directory = entry.pw_dir else { return (result, nil) }
+    return (result, String(cString: directory))
+}
+
+/// The process's environment entries (`NAME=value`), as their bytes: `environ(7)`; on Darwin `environ` is not
+/// visible to Swift and `_NSGetEnviron()` gives it.
+func system_environ() -> [[UInt8]] {
+    #if canImport(Darwin)
+    let start: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = _NSGetEnviron().pointee
+    #else
+    let start: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = environ
+    #endif
+    guard var entry = start else { return [] }
+    var entries: [[UInt8]] = []
+    while let pointer = entry.pointee {
+        entries.append(Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer))))
+        entry += 1
+    }
+    return entries
+}
+
+/// `exit(3)`.
+func system_exit(_ status: Int32) -> Never { exit(status) }
+
+/// `nanosleep(2)` for `interval`; when it is interrupted, `interval` becomes the time that was left.
+func system_nanosleep(_ interval: inout (seconds: Int, nanoseconds: Int)) -> CInt {
+    var requested = timespec(tv_sec: interval.seconds, tv_nsec: interval.nanoseconds)
+    var left = timespec()
+    let result = nanosleep(&requested, &left)
+    interval = (left.tv_sec, left.tv_nsec)
+    return result
+}
+
+/// The clocks ``system_clock_gettime(_:)`` reads.
+enum SystemClock {
+    /// `CLOCK_REALTIME`: the time since 1970.
+    case realTime
+    /// `CLOCK_MONOTONIC`: a clock that never goes back, from an unspecified start.
+    case monotonic
+}
+
+/// `clock_gettime(2)`: nanoseconds of `clock` (a negative part counts as 0).
+func system_clock_gettime(_ clock: SystemClock) -> UInt64 {
+    var now = timespec()
+    switch clock {
+    case .realTime: _ = clock_gettime(CLOCK_REALTIME, &now)
+    case .monotonic: _ = clock_gettime(CLOCK_MONOTONIC, &now)
+    }
+    return FileTime(now).nanosecondsSince1970
+}
+
+/// `memcmp(3)`.
+func system_memcmp(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> CInt { memcmp(a, b, count) }
+
+// MARK: C structs as Swift values
+
+extension FileTime {
+    /// A `timespec`'s seconds and nanoseconds.
+    fileprivate init(_ time: timespec) {
+        self.init(seconds: Int64(time.tv_sec), nanoseconds: Int64(time.tv_nsec))
+    }
+}
