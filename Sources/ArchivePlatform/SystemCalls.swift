@@ -72,6 +72,99 @@ var _LOCK_EX: CInt { LOCK_EX }
 var _LOCK_NB: CInt { LOCK_NB }
 var _LOCK_UN: CInt { LOCK_UN }
 
+/// The platform's `off_t` (32 bits on some platforms): a file offset is checked against it before it is narrowed
+/// (FileDescriptor+Calls.swift).
+typealias COffset = off_t
+
+/// `permissions & 0o7777` as the platform's `mode_t` (16 bits on Darwin, 32 on Linux).
+private func mode(_ permissions: UInt32) -> mode_t { mode_t(truncatingIfNeeded: permissions & 0o7777) }
+
+// MARK: Paths and names
+
+/// `stat(2)`.
+func system_stat(_ path: UnsafePointer<CChar>) -> FileStatus? { status { stat(path, &$0) } }
+/// `lstat(2)`.
+func system_lstat(_ path: UnsafePointer<CChar>) -> FileStatus? { status { lstat(path, &$0) } }
+/// `chmod(2)`.
+func system_chmod(_ path: UnsafePointer<CChar>, _ permissions: UInt32) -> CInt { chmod(path, mode(permissions)) }
+/// `rename(2)`.
+func system_rename(_ source: UnsafePointer<CChar>, _ destination: UnsafePointer<CChar>) -> CInt { rename(source, destination) }
+/// `link(2)`.
+func system_link(_ source: UnsafePointer<CChar>, _ destination: UnsafePointer<CChar>) -> CInt { link(source, destination) }
+/// `unlink(2)`.
+func system_unlink(_ path: UnsafePointer<CChar>) -> CInt { unlink(path) }
+/// `rmdir(2)`.
+func system_rmdir(_ path: UnsafePointer<CChar>) -> CInt { rmdir(path) }
+/// `mkdir(2)`.
+func system_mkdir(_ path: UnsafePointer<CChar>, _ permissions: UInt32) -> CInt { mkdir(path, mode(permissions)) }
+
+/// `opendir(3)`, `readdir(3)` and `closedir(3)`: every name in the directory at `path`, `.` and `..` included;
+/// `nil` when it cannot be opened.
+func system_directoryNames(_ path: UnsafePointer<CChar>) -> [String]? {
+    guard let directory = opendir(path) else { return nil }
+    defer { closedir(directory) }
+    var names: [String] = []
+    while let entry = readdir(directory) {
+        // `d_name` is a fixed array (256 bytes on Linux, 1,024 on Darwin), NUL-terminated.
+        names.append(withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        })
+    }
+    return names
+}
+
+// MARK: Open files
+
+/// `open(2)`.
+func system_open(_ path: UnsafePointer<CChar>, _ flags: CInt, _ permissions: UInt32) -> CInt {
+    open(path, flags, mode(permissions))
+}
+/// `close(2)`.
+func system_close(_ fd: CInt) -> CInt { close(fd) }
+/// `read(2)`.
+func system_read(_ fd: CInt, _ buffer: UnsafeMutableRawBufferPointer) -> Int { read(fd, buffer.baseAddress, buffer.count) }
+/// `pread(2)`.
+func system_pread(_ fd: CInt, _ buffer: UnsafeMutableRawBufferPointer, _ offset: COffset) -> Int {
+    pread(fd, buffer.baseAddress, buffer.count, offset)
+}
+/// `write(2)`.
+func system_write(_ fd: CInt, _ buffer: UnsafeRawBufferPointer) -> Int { write(fd, buffer.baseAddress, buffer.count) }
+/// `pwrite(2)`.
+func system_pwrite(_ fd: CInt, _ buffer: UnsafeRawBufferPointer, _ offset: COffset) -> Int {
+    pwrite(fd, buffer.baseAddress, buffer.count, offset)
+}
+/// `fsync(2)`.
+func system_fsync(_ fd: CInt) -> CInt { fsync(fd) }
+/// `fcntl(F_FULLFSYNC)` on Apple platforms, where `fsync(2)` leaves the data in the drive's cache; `nil` where
+/// there is no such request (everywhere else, whose `fsync` flushes the drive's cache too).
+func system_fullfsync(_ fd: CInt) -> CInt? {
+    #if canImport(Darwin)
+    fcntl(fd, F_FULLFSYNC)
+    #else
+    nil
+    #endif
+}
+/// `ftruncate(2)`.
+func system_ftruncate(_ fd: CInt, _ length: COffset) -> CInt { ftruncate(fd, length) }
+/// `fstat(2)`.
+func system_fstat(_ fd: CInt) -> FileStatus? { status { fstat(fd, &$0) } }
+/// `fstatat(2)` with `AT_SYMLINK_NOFOLLOW`: `name` in the open directory `fd`, a link itself rather than its target.
+func system_fstatat(_ fd: CInt, _ name: UnsafePointer<CChar>) -> FileStatus? {
+    status { fstatat(fd, name, &$0, AT_SYMLINK_NOFOLLOW) }
+}
+/// `fchmod(2)`.
+func system_fchmod(_ fd: CInt, _ permissions: UInt32) -> CInt { fchmod(fd, mode(permissions)) }
+/// `flock(2)`, `operation` from `_LOCK_SH`, `_LOCK_EX`, `_LOCK_NB`, `_LOCK_UN`.
+func system_flock(_ fd: CInt, _ operation: CInt) -> CInt { flock(fd, operation) }
+/// `isatty(3)`.
+func system_isatty(_ fd: CInt) -> CInt { isatty(fd) }
+/// `ioctl(TIOCGWINSZ)`: the terminal's width in columns (`ws_col`), or `nil` when the call fails.
+func system_terminalColumns(_ fd: CInt) -> Int? {
+    var size = winsize()
+    guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0 else { return nil }
+    return Int(size.ws_col)
+}
+
 // MARK: Process
 
 /// `getpid(2)`.
@@ -143,6 +236,39 @@ func system_clock_gettime(_ clock: SystemClock) -> UInt64 {
 func system_memcmp(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> CInt { memcmp(a, b, count) }
 
 // MARK: C structs as Swift values
+
+/// A `stat` call into fresh storage: its fields as a ``FileStatus``, or `nil` (with `errno`) when it fails.
+private func status(_ call: (inout stat) -> CInt) -> FileStatus? {
+    var info = stat()
+    return call(&info) == 0 ? FileStatus(info) : nil
+}
+
+extension FileStatus {
+    /// The fields of a `stat` the package uses, in types of the same width on every platform.
+    fileprivate init(_ info: stat) {
+        let kind: Kind
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: kind = .regular
+        case S_IFDIR: kind = .directory
+        case S_IFLNK: kind = .symbolicLink
+        case S_IFIFO: kind = .fifo
+        case S_IFCHR: kind = .characterDevice
+        case S_IFBLK: kind = .blockDevice
+        case S_IFSOCK: kind = .socket
+        default: kind = .unknown
+        }
+        #if canImport(Darwin)
+        let modified = info.st_mtimespec
+        let changed = info.st_ctimespec
+        #else
+        let modified = info.st_mtim
+        let changed = info.st_ctim
+        #endif
+        self.init(kind: kind, permissions: UInt32(info.st_mode) & 0o7777, size: Int64(info.st_size),
+                  allocatedBlocks: Int64(info.st_blocks), inode: UInt64(info.st_ino), linkCount: UInt64(info.st_nlink),
+                  ownerID: UInt32(truncatingIfNeeded: info.st_uid), modified: FileTime(modified), changed: FileTime(changed))
+    }
+}
 
 extension FileTime {
     /// A `timespec`'s seconds and nanoseconds.
