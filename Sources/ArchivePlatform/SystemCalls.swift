@@ -235,6 +235,36 @@ func system_clock_gettime(_ clock: SystemClock) -> UInt64 {
 /// `memcmp(3)`.
 func system_memcmp(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> CInt { memcmp(a, b, count) }
 
+// MARK: Mutex
+
+/// A pthread mutex in storage of its own, so that it is never moved (a `pthread_mutex_t` must stay where it was
+/// initialized). ``KernelMutex`` owns one: `allocate()` once, `deallocate()` once.
+struct SystemMutex {
+    private let storage: UnsafeMutablePointer<pthread_mutex_t>
+
+    /// `pthread_mutex_init(3)` of newly allocated storage.
+    static func allocate() -> SystemMutex {
+        let storage = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        storage.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(storage, nil)
+        return SystemMutex(storage: storage)
+    }
+
+    /// `pthread_mutex_destroy(3)`, and the storage freed.
+    func deallocate() {
+        pthread_mutex_destroy(storage)
+        storage.deinitialize(count: 1)
+        storage.deallocate()
+    }
+
+    /// `pthread_mutex_lock(3)`.
+    func lock() { pthread_mutex_lock(storage) }
+    /// `pthread_mutex_unlock(3)`.
+    func unlock() { pthread_mutex_unlock(storage) }
+    /// `pthread_mutex_trylock(3)`: `true` when taken without waiting.
+    func tryLock() -> Bool { pthread_mutex_trylock(storage) == 0 }
+}
+
 // MARK: C structs as Swift values
 
 /// A `stat` call into fresh storage: its fields as a ``FileStatus``, or `nil` (with `errno`) when it fails.
