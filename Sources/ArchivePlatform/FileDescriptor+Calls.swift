@@ -1,75 +1,54 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#else
-#error("ArchivePlatform has no branch for this platform: add one here (see README, Platforms)")
-#endif
-
-// The C calls under names that `FileDescriptor`'s members do not shadow.
-private func c_open(_ path: UnsafePointer<CChar>, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }
-private func c_close(_ fd: Int32) -> Int32 { close(fd) }
-private func c_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(fd, buffer, count) }
-private func c_write(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, buffer, count) }
-
 /// The calls on an open file, each wrapped once as ``Kernel``'s are: `EINTR` retried, `errno` returned as an
-/// ``Errno``, offsets checked before they are narrowed to the platform's `off_t`.
+/// ``Errno``, offsets checked before they are narrowed to the platform's `off_t`. The C calls are
+/// SystemCalls.swift's.
 ///
 /// Mirrors swift-system's `FileDescriptor` operations (`FileOperations.swift`).
 extension FileDescriptor {
     /// `open(2)`, with `O_CLOEXEC` always added. Mirrors `open(2)`.
     package static func open(_ path: String, _ flags: OpenFlags, permissions: UInt32 = 0o600) throws(Errno) -> FileDescriptor {
-        let mode = mode_t(truncatingIfNeeded: permissions & 0o7777)
-        while true {
-            let fd = c_open(path, flags.rawValue | O_CLOEXEC, mode)
-            if fd >= 0 { return FileDescriptor(rawValue: fd) }
-            let code = c_errno()
-            if code != EINTR { throw Errno(code) }
-        }
+        FileDescriptor(rawValue: try retryingInterrupts { system_open(path, flags.union(.closeOnExec).rawValue, permissions) })
     }
 
     /// `close(2)`; the descriptor is gone whatever it returns (retrying would close another's).
-    package func close() { _ = c_close(rawValue) }
+    package func close() { _ = system_close(rawValue) }
 
     /// One `read(2)` into `buffer`: the number of bytes read, 0 at end of file.
     package func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
-        try Self.counting { c_read(rawValue, buffer.baseAddress, buffer.count) }
+        try Self.retryingInterrupts { system_read(rawValue, buffer) }
     }
 
     /// One `pread(2)` into `buffer` at `offset`.
     package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(Errno) -> Int {
         let position = try Self.fileOffset(offset)
-        return try Self.counting { pread(rawValue, buffer.baseAddress, buffer.count, position) }
+        return try Self.retryingInterrupts { system_pread(rawValue, buffer, position) }
     }
 
     /// One `write(2)` from `buffer` (appended for `O_APPEND`): the number of bytes written.
     package func write(from buffer: UnsafeRawBufferPointer) throws(Errno) -> Int {
-        try Self.counting { c_write(rawValue, buffer.baseAddress, buffer.count) }
+        try Self.retryingInterrupts { system_write(rawValue, buffer) }
     }
 
     /// One `pwrite(2)` from `buffer` at `offset`.
     package func write(from buffer: UnsafeRawBufferPointer, at offset: Int) throws(Errno) -> Int {
         let position = try Self.fileOffset(offset)
-        return try Self.counting { pwrite(rawValue, buffer.baseAddress, buffer.count, position) }
+        return try Self.retryingInterrupts { system_pwrite(rawValue, buffer, position) }
     }
 
-    /// A call that returns a byte count or -1 with `errno`, run again after `EINTR`.
+    /// A call that returns a count, a descriptor or 0, or -1 with `errno`, run again after `EINTR`.
     @inline(__always)
-    private static func counting(_ call: () -> Int) throws(Errno) -> Int {
+    private static func retryingInterrupts<Result: FixedWidthInteger>(_ call: () -> Result) throws(Errno) -> Result {
         while true {
-            let n = call()
-            if n >= 0 { return n }
-            let code = c_errno()
-            if code != EINTR { throw Errno(code) }
+            let result = call()
+            if result >= 0 { return result }
+            let error = Errno.current
+            if error != .interrupted { throw error }
         }
     }
 
     /// `offset` as the platform's `off_t` (32 bits on some platforms), or `EOVERFLOW`.
     @inline(__always)
-    private static func fileOffset(_ offset: Int) throws(Errno) -> off_t {
-        guard let position = off_t(exactly: offset), position >= 0 else { throw Errno(EOVERFLOW) }
+    private static func fileOffset(_ offset: Int) throws(Errno) -> COffset {
+        guard let position = COffset(exactly: offset), position >= 0 else { throw .overflow }
         return position
     }
 
@@ -80,50 +59,43 @@ extension FileDescriptor {
     /// where the file system refuses it (`ENOTSUP`, `EINVAL`, `ENOTTY`: some network and FUSE file systems). Elsewhere
     /// it is `fsync(2)`, which flushes the drive's cache too. Mirrors `fsync(2)` / `fcntl(F_FULLFSYNC)`.
     package func sync() throws(Errno) {
-        #if canImport(Darwin)
-        while true {
-            if fcntl(rawValue, F_FULLFSYNC) != -1 { return }
-            let code = c_errno()
-            if code == EINTR { continue }
+        // `nil` where there is no `F_FULLFSYNC` (everywhere but Apple's platforms).
+        while let result = system_fullfsync(rawValue) {
+            if result != -1 { return }
+            let error = Errno.current
+            if error == .interrupted { continue }
             // Unsupported by this file system: xnu's own fallback treats these three (and EOPNOTSUPP) so.
-            guard code == ENOTSUP || code == EINVAL || code == ENOTTY || code == EOPNOTSUPP else { throw Errno(code) }
+            guard error == .notSupported || error == .invalid || error == .notTerminal || error == .notSupportedOnSocket else {
+                throw error
+            }
             break
         }
-        #endif
-        while fsync(rawValue) != 0 {
-            let code = c_errno()
-            if code != EINTR { throw Errno(code) }
-        }
+        _ = try Self.retryingInterrupts { system_fsync(rawValue) }
     }
 
     /// `ftruncate(2)`.
     package func truncate(to size: Int) throws(Errno) {
         let length = try Self.fileOffset(size)
-        while ftruncate(rawValue, length) != 0 {
-            let code = c_errno()
-            if code != EINTR { throw Errno(code) }
-        }
+        _ = try Self.retryingInterrupts { system_ftruncate(rawValue, length) }
     }
 
     /// `fstat(2)`.
     package func status() throws(Errno) -> FileStatus {
-        var info = stat()
-        guard fstat(rawValue, &info) == 0 else { throw Errno(c_errno()) }
-        return FileStatus(info)
+        guard let status = system_fstat(rawValue) else { throw .current }
+        return status
     }
 
     /// `fstatat(2)` of one name in this open directory, not following a link; `nil` when nothing is there.
     package func status(ofEntry name: String) throws(Errno) -> FileStatus? {
-        var info = stat()
-        if fstatat(rawValue, name, &info, AT_SYMLINK_NOFOLLOW) == 0 { return FileStatus(info) }
-        let code = c_errno()
-        if code == ENOENT { return nil }
-        throw Errno(code)
+        if let status = system_fstatat(rawValue, name) { return status }
+        let error = Errno.current
+        if error == .noSuchFile { return nil }
+        throw error
     }
 
     /// `fchmod(2)`.
     package func setPermissions(_ permissions: UInt32) throws(Errno) {
-        guard fchmod(rawValue, mode_t(truncatingIfNeeded: permissions & 0o7777)) == 0 else { throw Errno(c_errno()) }
+        guard system_fchmod(rawValue, permissions) == 0 else { throw .current }
     }
 
     // MARK: Locks
@@ -131,28 +103,27 @@ extension FileDescriptor {
     /// `flock(2)`: `true` when taken; `false` when `wait` is false and another open file description holds
     /// a conflicting lock.
     package func lock(exclusive: Bool, wait: Bool) throws(Errno) -> Bool {
-        let operation = (exclusive ? LOCK_EX : LOCK_SH) | (wait ? 0 : LOCK_NB)
+        let operation = (exclusive ? _LOCK_EX : _LOCK_SH) | (wait ? 0 : _LOCK_NB)
         while true {
-            if flock(rawValue, operation) == 0 { return true }
-            let code = c_errno()
-            if code == EINTR { continue }
-            if !wait && (code == EWOULDBLOCK || code == EAGAIN) { return false }
-            throw Errno(code)
+            if system_flock(rawValue, operation) == 0 { return true }
+            let error = Errno.current
+            if error == .interrupted { continue }
+            if !wait && (error == .wouldBlock || error == .tryAgain) { return false }
+            throw error
         }
     }
 
     /// Releases a `flock(2)` lock.
-    package func unlock() { _ = flock(rawValue, LOCK_UN) }
+    package func unlock() { _ = system_flock(rawValue, _LOCK_UN) }
 
     // MARK: Terminal
 
     /// Whether this descriptor is a terminal (`isatty(3)`).
-    package var isTerminal: Bool { isatty(rawValue) == 1 }
+    package var isTerminal: Bool { system_isatty(rawValue) == 1 }
 
     /// The width of the terminal at this descriptor in columns (`ioctl(TIOCGWINSZ)`), or `nil`.
     package var terminalColumns: Int? {
-        var size = winsize()
-        guard ioctl(rawValue, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
-        return Int(size.ws_col)
+        guard let columns = system_terminalColumns(rawValue), columns > 0 else { return nil }
+        return columns
     }
 }

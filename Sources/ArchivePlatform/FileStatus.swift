@@ -1,15 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#else
-#error("ArchivePlatform has no branch for this platform: add one here (see README, Platforms)")
-#endif
-
 /// What `stat(2)` says of a file, in the same types on every platform (`mode_t` is 16 bits on Darwin and 32
 /// on Linux, `st_nlink` 16, 32 or 64 bits, and the times are `st_mtim` on Linux, `st_mtimespec` on Darwin).
+///
+/// SystemCalls.swift converts a `stat` into one.
 ///
 /// Mirrors `struct stat` and `FileManager.attributesOfItem(atPath:)`.
 package struct FileStatus: Hashable, Sendable {
@@ -69,33 +61,4 @@ package struct FileTime: Hashable, Sendable, Comparable {
     }
 
     package static func < (a: FileTime, b: FileTime) -> Bool { (a.seconds, a.nanoseconds) < (b.seconds, b.nanoseconds) }
-}
-
-extension FileStatus {
-    /// The fields of a `stat` the package uses, in types of the same width on every platform.
-    init(_ info: stat) {
-        let kind: Kind
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: kind = .regular
-        case S_IFDIR: kind = .directory
-        case S_IFLNK: kind = .symbolicLink
-        case S_IFIFO: kind = .fifo
-        case S_IFCHR: kind = .characterDevice
-        case S_IFBLK: kind = .blockDevice
-        case S_IFSOCK: kind = .socket
-        default: kind = .unknown
-        }
-        #if canImport(Darwin)
-        let modified = info.st_mtimespec
-        let changed = info.st_ctimespec
-        #else
-        let modified = info.st_mtim
-        let changed = info.st_ctim
-        #endif
-        self.init(kind: kind, permissions: UInt32(info.st_mode) & 0o7777, size: Int64(info.st_size),
-                  allocatedBlocks: Int64(info.st_blocks), inode: UInt64(info.st_ino), linkCount: UInt64(info.st_nlink),
-                  ownerID: UInt32(truncatingIfNeeded: info.st_uid),
-                  modified: FileTime(seconds: Int64(modified.tv_sec), nanoseconds: Int64(modified.tv_nsec)),
-                  changed: FileTime(seconds: Int64(changed.tv_sec), nanoseconds: Int64(changed.tv_nsec)))
-    }
 }

@@ -47,6 +47,13 @@ struct LengthPrefixTests {
         #expect((try TypedStreamUnarchiver.unarchiveObject(with: bytes) as? String)?.utf8.count == 70000)
     }
 
+    /// The stream of `value` written as one value of `type`: the header, `type` as a type string, the value.
+    func oneValueStream(_ value: Any, ofObjCType type: String) throws -> [UInt8] {
+        let archiver = TypedStreamArchiver()
+        archiver.encodeValue(value, ofObjCType: type)
+        return try archiver.finishEncoding()
+    }
+
     @Test(arguments: [
         (Int64(0), [0x00]), (-1, [0xff]), (-110, [0x92]), (-111, [0x81, 0x91, 0xff]), (127, [0x7f]),
         (128, [0x81, 0x80, 0x00]), (-128, [0x81, 0x80, 0xff]), (32767, [0x81, 0xff, 0x7f]),
@@ -56,9 +63,7 @@ struct LengthPrefixTests {
         (Int64.min, [0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80]),
     ] as [(Int64, [UInt8])])
     func signedIntegersAtEveryWidth(_ value: Int64, _ encoded: [UInt8]) throws {
-        let archiver = TypedStreamArchiver()
-        archiver.encodeValue(value, ofObjCType: "q")
-        let bytes = try archiver.finishEncoding()
+        let bytes = try oneValueStream(value, ofObjCType: "q")
         #expect(bytes == header + [0x84, 0x01, UInt8(ascii: "q")] + encoded)
         let unarchiver = try TypedStreamUnarchiver(forReadingWith: bytes)
         #expect(try unarchiver.decodeValue(ofObjCType: "q") as? Int64 == value)
@@ -71,9 +76,7 @@ struct LengthPrefixTests {
         (UInt64.max, [0x87, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
     ] as [(UInt64, [UInt8])])
     func unsignedIntegersAtEveryWidth(_ value: UInt64, _ encoded: [UInt8]) throws {
-        let archiver = TypedStreamArchiver()
-        archiver.encodeValue(value, ofObjCType: "Q")
-        let bytes = try archiver.finishEncoding()
+        let bytes = try oneValueStream(value, ofObjCType: "Q")
         #expect(bytes == header + [0x84, 0x01, UInt8(ascii: "Q")] + encoded)
         #expect(try TypedStreamUnarchiver(forReadingWith: bytes).decodeValue(ofObjCType: "Q") as? UInt64 == value)
     }

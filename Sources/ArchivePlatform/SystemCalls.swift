@@ -1,0 +1,308 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+// `_NSGetEnviron()` is declared in <crt_externs.h>, an explicit submodule that `import Darwin` does not bring in.
+import Darwin.crt_externs
+#else
+#error("ArchivePlatform has no branch for this platform: add one here (see README, Platforms)")
+#endif
+
+// The raw call layer: the only file of the package's libraries that imports the C library, so what differs
+// between Glibc, Musl and Darwin is decided here, once. Each `system_` function makes one C call and keeps its
+// convention (-1, or `nil`, with `errno` set; read it with `system_errno()` before anything else runs); what
+// it takes and gives are Swift values, with the C types (`mode_t`, `stat`, `timespec`, `dirent`, `passwd`,
+// `winsize`, `pthread_mutex_t`) converted here. Retries, `Errno` and offset checks are the callers': ``Kernel``
+// and ``FileDescriptor`` (FileDescriptor+Calls.swift, Kernel+Process.swift), ``KernelMutex``.
+//
+// Mirrors swift-system's `Internals/Syscalls.swift`, `Constants.swift` and `Exports.swift`.
+
+// MARK: errno
+
+/// `errno` of the calling thread.
+func system_errno() -> CInt { errno }
+
+/// `strerror(3)`: the text of `code`, or `nil`.
+func system_strerror(_ code: CInt) -> String? {
+    guard let text = strerror(code) else { return nil }
+    return String(cString: text)
+}
+
+// MARK: Constants (the platforms' values differ; ``Errno`` and ``OpenFlags`` give them names)
+
+var _EINTR: CInt { EINTR }
+var _ENOENT: CInt { ENOENT }
+var _EEXIST: CInt { EEXIST }
+var _ENOSPC: CInt { ENOSPC }
+var _EIO: CInt { EIO }
+var _ELOOP: CInt { ELOOP }
+var _ENOTDIR: CInt { ENOTDIR }
+var _EISDIR: CInt { EISDIR }
+var _EWOULDBLOCK: CInt { EWOULDBLOCK }
+var _EAGAIN: CInt { EAGAIN }
+var _EACCES: CInt { EACCES }
+var _EPERM: CInt { EPERM }
+var _EBADF: CInt { EBADF }
+var _EINVAL: CInt { EINVAL }
+var _EOVERFLOW: CInt { EOVERFLOW }
+var _EFBIG: CInt { EFBIG }
+var _EXDEV: CInt { EXDEV }
+var _ENOTSUP: CInt { ENOTSUP }
+var _EOPNOTSUPP: CInt { EOPNOTSUPP }
+var _ENOTEMPTY: CInt { ENOTEMPTY }
+var _ENOTTY: CInt { ENOTTY }
+var _ERANGE: CInt { ERANGE }
+
+var _O_RDONLY: CInt { O_RDONLY }
+var _O_WRONLY: CInt { O_WRONLY }
+var _O_RDWR: CInt { O_RDWR }
+var _O_CREAT: CInt { O_CREAT }
+var _O_EXCL: CInt { O_EXCL }
+var _O_TRUNC: CInt { O_TRUNC }
+var _O_APPEND: CInt { O_APPEND }
+var _O_NONBLOCK: CInt { O_NONBLOCK }
+var _O_NOFOLLOW: CInt { O_NOFOLLOW }
+var _O_DIRECTORY: CInt { O_DIRECTORY }
+var _O_CLOEXEC: CInt { O_CLOEXEC }
+
+var _LOCK_SH: CInt { LOCK_SH }
+var _LOCK_EX: CInt { LOCK_EX }
+var _LOCK_NB: CInt { LOCK_NB }
+var _LOCK_UN: CInt { LOCK_UN }
+
+/// The platform's `off_t` (32 bits on some platforms): a file offset is checked against it before it is narrowed
+/// (FileDescriptor+Calls.swift).
+typealias COffset = off_t
+
+/// `permissions & 0o7777` as the platform's `mode_t` (16 bits on Darwin, 32 on Linux).
+private func mode(_ permissions: UInt32) -> mode_t { mode_t(truncatingIfNeeded: permissions & 0o7777) }
+
+// MARK: Paths and names
+
+/// `stat(2)`.
+func system_stat(_ path: UnsafePointer<CChar>) -> FileStatus? { status { stat(path, &$0) } }
+/// `lstat(2)`.
+func system_lstat(_ path: UnsafePointer<CChar>) -> FileStatus? { status { lstat(path, &$0) } }
+/// `chmod(2)`.
+func system_chmod(_ path: UnsafePointer<CChar>, _ permissions: UInt32) -> CInt { chmod(path, mode(permissions)) }
+/// `rename(2)`.
+func system_rename(_ source: UnsafePointer<CChar>, _ destination: UnsafePointer<CChar>) -> CInt { rename(source, destination) }
+/// `link(2)`.
+func system_link(_ source: UnsafePointer<CChar>, _ destination: UnsafePointer<CChar>) -> CInt { link(source, destination) }
+/// `unlink(2)`.
+func system_unlink(_ path: UnsafePointer<CChar>) -> CInt { unlink(path) }
+/// `rmdir(2)`.
+func system_rmdir(_ path: UnsafePointer<CChar>) -> CInt { rmdir(path) }
+/// `mkdir(2)`.
+func system_mkdir(_ path: UnsafePointer<CChar>, _ permissions: UInt32) -> CInt { mkdir(path, mode(permissions)) }
+
+/// `opendir(3)`, `readdir(3)` and `closedir(3)`: every name in the directory at `path`, `.` and `..` included;
+/// `nil` when it cannot be opened.
+func system_directoryNames(_ path: UnsafePointer<CChar>) -> [String]? {
+    guard let directory = opendir(path) else { return nil }
+    defer { closedir(directory) }
+    var names: [String] = []
+    while let entry = readdir(directory) {
+        // `d_name` is a fixed array (256 bytes on Linux, 1,024 on Darwin), NUL-terminated.
+        names.append(withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        })
+    }
+    return names
+}
+
+// MARK: Open files
+
+/// `open(2)`.
+func system_open(_ path: UnsafePointer<CChar>, _ flags: CInt, _ permissions: UInt32) -> CInt {
+    open(path, flags, mode(permissions))
+}
+/// `close(2)`.
+func system_close(_ fd: CInt) -> CInt { close(fd) }
+/// `read(2)`.
+func system_read(_ fd: CInt, _ buffer: UnsafeMutableRawBufferPointer) -> Int { read(fd, buffer.baseAddress, buffer.count) }
+/// `pread(2)`.
+func system_pread(_ fd: CInt, _ buffer: UnsafeMutableRawBufferPointer, _ offset: COffset) -> Int {
+    pread(fd, buffer.baseAddress, buffer.count, offset)
+}
+/// `write(2)`.
+func system_write(_ fd: CInt, _ buffer: UnsafeRawBufferPointer) -> Int { write(fd, buffer.baseAddress, buffer.count) }
+/// `pwrite(2)`.
+func system_pwrite(_ fd: CInt, _ buffer: UnsafeRawBufferPointer, _ offset: COffset) -> Int {
+    pwrite(fd, buffer.baseAddress, buffer.count, offset)
+}
+/// `fsync(2)`.
+func system_fsync(_ fd: CInt) -> CInt { fsync(fd) }
+/// `fcntl(F_FULLFSYNC)` on Apple platforms, where `fsync(2)` leaves the data in the drive's cache; `nil` where
+/// there is no such request (everywhere else, whose `fsync` flushes the drive's cache too).
+func system_fullfsync(_ fd: CInt) -> CInt? {
+    #if canImport(Darwin)
+    fcntl(fd, F_FULLFSYNC)
+    #else
+    nil
+    #endif
+}
+/// `ftruncate(2)`.
+func system_ftruncate(_ fd: CInt, _ length: COffset) -> CInt { ftruncate(fd, length) }
+/// `fstat(2)`.
+func system_fstat(_ fd: CInt) -> FileStatus? { status { fstat(fd, &$0) } }
+/// `fstatat(2)` with `AT_SYMLINK_NOFOLLOW`: `name` in the open directory `fd`, a link itself rather than its target.
+func system_fstatat(_ fd: CInt, _ name: UnsafePointer<CChar>) -> FileStatus? {
+    status { fstatat(fd, name, &$0, AT_SYMLINK_NOFOLLOW) }
+}
+/// `fchmod(2)`.
+func system_fchmod(_ fd: CInt, _ permissions: UInt32) -> CInt { fchmod(fd, mode(permissions)) }
+/// `flock(2)`, `operation` from `_LOCK_SH`, `_LOCK_EX`, `_LOCK_NB`, `_LOCK_UN`.
+func system_flock(_ fd: CInt, _ operation: CInt) -> CInt { flock(fd, operation) }
+/// `isatty(3)`.
+func system_isatty(_ fd: CInt) -> CInt { isatty(fd) }
+/// `ioctl(TIOCGWINSZ)`: the terminal's width in columns (`ws_col`), or `nil` when the call fails.
+func system_terminalColumns(_ fd: CInt) -> Int? {
+    var size = winsize()
+    guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0 else { return nil }
+    return Int(size.ws_col)
+}
+
+// MARK: Process
+
+/// `getpid(2)`.
+func system_getpid() -> Int32 { getpid() }
+/// `geteuid(2)`.
+func system_geteuid() -> UInt32 { UInt32(truncatingIfNeeded: geteuid()) }
+
+/// `getpwuid_r(3)` with a buffer of `bufferSize` bytes: its result (0, or an error number such as `ERANGE` when
+/// the buffer is too small) and the entry's home directory (`pw_dir`), `nil` when there is no entry or no
+/// directory.
+func system_getpwuid_r(_ user: UInt32, bufferSize: Int) -> (result: CInt, homeDirectory: String?) {
+    var entry = passwd()
+    var found: UnsafeMutablePointer<passwd>?
+    var buffer = [CChar](repeating: 0, count: bufferSize)
+    let result = getpwuid_r(uid_t(truncatingIfNeeded: user), &entry, &buffer, buffer.count, &found)
+    // `pw_dir` points into `buffer`: it is read while `buffer` lives.
+    guard result == 0, found != nil, let directory = entry.pw_dir else { return (result, nil) }
+    return (result, String(cString: directory))
+}
+
+/// The process's environment entries (`NAME=value`), as their bytes: `environ(7)`; on Darwin `environ` is not
+/// visible to Swift and `_NSGetEnviron()` gives it.
+func system_environ() -> [[UInt8]] {
+    #if canImport(Darwin)
+    let start: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = _NSGetEnviron().pointee
+    #else
+    let start: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = environ
+    #endif
+    guard var entry = start else { return [] }
+    var entries: [[UInt8]] = []
+    while let pointer = entry.pointee {
+        entries.append(Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer))))
+        entry += 1
+    }
+    return entries
+}
+
+/// `exit(3)`.
+func system_exit(_ status: Int32) -> Never { exit(status) }
+
+/// `nanosleep(2)` for `interval`; when it is interrupted, `interval` becomes the time that was left.
+func system_nanosleep(_ interval: inout (seconds: Int, nanoseconds: Int)) -> CInt {
+    var requested = timespec(tv_sec: interval.seconds, tv_nsec: interval.nanoseconds)
+    var left = timespec()
+    let result = nanosleep(&requested, &left)
+    interval = (left.tv_sec, left.tv_nsec)
+    return result
+}
+
+/// The clocks ``system_clock_gettime(_:)`` reads.
+enum SystemClock {
+    /// `CLOCK_REALTIME`: the time since 1970.
+    case realTime
+    /// `CLOCK_MONOTONIC`: a clock that never goes back, from an unspecified start.
+    case monotonic
+}
+
+/// `clock_gettime(2)`: nanoseconds of `clock` (a negative part counts as 0).
+func system_clock_gettime(_ clock: SystemClock) -> UInt64 {
+    var now = timespec()
+    switch clock {
+    case .realTime: _ = clock_gettime(CLOCK_REALTIME, &now)
+    case .monotonic: _ = clock_gettime(CLOCK_MONOTONIC, &now)
+    }
+    return FileTime(now).nanosecondsSince1970
+}
+
+/// `memcmp(3)`.
+func system_memcmp(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> CInt { memcmp(a, b, count) }
+
+// MARK: Mutex
+
+/// A pthread mutex in storage of its own, so that it is never moved (a `pthread_mutex_t` must stay where it was
+/// initialized). ``KernelMutex`` owns one: `allocate()` once, `deallocate()` once.
+struct SystemMutex {
+    private let storage: UnsafeMutablePointer<pthread_mutex_t>
+
+    /// `pthread_mutex_init(3)` of newly allocated storage.
+    static func allocate() -> SystemMutex {
+        let storage = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        storage.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(storage, nil)
+        return SystemMutex(storage: storage)
+    }
+
+    /// `pthread_mutex_destroy(3)`, and the storage freed.
+    func deallocate() {
+        pthread_mutex_destroy(storage)
+        storage.deinitialize(count: 1)
+        storage.deallocate()
+    }
+
+    /// `pthread_mutex_lock(3)`.
+    func lock() { pthread_mutex_lock(storage) }
+    /// `pthread_mutex_unlock(3)`.
+    func unlock() { pthread_mutex_unlock(storage) }
+    /// `pthread_mutex_trylock(3)`: `true` when taken without waiting.
+    func tryLock() -> Bool { pthread_mutex_trylock(storage) == 0 }
+}
+
+// MARK: C structs as Swift values
+
+/// A `stat` call into fresh storage: its fields as a ``FileStatus``, or `nil` (with `errno`) when it fails.
+private func status(_ call: (inout stat) -> CInt) -> FileStatus? {
+    var info = stat()
+    return call(&info) == 0 ? FileStatus(info) : nil
+}
+
+extension FileStatus {
+    /// The fields of a `stat` the package uses, in types of the same width on every platform.
+    fileprivate init(_ info: stat) {
+        let kind: Kind
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: kind = .regular
+        case S_IFDIR: kind = .directory
+        case S_IFLNK: kind = .symbolicLink
+        case S_IFIFO: kind = .fifo
+        case S_IFCHR: kind = .characterDevice
+        case S_IFBLK: kind = .blockDevice
+        case S_IFSOCK: kind = .socket
+        default: kind = .unknown
+        }
+        #if canImport(Darwin)
+        let modified = info.st_mtimespec
+        let changed = info.st_ctimespec
+        #else
+        let modified = info.st_mtim
+        let changed = info.st_ctim
+        #endif
+        self.init(kind: kind, permissions: UInt32(info.st_mode) & 0o7777, size: Int64(info.st_size),
+                  allocatedBlocks: Int64(info.st_blocks), inode: UInt64(info.st_ino), linkCount: UInt64(info.st_nlink),
+                  ownerID: UInt32(truncatingIfNeeded: info.st_uid), modified: FileTime(modified), changed: FileTime(changed))
+    }
+}
+
+extension FileTime {
+    /// A `timespec`'s seconds and nanoseconds.
+    fileprivate init(_ time: timespec) {
+        self.init(seconds: Int64(time.tv_sec), nanoseconds: Int64(time.tv_nsec))
+    }
+}
