@@ -123,6 +123,17 @@ struct DirectPathTests {
         #expect(entries.allSatisfy { $0.when == Date(timeIntervalSinceReferenceDate: 100) })
     }
 
+    @Test func aKeyMissingFromObjectsWhoseKeyStringsAreAllKnownIsMissing() throws {
+        // Uniqued key strings: once every key object of an entry (`$class` too) is known to hold another name, a
+        // missing "note" is missing without comparing strings; the notes that are there are still found.
+        let when = Date(timeIntervalSinceReferenceDate: 3)
+        let entries = (0..<6).map { i in Entry(name: "e\(i)", when: when, fields: [:], note: i % 3 == 1 ? nil : "n\(i)") }
+        let bytes = try KeyedArchiver.archivedData(withRootObject: entries)
+        let decoded = try #require(try KeyedUnarchiver.unarchivedObject(ofType: [Entry].self, from: bytes, registry: registry))
+        #expect(decoded.map(\.note) == ["n0", nil, "n2", "n3", nil, "n5"])
+        #expect(decoded.map(\.name) == ["e0", "e1", "e2", "e3", "e4", "e5"])
+    }
+
     @Test func otherFormsOfStringsDatesAndDictionariesTakeTheGeneralPath() throws {
         let bytes = try HostileArchive.bytes([
             "$null",

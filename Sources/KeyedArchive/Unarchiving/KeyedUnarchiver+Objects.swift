@@ -86,7 +86,13 @@ extension KeyedUnarchiver {
             for i in 0..<refs.count {
                 let ref = try reader.elementReference(refs, i)
                 if let u = try reader.uid(ref), u > 0, let object = try decodeObject(u, key: key) {
-                    result.append(try convert(object, E.self, key: key, uid: u))
+                    // The cast in the loop, so that the metadata of `E?` is looked up once, not once an element;
+                    // `convert` tries it again, then the numeric conversions, and names the mismatch.
+                    if let element = object as? E {
+                        result.append(element)
+                    } else {
+                        result.append(try convert(object, E.self, key: key, uid: u))
+                    }
                     continue
                 }
                 guard let e = try typed(reader.value(ref), E.self, key: key) else {
@@ -171,6 +177,7 @@ extension KeyedUnarchiver {
         }
         guard let found else { return nil }
         state.pointee.knownKeyObjects[known.rawValue] = found.object
+        registerKeyObject(found.object, holding: known.name)
         return found.position
     }
 

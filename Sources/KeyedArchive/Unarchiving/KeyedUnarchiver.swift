@@ -472,6 +472,14 @@ public final class KeyedUnarchiver {
                 i += 1
                 if i == n { i = 0 }
             }
+            // Every key object of this dictionary a registered one: each holds another name (the loop below
+            // would skip them all), so the key is missing.
+            var allRegistered = true
+            for j in 0..<n where !state.pointee.registeredKeys.contains(reader.uncheckedKeyReference(fields, j)) {
+                allRegistered = false
+                break
+            }
+            if allRegistered { return nil }
         }
         var key = key
         let found: (position: Int, object: Int)? = try key.withUTF8 { utf8 in
@@ -487,11 +495,17 @@ public final class KeyedUnarchiver {
         }
         guard let found else { return nil }
         state.pointee.frame.hint = found.position + 1
-        if state.pointee.keyObjects.count < 64, !state.pointee.keyObjects.contains(where: { $0.key == key }) {
-            state.pointee.keyObjects.append((key, found.object))
-            state.pointee.registeredKeys.insert(found.object)
-        }
+        registerKeyObject(found.object, holding: key)
         return found.position
+    }
+
+    /// Records `object` as the plist string object of the raw key `key` when it is the first found for it:
+    /// lookups then find the key by number, and skip `object` when they look for another name.
+    func registerKeyObject(_ object: Int, holding key: String) {
+        if state.pointee.keyObjects.count < 64, !state.pointee.keyObjects.contains(where: { $0.key == key }) {
+            state.pointee.keyObjects.append((key, object))
+            state.pointee.registeredKeys.insert(object)
+        }
     }
 
     func fieldValue(forKey key: String) throws -> ArchiveObjectReader.Value? {
