@@ -282,9 +282,10 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: `lock` is used on
         return slot.sameFrame(as: location.slot)
     }
 
-    /// Removes the temporary files of large entries left by writers that died (the caller holds the lock, which
-    /// every writer holds while its temporary file exists). Only names ``AtomicReplace`` gives them.
+    /// Removes the temporary files of large entries and of the table left by writers that died (the caller holds
+    /// the lock, which every writer holds while its temporary file exists). Only names ``AtomicReplace`` gives them.
     func sweepTemporaries() {
+        AtomicReplace.sweepStaleTemporaries(of: [tablePath], fileSystem: fileSystem)
         guard let names = try? fileSystem.list(largePath) else { return }
         for name in names where name.utf8.count > 47 && name.hasPrefix(".") && StableHash(hex: name.dropFirst().prefix(32)) != nil
             && name.dropFirst(33).hasPrefix(".archive.tmp-") {

@@ -90,7 +90,8 @@ struct CacheSlot: Hashable, Sendable {
 /// disk), changes u64 (bumped by every change; all ones when the table was replaced by a larger one: look again),
 /// generation u64 (random, one per table file), eviction cursor u64 (how far into the oldest segment eviction has
 /// gone), live bytes u64 (the frames the slots name), segment bytes u64 (every frame in the segments there are,
-/// dead ones included: the difference is what compaction can give back), CRC-32 of bytes 0..<96 (u32), zero u32.
+/// dead ones included: the difference is what compaction can give back), CRC-32 of bytes 0..<96 (u32), unfinished
+/// u32 (1 while a writer's section is changing files: see ``unfinished``; outside the CRC, 0 from writers before it).
 struct CacheTableHeader: Hashable, Sendable {
     static let magic: [UInt8] = Array("ACTABLE1".utf8)
     /// Where the slots start: the header has a page of its own.
@@ -99,6 +100,8 @@ struct CacheTableHeader: Hashable, Sendable {
     static let checksumOffset = 96
     /// The offset of the `changes` word, which a memory hit reads alone.
     static let changesOffset = 56
+    /// The offset of the `unfinished` word.
+    static let unfinishedOffset = 100
     static let retired = UInt64.max
 
     var bits: Int
@@ -116,6 +119,11 @@ struct CacheTableHeader: Hashable, Sendable {
     var liveBytes: Int = 0
     /// The bytes of every frame in the segment files there are, dead ones included.
     var segmentBytes: Int = 0
+    /// Set (and written) by a writer's section before its first change to the files, cleared when it writes the
+    /// header back: the files changed at once, the figures above only then. Found set by the next writer, the one
+    /// before died in between (killed, crashed), and the figures may not match the files (a large file renamed
+    /// in but never counted, segments past the head): the table is rebuilt from the files.
+    var unfinished = false
 
     /// Frame bytes no slot names: what compacting the segments would give back.
     var deadBytes: Int { max(0, segmentBytes - liveBytes) }
@@ -140,7 +148,7 @@ struct CacheTableHeader: Hashable, Sendable {
             appendLittleEndian(word, width: 8, to: &bytes)
         }
         appendLittleEndian(UInt64(Checksum.crc32(bytes)), width: 4, to: &bytes)
-        appendLittleEndian(0, width: 4, to: &bytes)
+        appendLittleEndian(unfinished ? 1 : 0, width: 4, to: &bytes)
         return bytes
     }
 
@@ -193,6 +201,7 @@ struct CacheTableHeader: Hashable, Sendable {
         self.cursor = cursor
         liveBytes = live
         segmentBytes = segment
+        unfinished = readLittleEndian(bytes, Self.unfinishedOffset, width: 4) != 0
     }
 }
 

@@ -203,6 +203,7 @@ extension CacheWriter {
         }
         // Every live frame is dealt with: the file goes, then its blocks and frames leave the counts (a failed
         // unlink leaves them counted; the next eviction finds the cursor at the end and tries again).
+        try willChangeFiles()
         _ = try fileSystem.unlink(path)
         header.sealedBytes = max(0, header.sealedBytes - allocated)
         header.segmentBytes = max(0, header.segmentBytes - length)
@@ -271,6 +272,7 @@ extension CacheWriter {
             $0.utf8.count == 40 && $0.hasSuffix(".archive") && StableHash(hex: $0.prefix(32)) != nil
         }
         var done = 0
+        try willChangeFiles()
         for number in numbers {
             _ = try fileSystem.unlink(directory.segments.file(number))
             directory.segments.forget(number)

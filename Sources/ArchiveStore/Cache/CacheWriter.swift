@@ -56,12 +56,31 @@ struct CacheWriter {
             else { throw StoreError(.io, "the cache table cannot be read back after it was written", path: directory.tablePath) }
             opened = (table, header)
         }
-        guard let (table, header) = opened else { throw StoreError(.io, "no cache table", path: directory.tablePath) }
+        guard var (table, header) = opened else { throw StoreError(.io, "no cache table", path: directory.tablePath) }
+        var recovered = false
+        if header.unfinished {
+            // The writer before died between its first change to the files and writing the header back: the
+            // header's figures may not match the files (a large file renamed in and never counted, a segment
+            // started past the head), and what `du` shows would drift from what the limit counts. The files are
+            // the truth: the table is rebuilt from them, the old one retired once the new one is in place.
+            state = CacheWriterState()
+            directory.sweepTemporaries()
+            try Self.rebuild(directory, segmentSize: segmentSize, largeThreshold: largeThreshold, durability: durability,
+                             firstHead: header.headSegment)
+            try table.retire()
+            guard let reopened = try CacheTable.open(directory.tablePath, fileSystem: directory.fileSystem, writable: true),
+                  var fresh = try reopened.header()
+            else { throw StoreError(.io, "the rebuilt cache table cannot be read back", path: directory.tablePath) }
+            fresh.changes = header.changes
+            (table, header) = (reopened, fresh)
+            recovered = true
+        }
         if state.table !== table { state.head = nil }
         state.table = table
         self.table = table
         self.header = header
         changesAtStart = header.changes
+        changed = recovered
         if state.directoryBytes < 0 {
             // The first section of this cache object: temporary files of writers that died go (every writer
             // holds the lock while its temporary file exists).
@@ -74,12 +93,26 @@ struct CacheWriter {
     /// The `changes` count before and after the section (equal when nothing changed).
     var changes: (before: UInt64, after: UInt64) { (changesAtStart, header.changes) }
 
-    /// Writes the header back when anything changed (`changes` bumped); with `.synchronous`, syncs the table.
+    /// Writes the header back when anything changed (`changes` bumped, the ``CacheTableHeader/unfinished`` mark
+    /// cleared); with `.synchronous`, syncs the table.
     mutating func finish() throws(StoreError) {
         guard changed else { return }
+        header.unfinished = false
         header.changes = changesAtStart &+ 1 == CacheTableHeader.retired ? 1 : changesAtStart &+ 1
         try table.write(header)
         if durability == .synchronous { try fileSystem.sync(table.fd, table.path) }
+    }
+
+    /// Marks the table's header ``CacheTableHeader/unfinished`` before the section's first change to the files
+    /// (a frame appended, a large file written or removed, a segment removed): the files change at once, the
+    /// header's figures only in ``finish()``, so a writer that dies in between leaves the mark, and the next
+    /// section rebuilds the table from the files. One write of the header page a section (not synced: it guards
+    /// against a writer that dies, which keeps the page cache).
+    mutating func willChangeFiles() throws(StoreError) {
+        guard !header.unfinished else { return }
+        header.unfinished = true
+        try table.write(header)
+        changed = true
     }
 
     // MARK: Slots
@@ -223,6 +256,7 @@ struct CacheWriter {
     /// Writes `frames` (whole frames, for which the head has room) at the end of the head segment; returns
     /// their offset.
     mutating func writeAtHead(_ frames: [UInt8], _ state: inout CacheWriterState) throws(StoreError) -> Int {
+        try willChangeFiles()
         let head = try headFile(&state)
         let path = directory.segments.file(header.headSegment)
         try fileSystem.write(head.fd, frames, at: header.headLength, path)
@@ -261,6 +295,7 @@ struct CacheWriter {
         }
         var frame: [UInt8]
         if external {
+            try willChangeFiles()
             try directory.makeSubdirectory(directory.largePath, durability: durability)
             try AtomicReplace.replace(largeFile, with: archive, durability: durability, fileSystem: fileSystem)
             state.directoryBytes = directory.directoryBytes()   // `large/` may be new, or have grown a block
@@ -311,6 +346,7 @@ struct CacheWriter {
 
     /// Frees slot `index` (which holds `slot`, the entry of a key whose hash is `hash`).
     mutating func free(_ index: Int, _ slot: CacheSlot, hash: StableHash) throws(StoreError) {
+        if slot.isExternal { try willChangeFiles() }   // before the slot goes: else its file could outlive it unnamed
         try release(index, slot)
         if slot.isExternal {
             let file = directory.largeFile(hash)
