@@ -29,6 +29,12 @@ struct EncodedScalarTable {
     private let longProbe: Int
     /// The process's seed, read once (a global's lazy initialization is checked at each read).
     private let seed = processSeed
+    /// What ``touch(_:)`` loaded, kept so that the loads are made.
+    private var touched = 0
+
+    /// Whether the table is larger than the caches keep close (a megabyte, 64 Ki slots), so that touching a
+    /// slot ahead saves a wait.
+    var outgrowsCaches: Bool { slots.count >= 1 << 16 }
 
     init(capacity: Int = 512, longProbe: Int = 48) {
         self.longProbe = longProbe
@@ -38,15 +44,50 @@ struct EncodedScalarTable {
         mask = size - 1
     }
 
+    /// The hash of an encoding: of its first byte and its body (what follows the marker), so that a writer can
+    /// hash a value before it writes it, from the value's own bytes (``hash(marker:body:)``).
     @inline(__always)
-    func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
-        strong ? Self.strongHash(bytes) : Self.fastHash(bytes, seed: seed)
+    func hash(_ encoding: UnsafeRawBufferPointer) -> Int {
+        guard let first = encoding.first else { return hash(marker: 0, body: encoding) }
+        let header = Self.markerLength(encoding)
+        return hash(marker: first, body: UnsafeRawBufferPointer(rebasing: encoding[header...]))
     }
 
-    static func strongHash(_ bytes: UnsafeRawBufferPointer) -> Int {
+    /// The hash of the encoding whose first byte is `marker` and whose bytes after the marker are `body`.
+    @inline(__always)
+    func hash(marker: UInt8, body: UnsafeRawBufferPointer) -> Int {
+        if strong { return Self.strongHash(marker: marker, body: body) }
+        return Self.fastHash(body, seed: seed ^ UInt64(marker) << 56)
+    }
+
+    /// The length of an encoding's marker: the first byte, and for data and strings of 15 and more units
+    /// (`0x4F`, `0x5F`, `0x6F`) the integer object of the count after it. Any bytes get a length (at most
+    /// theirs); equal encodings get equal lengths, which is all the hash needs.
+    @inline(__always)
+    static func markerLength(_ encoding: UnsafeRawBufferPointer) -> Int {
+        guard encoding.count >= 2 else { return encoding.count }
+        let first = encoding[0]
+        let kind = first >> 4
+        guard first & 0x0F == 0x0F, kind >= 4 && kind <= 6, encoding[1] >> 4 == 1 else { return 1 }
+        return min(2 + (1 << Int(encoding[1] & 0x03)), encoding.count)
+    }
+
+    @inline(never)
+    static func strongHash(marker: UInt8, body: UnsafeRawBufferPointer) -> Int {
         var hasher = Hasher()
-        hasher.combine(bytes: bytes)
+        hasher.combine(marker)
+        hasher.combine(body.count)
+        hasher.combine(bytes: body)
         return hasher.finalize()
+    }
+
+    /// Loads the first slot of `hash`, so that its cache line is on its way before the lookup: a writer touches
+    /// the slots of a collection's scalars before it writes them, and their cache misses overlap instead of
+    /// coming one at a time. Changes nothing the table finds.
+    @inline(__always)
+    mutating func touch(_ hash: Int) {
+        guard hash != Self.noHash else { return }
+        touched &+= slots.withUnsafeBufferPointer { $0[hash & mask].object }
     }
 
     /// Eight bytes per step, each folded in by a full-width multiply (the high and low halves xored).
@@ -103,7 +144,18 @@ struct EncodedScalarTable {
     /// every object the table holds.
     @inline(__always)
     mutating func object(for key: UnsafeRawBufferPointer, in objects: some ObjectEncodings, candidate: Int) -> Int {
-        var hash = hash(key)
+        object(for: key, hash: Self.noHash, in: objects, candidate: candidate)
+    }
+
+    /// No hash computed ahead (see ``object(for:hash:in:candidate:)``).
+    static let noHash = Int.min
+
+    /// ``object(for:in:candidate:)`` with `hash`, the key's ``hash(_:)`` computed ahead (``noHash`` for none),
+    /// used when the table has hashed the same way since (it is computed again after a switch to `Hasher`).
+    @inline(__always)
+    mutating func object(for key: UnsafeRawBufferPointer, hash ahead: Int, in objects: some ObjectEncodings,
+                         candidate: Int) -> Int {
+        var hash = ahead != Self.noHash && !strong ? ahead : hash(key)
         var (i, probes) = position(of: key, hash: hash, objects)
         if slots[i].object >= 0 { return slots[i].object }
         if probes > longProbe && !strong {
@@ -149,7 +201,7 @@ struct EncodedScalarTable {
     private mutating func rehashStrongly(_ objects: some ObjectEncodings) {
         strong = true
         for i in slots.indices where slots[i].object >= 0 {
-            slots[i].hash = UInt32(truncatingIfNeeded: Self.strongHash(objects.encoding(of: slots[i].object)))
+            slots[i].hash = UInt32(truncatingIfNeeded: hash(objects.encoding(of: slots[i].object)))
         }
         place(slots, size: slots.count)
     }

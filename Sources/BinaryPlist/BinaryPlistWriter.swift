@@ -148,13 +148,76 @@ private struct ObjectWriter: ~Copyable {
         return 9
     }
 
-    /// Writes `marker` and the 8 bytes of `v`, most significant first (a real, a date, a negative integer).
+    /// Writes an integer, real, date or UID at `p` (room for 17 bytes); returns its length (0 for any other value).
     @inline(__always)
-    mutating func writeEightBytes(_ marker: UInt8, _ v: UInt64) {
-        let p = reserve(9)
-        p[0] = marker
-        UnsafeMutableRawPointer(p + 1).storeBytes(of: v.bigEndian, as: UInt64.self)
-        position += 9
+    static func writeFixedSize(_ value: UnsafePointer<PlistValue>, at p: UnsafeMutablePointer<UInt8>) -> Int {
+        let raw = UnsafeMutableRawPointer(p)
+        switch value.pointee {
+        case .integer(let i):
+            if i.high == 0 && i.low < (1 << 63) { return writeUnsigned(i.low, at: p) }
+            if i.high == -1 && i.low >= (1 << 63) {
+                p[0] = 0x13  // negative 64-bit: always 8 bytes
+                raw.storeBytes(of: i.low.bigEndian, toByteOffset: 1, as: UInt64.self)
+                return 9
+            }
+            p[0] = 0x14  // 2^63 and up, or beyond 64 bits: 16 bytes
+            raw.storeBytes(of: UInt64(bitPattern: i.high).bigEndian, toByteOffset: 1, as: UInt64.self)
+            raw.storeBytes(of: i.low.bigEndian, toByteOffset: 9, as: UInt64.self)
+            return 17
+        case .real(let r):
+            p[0] = 0x23
+            raw.storeBytes(of: r.bitPattern.bigEndian, toByteOffset: 1, as: UInt64.self)
+            return 9
+        case .date(let d):
+            p[0] = 0x33
+            raw.storeBytes(of: d.secondsSinceReferenceDate.bitPattern.bigEndian, toByteOffset: 1, as: UInt64.self)
+            return 9
+        case .uid(let u):
+            // CoreFoundation's widths: 1, 2, 4 or 8 bytes.
+            let v = u.value
+            let width = v <= 0xFF ? 1 : v <= 0xFFFF ? 2 : v <= 0xFFFF_FFFF ? 4 : 8
+            p[0] = 0x80 | UInt8(truncatingIfNeeded: width - 1)
+            var shift = UInt64(8 * (width - 1))
+            for k in 1...width {
+                p[k] = UInt8(truncatingIfNeeded: v >> shift)
+                shift &-= 8
+            }
+            return 1 + width
+        default:
+            return 0
+        }
+    }
+
+    /// How many elements ahead of the one being written ``prefetch(_:)`` touches.
+    static let lookahead = 16
+
+    /// Touches the uniquing table's slot of the value at `value`, when it is a scalar the table holds, hashed
+    /// from the value's own bytes as the table hashes its encoding (see ``EncodedScalarTable/touch(_:)``);
+    /// returns that hash, for the value's lookup (``EncodedScalarTable/noHash`` for none).
+    @inline(__always)
+    mutating func prefetch(_ value: UnsafePointer<PlistValue>) -> Int {
+        // A small table is in the caches: nothing to wait for, nothing to compute ahead.
+        guard table.outgrowsCaches else { return EncodedScalarTable.noHash }
+        let hash: Int
+        switch value.pointee {
+        case .string(let s):
+            hash = s.utf8.withContiguousStorageIfAvailable { utf8 in
+                table.hash(marker: 0x50 | UInt8(truncatingIfNeeded: min(utf8.count, 15)), body: UnsafeRawBufferPointer(utf8))
+            } ?? EncodedScalarTable.noHash
+        case .data(let d):
+            hash = d.withUnsafeBytes { table.hash(marker: 0x40 | UInt8(truncatingIfNeeded: min($0.count, 15)), body: $0) }
+        case .integer, .real, .date, .uid:
+            hash = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 17) { scratch in
+                guard let p = scratch.baseAddress else { return EncodedScalarTable.noHash }
+                // A one-byte marker, then the body.
+                let length = Self.writeFixedSize(value, at: p)
+                return table.hash(marker: p[0], body: UnsafeRawBufferPointer(start: p + 1, count: length - 1))
+            }
+        default:
+            return EncodedScalarTable.noHash
+        }
+        table.touch(hash)
+        return hash
     }
 
     /// Stores reference `r` at byte `p`, `referenceWidth` bytes, most significant first.
@@ -199,16 +262,25 @@ private struct ObjectWriter: ~Copyable {
     /// its object. Values are read where they are, through pointers into the tree's arrays: a value passed on
     /// would be copied (its payload retained and released) at every call. Recursion is bounded by the census's
     /// depth check.
-    mutating func add(_ value: UnsafePointer<PlistValue>) -> Int {
+    mutating func add(_ value: UnsafePointer<PlistValue>, hash: Int = EncodedScalarTable.noHash) -> Int {
         switch value.pointee {
         case .string(let s):
-            return string(s)
+            return string(s, hash: hash)
         case .array(let items), .set(let items):
             let (me, refs) = openCollection(value.pointee.isSet ? 0xC0 : 0xA0, count: items.count, references: items.count)
             let width = referenceWidth
             items.withUnsafeBufferPointer { items in
                 guard let first = items.baseAddress else { return }
-                for i in items.indices { storeReference(add(first + i), at: refs + i * width) }
+                // The table slots of the next elements are touched ahead of their writing; their hashes wait
+                // in a ring.
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.lookahead) { ring in
+                    for k in 0..<min(items.count, Self.lookahead) { ring[k] = prefetch(first + k) }
+                    for i in items.indices {
+                        let hash = ring[i & (Self.lookahead - 1)]
+                        if i + Self.lookahead < items.count { ring[i & (Self.lookahead - 1)] = prefetch(first + i + Self.lookahead) }
+                        storeReference(add(first + i, hash: hash), at: refs + i * width)
+                    }
+                }
             }
             return me
         case .dictionary(let dict):
@@ -217,59 +289,39 @@ private struct ObjectWriter: ~Copyable {
             let width = referenceWidth
             dict.entries.withUnsafeBufferPointer { entries in
                 guard let first = entries.baseAddress else { return }
-                for i in 0..<n {
-                    guard let key = (first + i).pointer(to: \.key) else { continue }
-                    storeReference(self.key(key), at: refs + i * width)
-                }
-                for i in 0..<n {
-                    guard let value = (first + i).pointer(to: \.value) else { continue }
-                    storeReference(add(value), at: refs + (n + i) * width)
+                // The table slots of the first values are touched before the keys are written, the next ones
+                // ahead of their writing.
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.lookahead) { ring in
+                    for i in 0..<min(n, Self.lookahead) {
+                        ring[i] = (first + i).pointer(to: \.value).map { prefetch($0) } ?? EncodedScalarTable.noHash
+                    }
+                    for i in 0..<n {
+                        guard let key = (first + i).pointer(to: \.key) else { continue }
+                        storeReference(self.key(key), at: refs + i * width)
+                    }
+                    for i in 0..<n {
+                        let hash = ring[i & (Self.lookahead - 1)]
+                        if i + Self.lookahead < n {
+                            ring[i & (Self.lookahead - 1)] = (first + i + Self.lookahead).pointer(to: \.value).map { prefetch($0) }
+                                ?? EncodedScalarTable.noHash
+                        }
+                        guard let value = (first + i).pointer(to: \.value) else { continue }
+                        storeReference(add(value, hash: hash), at: refs + (n + i) * width)
+                    }
                 }
             }
             return me
-        case .integer(let i):
+        case .integer, .real, .date, .uid:
             let mark = position
-            if i.high == 0 && i.low < (1 << 63) {
-                let p = reserve(9)
-                position += Self.writeUnsigned(i.low, at: p)
-            } else if i.high == -1 && i.low >= (1 << 63) {
-                writeEightBytes(0x13, i.low)  // negative 64-bit: always 8 bytes
-            } else {
-                writeEightBytes(0x14, UInt64(bitPattern: i.high))  // 2^63 and up, or beyond 64 bits: 16 bytes
-                let p = reserve(8)
-                UnsafeMutableRawPointer(p).storeBytes(of: i.low.bigEndian, as: UInt64.self)
-                position += 8
-            }
-            return unique(from: mark)
-        case .real(let r):
-            let mark = position
-            writeEightBytes(0x23, r.bitPattern)
-            return unique(from: mark)
-        case .date(let d):
-            let mark = position
-            writeEightBytes(0x33, d.secondsSinceReferenceDate.bitPattern)
-            return unique(from: mark)
+            position += Self.writeFixedSize(value, at: reserve(17))
+            return unique(from: mark, hash: hash)
         case .data(let d):
             let mark = position
             let p = reserve(10 + d.count)
             let length = Self.writeMarker(0x40, count: d.count, at: p)
             d.withUnsafeBufferPointer { if let source = $0.baseAddress { (p + length).initialize(from: source, count: $0.count) } }
             position += length + d.count
-            return unique(from: mark)
-        case .uid(let u):
-            // CoreFoundation's widths: 1, 2, 4 or 8 bytes.
-            let mark = position
-            let v = u.value
-            let width = v <= 0xFF ? 1 : v <= 0xFFFF ? 2 : v <= 0xFFFF_FFFF ? 4 : 8
-            let p = reserve(9)
-            p[0] = 0x80 | UInt8(truncatingIfNeeded: width - 1)
-            var shift = UInt64(8 * (width - 1))
-            for k in 1...width {
-                p[k] = UInt8(truncatingIfNeeded: v >> shift)
-                shift &-= 8
-            }
-            position += 1 + width
-            return unique(from: mark)
+            return unique(from: mark, hash: hash)
         case .null:
             if constants.null < 0 { constants.null = oneByteObject(0x00) }
             return constants.null
@@ -306,11 +358,11 @@ private struct ObjectWriter: ~Copyable {
     /// The object of the scalar whose bytes were just written from `mark` on: an earlier object with the same
     /// bytes (the new bytes are taken back), or a new one.
     @inline(__always)
-    private mutating func unique(from mark: Int) -> Int {
+    private mutating func unique(from mark: Int, hash: Int = EncodedScalarTable.noHash) -> Int {
         let candidate = objectCount
         let key = UnsafeRawBufferPointer(start: bytes + mark, count: position - mark)
         let written = OffsetEncodings(bytes: bytes, offsets: offsets, count: objectCount, end: mark)
-        let object = table.object(for: key, in: written, candidate: candidate)
+        let object = table.object(for: key, hash: hash, in: written, candidate: candidate)
         if object == candidate {
             return newObject(at: mark)
         }
@@ -318,8 +370,8 @@ private struct ObjectWriter: ~Copyable {
         return object
     }
 
-    private mutating func string(_ s: String) -> Int {
-        if let found = s.utf8.withContiguousStorageIfAvailable({ asciiString($0, s) }), let object = found {
+    private mutating func string(_ s: String, hash: Int = EncodedScalarTable.noHash) -> Int {
+        if let found = s.utf8.withContiguousStorageIfAvailable({ asciiString($0, s, hash: hash) }), let object = found {
             return object
         }
         return otherString(s)
@@ -328,7 +380,8 @@ private struct ObjectWriter: ~Copyable {
     /// The object of `s`, whose UTF-8 is `utf8`, when it is ASCII: its bytes copied (and checked) eight at a time
     /// behind its marker, then uniqued by those bytes; `nil` when it is not ASCII (nothing is kept).
     @inline(__always)
-    private mutating func asciiString(_ utf8: UnsafeBufferPointer<UInt8>, _ s: String) -> Int? {
+    private mutating func asciiString(_ utf8: UnsafeBufferPointer<UInt8>, _ s: String,
+                                      hash: Int = EncodedScalarTable.noHash) -> Int? {
         let n = utf8.count
         let mark = position
         let p = reserve(10 + n)
@@ -338,7 +391,7 @@ private struct ObjectWriter: ~Copyable {
         // The bytes in order are the string; `==` on two ASCII strings compares those bytes.
         if hasASCIIEquivalents, let object = otherStrings[s] { return object }
         position += length + n
-        return unique(from: mark)
+        return unique(from: mark, hash: hash)
     }
 
     /// A string that is not ASCII, or not contiguous UTF-8: uniqued as a Swift string, written as UTF-16 (or as

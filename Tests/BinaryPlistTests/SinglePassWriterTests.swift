@@ -70,4 +70,52 @@ struct SinglePassWriterTests {
         let value = PlistValue.array(items + items)
         #expect(try encode(value) == (try ReferenceBinaryPlistWriter.encode(value)))
     }
+
+    @Test func hashesAValueAheadAsItsEncodingHashes() {
+        // The writer hashes a scalar from its own bytes before writing it (to touch its table slot): that hash
+        // is the encoding's, for short and long strings and data (an extended count) and fixed-size scalars.
+        let table = EncodedScalarTable()
+        let body = (0..<40).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 0x41) }
+        for n in [0, 1, 7, 14, 15, 16, 39] {
+            for kind in [UInt8(0x40), 0x50] {
+                var buffer = BinaryPlistBuffer()
+                buffer.writeMarker(kind, count: n)
+                buffer.bytes += body.prefix(n)
+                let ahead = body.prefix(n).withUnsafeBytes { table.hash(marker: kind | UInt8(min(n, 15)), body: $0) }
+                #expect(buffer.bytes.withUnsafeBytes { table.hash($0) } == ahead, "kind \(kind), \(n) bytes")
+            }
+        }
+        let real: [UInt8] = [0x23, 0x40, 0x09, 0x21, 0xFB, 0x54, 0x44, 0x2D, 0x18]
+        let ahead = real.dropFirst().withUnsafeBytes { table.hash(marker: 0x23, body: $0) }
+        #expect(real.withUnsafeBytes { table.hash($0) } == ahead)
+    }
+
+    @Test func aHashComputedAheadIsNotUsedAfterTheSwitchToHasher() {
+        // Hashes computed by the fast hash, then a table that switches to `Hasher` on its first probe: every
+        // encoding is still found, under its own object.
+        var bytes: [UInt8] = []
+        var ranges: [Range<Int>] = []
+        for i in 0..<200 {
+            let start = bytes.count
+            bytes += [0x5F, 0x10, 12] + Array("encoding \(1000 + i)".utf8)
+            ranges.append(start..<bytes.count)
+        }
+        let objects = ranges.map { WrittenObject(kind: 0, start: $0.lowerBound, count: $0.count) }
+        let fast = EncodedScalarTable()
+        var table = EncodedScalarTable(capacity: 4, longProbe: 0)
+        bytes.withUnsafeBytes { raw in
+            objects.withUnsafeBufferPointer { objects in
+                let written = WrittenEncodings(bytes: raw, objects: objects)
+                let ahead = ranges.map { fast.hash(UnsafeRawBufferPointer(rebasing: raw[$0])) }
+                for (n, r) in ranges.enumerated() {
+                    #expect(table.object(for: UnsafeRawBufferPointer(rebasing: raw[r]), hash: ahead[n], in: written, candidate: n) == n)
+                }
+                for (n, r) in ranges.enumerated() {
+                    #expect(table.object(for: UnsafeRawBufferPointer(rebasing: raw[r]), hash: ahead[n], in: written, candidate: -5) == n)
+                }
+            }
+        }
+        #expect(table.strong)
+        #expect(!fast.strong)
+    }
 }
