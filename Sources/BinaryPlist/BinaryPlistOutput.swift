@@ -182,16 +182,10 @@ package struct BinaryPlistOutput {
     /// collection (`kind` 0xA0, 0xC0 or 0xD0) of `count` entries whose references are `pool[start...]` (`count`
     /// of them, twice that for a dictionary: its keys, then its values). References and offsets get the smallest
     /// widths CoreFoundation accepts. The size is computed first, then the header, the objects, the offset table
-    /// and the trailer are written into one buffer of that size.
+    /// and the trailer are written into one buffer of that size. The keyed archiver's builder writes this way
+    /// (``BinaryPlistWriter`` writes its objects in order as it goes, and copies them here with
+    /// ``bytes(count:_:)``).
     /// Mirrors the layout `__CFBinaryPlistWrite` in CoreFoundation writes.
-    package static func plist(
-        objectCount: Int, topObject: Int, scalarBytes: UnsafeBufferPointer<UInt8>, pool: UnsafeBufferPointer<Int>,
-        object: (Int) -> (kind: UInt8, start: Int, count: Int)
-    ) -> [UInt8] {
-        assemble(objectCount: objectCount, topObject: topObject, scalarBytes: scalarBytes, pool: pool, object: object)
-    }
-
-    /// ``plist(objectCount:topObject:scalarBytes:pool:object:)`` with 32-bit references (the keyed archiver's).
     package static func plist(
         objectCount: Int, topObject: Int, scalarBytes: UnsafeBufferPointer<UInt8>, pool: UnsafeBufferPointer<Int32>,
         object: (Int) -> (kind: UInt8, start: Int, count: Int)
@@ -199,7 +193,7 @@ package struct BinaryPlistOutput {
         assemble(objectCount: objectCount, topObject: topObject, scalarBytes: scalarBytes, pool: pool, object: object)
     }
 
-    /// Specialized in this module for each width of reference, so that no reference goes through a generic call.
+    /// Specialized in this module for the width of reference, so that no reference goes through a generic call.
     @inline(__always)
     private static func assemble<Reference: FixedWidthInteger>(
         objectCount: Int, topObject: Int, scalarBytes: UnsafeBufferPointer<UInt8>, pool: UnsafeBufferPointer<Reference>,

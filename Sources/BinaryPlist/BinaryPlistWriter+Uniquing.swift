@@ -5,9 +5,9 @@
 /// see ``BinaryPlistWriter``'s `string(_:)`.
 ///
 /// An open-addressing table with linear probing, at most half full, whose 16-byte slots hold the object number
-/// and 32 bits of its encoding's hash (the object's byte range is in the writer's object list): a lookup hashes
-/// the candidate's bytes once and compares bytes only on an equal hash. The hash is a multiply-and-fold over eight bytes at a time, seeded
-/// per process; should a probe ever run past ``longProbe`` slots (values crafted to collide), the table
+/// and 32 bits of its encoding's hash (the writer gives each object's bytes, ``ObjectEncodings``): a lookup
+/// hashes the candidate's bytes once and compares bytes only on an equal hash. The hash is a multiply-and-fold
+/// over eight bytes at a time, seeded per process; should a probe ever run past ``longProbe`` slots (values crafted to collide), the table
 /// switches for good to Swift's `Hasher` (SipHash, seeded per process) and rehashes what it holds, so crafted
 /// values cannot make writing quadratic. The table only finds objects; the output never depends on it.
 struct EncodedScalarTable {
@@ -27,6 +27,14 @@ struct EncodedScalarTable {
     private(set) var strong = false
     /// A probe longer than this with the fast hash switches the table to `Hasher` (48 slots by default).
     private let longProbe: Int
+    /// The process's seed, read once (a global's lazy initialization is checked at each read).
+    private let seed = processSeed
+    /// What ``touch(_:)`` loaded, kept so that the loads are made.
+    private var touched = 0
+
+    /// Whether the table is larger than the caches keep close (a megabyte, 64 Ki slots), so that touching a
+    /// slot ahead saves a wait.
+    var outgrowsCaches: Bool { slots.count >= 1 << 16 }
 
     init(capacity: Int = 512, longProbe: Int = 48) {
         self.longProbe = longProbe
@@ -36,21 +44,56 @@ struct EncodedScalarTable {
         mask = size - 1
     }
 
+    /// The hash of an encoding: of its first byte and its body (what follows the marker), so that a writer can
+    /// hash a value before it writes it, from the value's own bytes (``hash(marker:body:)``).
     @inline(__always)
-    func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
-        strong ? Self.strongHash(bytes) : Self.fastHash(bytes)
+    func hash(_ encoding: UnsafeRawBufferPointer) -> Int {
+        guard let first = encoding.first else { return hash(marker: 0, body: encoding) }
+        let header = Self.markerLength(encoding)
+        return hash(marker: first, body: UnsafeRawBufferPointer(rebasing: encoding[header...]))
     }
 
-    static func strongHash(_ bytes: UnsafeRawBufferPointer) -> Int {
+    /// The hash of the encoding whose first byte is `marker` and whose bytes after the marker are `body`.
+    @inline(__always)
+    func hash(marker: UInt8, body: UnsafeRawBufferPointer) -> Int {
+        if strong { return Self.strongHash(marker: marker, body: body) }
+        return Self.fastHash(body, seed: seed ^ UInt64(marker) << 56)
+    }
+
+    /// The length of an encoding's marker: the first byte, and for data and strings of 15 and more units
+    /// (`0x4F`, `0x5F`, `0x6F`) the integer object of the count after it. Any bytes get a length (at most
+    /// theirs); equal encodings get equal lengths, which is all the hash needs.
+    @inline(__always)
+    static func markerLength(_ encoding: UnsafeRawBufferPointer) -> Int {
+        guard encoding.count >= 2 else { return encoding.count }
+        let first = encoding[0]
+        let kind = first >> 4
+        guard first & 0x0F == 0x0F, kind >= 4 && kind <= 6, encoding[1] >> 4 == 1 else { return 1 }
+        return min(2 + (1 << Int(encoding[1] & 0x03)), encoding.count)
+    }
+
+    @inline(never)
+    static func strongHash(marker: UInt8, body: UnsafeRawBufferPointer) -> Int {
         var hasher = Hasher()
-        hasher.combine(bytes: bytes)
+        hasher.combine(marker)
+        hasher.combine(body.count)
+        hasher.combine(bytes: body)
         return hasher.finalize()
+    }
+
+    /// Loads the first slot of `hash`, so that its cache line is on its way before the lookup: a writer touches
+    /// the slots of a collection's scalars before it writes them, and their cache misses overlap instead of
+    /// coming one at a time. Changes nothing the table finds.
+    @inline(__always)
+    mutating func touch(_ hash: Int) {
+        guard hash != Self.noHash else { return }
+        touched &+= slots.withUnsafeBufferPointer { $0[hash & mask].object }
     }
 
     /// Eight bytes per step, each folded in by a full-width multiply (the high and low halves xored).
     @inline(__always)
-    static func fastHash(_ bytes: UnsafeRawBufferPointer) -> Int {
-        var h = processSeed ^ UInt64(truncatingIfNeeded: bytes.count)
+    static func fastHash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> Int {
+        var h = seed ^ UInt64(truncatingIfNeeded: bytes.count)
         var i = 0
         let n = bytes.count
         while n - i >= 8 {
@@ -87,14 +130,38 @@ struct EncodedScalarTable {
     @inline(__always)
     mutating func object(for buffer: UnsafeRawBufferPointer, _ start: Int, _ end: Int, objects: Objects,
                          candidate: Int) -> Int {
-        let key = UnsafeRawBufferPointer(rebasing: buffer[start..<end])
-        var hash = hash(key)
-        var (i, probes) = position(of: key, hash: hash, in: buffer, objects)
+        object(for: UnsafeRawBufferPointer(rebasing: buffer[start..<end]), in: WrittenEncodings(bytes: buffer, objects: objects),
+               candidate: candidate)
+    }
+
+    /// The object whose encoding is `buffer[start..<end]`, if there is one (nothing is registered).
+    func existingObject(for buffer: UnsafeRawBufferPointer, _ start: Int, _ end: Int, objects: Objects) -> Int? {
+        existingObject(for: UnsafeRawBufferPointer(rebasing: buffer[start..<end]),
+                       in: WrittenEncodings(bytes: buffer, objects: objects))
+    }
+
+    /// The object whose encoding is `key`, or else `candidate`, registered for it; `objects` has the encoding of
+    /// every object the table holds.
+    @inline(__always)
+    mutating func object(for key: UnsafeRawBufferPointer, in objects: some ObjectEncodings, candidate: Int) -> Int {
+        object(for: key, hash: Self.noHash, in: objects, candidate: candidate)
+    }
+
+    /// No hash computed ahead (see ``object(for:hash:in:candidate:)``).
+    static let noHash = Int.min
+
+    /// ``object(for:in:candidate:)`` with `hash`, the key's ``hash(_:)`` computed ahead (``noHash`` for none),
+    /// used when the table has hashed the same way since (it is computed again after a switch to `Hasher`).
+    @inline(__always)
+    mutating func object(for key: UnsafeRawBufferPointer, hash ahead: Int, in objects: some ObjectEncodings,
+                         candidate: Int) -> Int {
+        var hash = ahead != Self.noHash && !strong ? ahead : hash(key)
+        var (i, probes) = position(of: key, hash: hash, objects)
         if slots[i].object >= 0 { return slots[i].object }
         if probes > longProbe && !strong {
-            rehashStrongly(buffer, objects)
+            rehashStrongly(objects)
             hash = self.hash(key)
-            i = position(of: key, hash: hash, in: buffer, objects).slot
+            i = position(of: key, hash: hash, objects).slot
         }
         slots[i] = Slot(object: candidate, hash: UInt32(truncatingIfNeeded: hash))
         count += 1
@@ -102,17 +169,15 @@ struct EncodedScalarTable {
         return candidate
     }
 
-    /// The object whose encoding is `buffer[start..<end]`, if there is one (nothing is registered).
-    func existingObject(for buffer: UnsafeRawBufferPointer, _ start: Int, _ end: Int, objects: Objects) -> Int? {
-        let key = UnsafeRawBufferPointer(rebasing: buffer[start..<end])
-        let object = slots[position(of: key, hash: hash(key), in: buffer, objects).slot].object
+    /// The object whose encoding is `key`, if there is one (nothing is registered).
+    func existingObject(for key: UnsafeRawBufferPointer, in objects: some ObjectEncodings) -> Int? {
+        let object = slots[position(of: key, hash: hash(key), objects).slot].object
         return object >= 0 ? object : nil
     }
 
     /// The slot that holds `key`, or else the empty slot where it would go, and the slots probed before it.
     @inline(__always)
-    private func position(of key: UnsafeRawBufferPointer, hash: Int, in buffer: UnsafeRawBufferPointer,
-                          _ objects: Objects) -> (slot: Int, probes: Int) {
+    private func position(of key: UnsafeRawBufferPointer, hash: Int, _ objects: some ObjectEncodings) -> (slot: Int, probes: Int) {
         let hash32 = UInt32(truncatingIfNeeded: hash)
         return slots.withUnsafeBufferPointer { table in
             var i = hash & mask
@@ -120,9 +185,8 @@ struct EncodedScalarTable {
             while table[i].object >= 0 {
                 let slot = table[i]
                 if slot.hash == hash32 {
-                    let object = objects[slot.object]
-                    if object.count == key.count
-                        && Self.equal(UnsafeRawBufferPointer(rebasing: buffer[object.start..<(object.start + object.count)]), key) {
+                    let encoding = objects.encoding(of: slot.object)
+                    if encoding.count == key.count && Self.equal(encoding, key) {
                         return (i, probes)
                     }
                 }
@@ -134,12 +198,10 @@ struct EncodedScalarTable {
     }
 
     /// Switches to `Hasher` and places every held encoding again by its new hash.
-    private mutating func rehashStrongly(_ buffer: UnsafeRawBufferPointer, _ objects: Objects) {
+    private mutating func rehashStrongly(_ objects: some ObjectEncodings) {
         strong = true
         for i in slots.indices where slots[i].object >= 0 {
-            let object = objects[slots[i].object]
-            let hash = Self.strongHash(UnsafeRawBufferPointer(rebasing: buffer[object.start..<(object.start + object.count)]))
-            slots[i].hash = UInt32(truncatingIfNeeded: hash)
+            slots[i].hash = UInt32(truncatingIfNeeded: hash(objects.encoding(of: slots[i].object)))
         }
         place(slots, size: slots.count)
     }
@@ -193,6 +255,24 @@ struct WrittenObject {
     var start: Int
     /// Scalar: byte count; collection: element (or key/value pair) count.
     var count: Int
+}
+
+/// Where the uniquing table finds the encoding of each object it holds.
+protocol ObjectEncodings {
+    /// The encoded bytes of `object`, an object the table holds.
+    func encoding(of object: Int) -> UnsafeRawBufferPointer
+}
+
+/// The encodings of an object list of ``WrittenObject``s: each scalar's byte range of `bytes`.
+struct WrittenEncodings: ObjectEncodings {
+    let bytes: UnsafeRawBufferPointer
+    let objects: UnsafeBufferPointer<WrittenObject>
+
+    @inline(__always)
+    func encoding(of object: Int) -> UnsafeRawBufferPointer {
+        let o = objects[object]
+        return UnsafeRawBufferPointer(rebasing: bytes[o.start..<(o.start + o.count)])
+    }
 }
 
 /// A seed for the writer's fast hash, taken once per process from `Hasher`'s random seed.

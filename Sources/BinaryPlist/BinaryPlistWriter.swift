@@ -19,72 +19,336 @@ public struct BinaryPlistWriter {
     /// - Throws: ``PlistError`` `.depthLimitExceeded` for nesting deeper than the limit, `.invalidKey` for
     ///   a collection used as a dictionary key.
     public func encode(_ value: PlistValue) throws -> [UInt8] {
-        var flat = Flattener(maxDepth: limits.maxDepth)
-        _ = try flat.add(value, depth: 1)
-        return flat.serialize()
+        var census = WriterCensus(maxDepth: limits.maxDepth)
+        try withUnsafePointer(to: value) { try census.visit($0, depth: 1) }
+        var writer = ObjectWriter(census)
+        _ = withUnsafePointer(to: value) { writer.add($0) }
+        return writer.finish()
     }
 }
 
-/// Flattened object table: one record per object in object-number order, references in one shared pool,
-/// each scalar's bytes written once into one buffer as it comes (and taken back when an equal scalar already
-/// has an object), then the file assembled in one buffer of the size it needs.
-private struct Flattener {
-    var nodes: [WrittenObject] = []
-    var pool: [Int] = []
-    var scalars = BinaryPlistBuffer()
-    var table = EncodedScalarTable()
+/// The writing pass: each object's bytes written once, in object-number order, into one growing buffer, with
+/// the references of collections as wide as the census's count of values needs; each new scalar is written
+/// where it would go and taken back when an equal one already has an object. The file is then the buffer, the
+/// offset table and the trailer, copied once into an array of the size they need (the references narrowed on
+/// the way when uniquing brought the object count below their width).
+private struct ObjectWriter: ~Copyable {
+    /// The header and the objects written so far.
+    var bytes: UnsafeMutablePointer<UInt8>
+    var capacity: Int
+    var position = 0
+    /// Where each object starts in `bytes`; object `i + 1` starts where object `i` ends.
+    var offsets: UnsafeMutablePointer<Int>
+    var offsetCapacity: Int
+    var objectCount = 0
+    /// The width of every reference written (from the census: enough for any object count it allows).
+    let referenceWidth: Int
+    /// The references written, for narrowing them at the end.
+    var referenceCount = 0
+
+    var table: EncodedScalarTable
+    /// The objects of `null`, `false` and `true` (-1 until written).
+    var constants: (null: Int, no: Int, yes: Int) = (-1, -1, -1)
     /// Strings that are not ASCII, compared as Swift strings, as they were always uniqued.
     var otherStrings: [String: Int] = [:]
     /// Whether `otherStrings` holds a string equal to an ASCII one ("\u{212A}", equal to "K").
     var hasASCIIEquivalents = false
     var recentStrings = RecentStrings()
 
-    let maxDepth: Int
+    init(_ census: WriterCensus) {
+        referenceWidth = byteWidth(toExceed: census.values)
+        // Generous: pages of a large allocation that are never written cost no memory.
+        capacity = 64 + 16 * census.values
+        bytes = .allocate(capacity: capacity)
+        offsetCapacity = census.values
+        offsets = .allocate(capacity: offsetCapacity)
+        table = EncodedScalarTable(capacity: census.valueScalars + 64)
+        let header = BinaryPlistOutput.header
+        for b in header { bytes[position] = b; position += 1 }
+    }
 
-    init(maxDepth: Int) { self.maxDepth = maxDepth }
+    deinit {
+        bytes.deallocate()
+        offsets.deallocate()
+    }
 
-    /// Adds `value` and its children depth-first (a dictionary's keys, then its values); returns its index.
-    /// Recursion is bounded by `maxDepth`.
-    mutating func add(_ value: PlistValue, depth: Int) throws -> Int {
-        switch value {
+    // MARK: The buffers
+
+    /// A pointer to `n` writable bytes at `position` (which the caller advances).
+    @inline(__always)
+    mutating func reserve(_ n: Int) -> UnsafeMutablePointer<UInt8> {
+        if capacity - position < n { grow(toFit: n) }
+        return bytes + position
+    }
+
+    @inline(never)
+    mutating func grow(toFit n: Int) {
+        capacity = max(2 * capacity, position + n)
+        bytes = Self.move(bytes, count: position, toCapacity: capacity)
+    }
+
+    /// A buffer of `capacity` elements holding the first `count` of `old`, which is freed.
+    static func move<Element>(_ old: UnsafeMutablePointer<Element>, count: Int, toCapacity capacity: Int)
+        -> UnsafeMutablePointer<Element>
+    {
+        let moved = UnsafeMutablePointer<Element>.allocate(capacity: capacity)
+        moved.moveInitialize(from: old, count: count)
+        old.deallocate()
+        return moved
+    }
+
+    /// Numbers a new object, whose bytes start at `start`.
+    @inline(__always)
+    mutating func newObject(at start: Int) -> Int {
+        if objectCount == offsetCapacity { growOffsets() }
+        offsets[objectCount] = start
+        objectCount += 1
+        return objectCount - 1
+    }
+
+    /// Never needed (the census counted every value), kept so that no count can write past the table.
+    @inline(never)
+    mutating func growOffsets() {
+        offsetCapacity = 2 * offsetCapacity + 16
+        offsets = Self.move(offsets, count: objectCount, toCapacity: offsetCapacity)
+    }
+
+    /// Writes the marker of `count` entries of `kind` at `p`; returns its length (at most 10 bytes).
+    @inline(__always)
+    static func writeMarker(_ kind: UInt8, count: Int, at p: UnsafeMutablePointer<UInt8>) -> Int {
+        if count < 15 {
+            p[0] = kind | UInt8(truncatingIfNeeded: count)
+            return 1
+        }
+        p[0] = kind | 0x0F
+        return 1 + writeUnsigned(UInt64(truncatingIfNeeded: count), at: p + 1)
+    }
+
+    /// Writes an integer object of `v` (below 2^63) in the smallest of 1, 2, 4 or 8 bytes at `p`; returns its
+    /// length (at most 9 bytes).
+    @inline(__always)
+    static func writeUnsigned(_ v: UInt64, at p: UnsafeMutablePointer<UInt8>) -> Int {
+        if v <= 0xFF {
+            p[0] = 0x10
+            p[1] = UInt8(truncatingIfNeeded: v)
+            return 2
+        }
+        if v <= 0xFFFF {
+            p[0] = 0x11
+            UnsafeMutableRawPointer(p + 1).storeBytes(of: UInt16(truncatingIfNeeded: v).bigEndian, as: UInt16.self)
+            return 3
+        }
+        if v <= 0xFFFF_FFFF {
+            p[0] = 0x12
+            UnsafeMutableRawPointer(p + 1).storeBytes(of: UInt32(truncatingIfNeeded: v).bigEndian, as: UInt32.self)
+            return 5
+        }
+        p[0] = 0x13
+        UnsafeMutableRawPointer(p + 1).storeBytes(of: v.bigEndian, as: UInt64.self)
+        return 9
+    }
+
+    /// Writes an integer, real, date or UID at `p` (room for 17 bytes); returns its length (0 for any other value).
+    @inline(__always)
+    static func writeFixedSize(_ value: UnsafePointer<PlistValue>, at p: UnsafeMutablePointer<UInt8>) -> Int {
+        let raw = UnsafeMutableRawPointer(p)
+        switch value.pointee {
+        case .integer(let i):
+            if i.high == 0 && i.low < (1 << 63) { return writeUnsigned(i.low, at: p) }
+            if i.high == -1 && i.low >= (1 << 63) {
+                p[0] = 0x13  // negative 64-bit: always 8 bytes
+                raw.storeBytes(of: i.low.bigEndian, toByteOffset: 1, as: UInt64.self)
+                return 9
+            }
+            p[0] = 0x14  // 2^63 and up, or beyond 64 bits: 16 bytes
+            raw.storeBytes(of: UInt64(bitPattern: i.high).bigEndian, toByteOffset: 1, as: UInt64.self)
+            raw.storeBytes(of: i.low.bigEndian, toByteOffset: 9, as: UInt64.self)
+            return 17
+        case .real(let r):
+            p[0] = 0x23
+            raw.storeBytes(of: r.bitPattern.bigEndian, toByteOffset: 1, as: UInt64.self)
+            return 9
+        case .date(let d):
+            p[0] = 0x33
+            raw.storeBytes(of: d.secondsSinceReferenceDate.bitPattern.bigEndian, toByteOffset: 1, as: UInt64.self)
+            return 9
+        case .uid(let u):
+            // CoreFoundation's widths: 1, 2, 4 or 8 bytes.
+            let v = u.value
+            let width = v <= 0xFF ? 1 : v <= 0xFFFF ? 2 : v <= 0xFFFF_FFFF ? 4 : 8
+            p[0] = 0x80 | UInt8(truncatingIfNeeded: width - 1)
+            var shift = UInt64(8 * (width - 1))
+            for k in 1...width {
+                p[k] = UInt8(truncatingIfNeeded: v >> shift)
+                shift &-= 8
+            }
+            return 1 + width
+        default:
+            return 0
+        }
+    }
+
+    /// How many elements ahead of the one being written ``prefetch(_:)`` touches.
+    static let lookahead = 16
+
+    /// Touches the uniquing table's slot of the value at `value`, when it is a scalar the table holds, hashed
+    /// from the value's own bytes as the table hashes its encoding (see ``EncodedScalarTable/touch(_:)``);
+    /// returns that hash, for the value's lookup (``EncodedScalarTable/noHash`` for none).
+    @inline(__always)
+    mutating func prefetch(_ value: UnsafePointer<PlistValue>) -> Int {
+        // A small table is in the caches: nothing to wait for, nothing to compute ahead.
+        guard table.outgrowsCaches else { return EncodedScalarTable.noHash }
+        let hash: Int
+        switch value.pointee {
+        case .string(let s):
+            hash = s.utf8.withContiguousStorageIfAvailable { utf8 in
+                table.hash(marker: 0x50 | UInt8(truncatingIfNeeded: min(utf8.count, 15)), body: UnsafeRawBufferPointer(utf8))
+            } ?? EncodedScalarTable.noHash
+        case .data(let d):
+            hash = d.withUnsafeBytes { table.hash(marker: 0x40 | UInt8(truncatingIfNeeded: min($0.count, 15)), body: $0) }
+        case .integer, .real, .date, .uid:
+            hash = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 17) { scratch in
+                guard let p = scratch.baseAddress else { return EncodedScalarTable.noHash }
+                // A one-byte marker, then the body.
+                let length = Self.writeFixedSize(value, at: p)
+                return table.hash(marker: p[0], body: UnsafeRawBufferPointer(start: p + 1, count: length - 1))
+            }
+        default:
+            return EncodedScalarTable.noHash
+        }
+        table.touch(hash)
+        return hash
+    }
+
+    /// Stores reference `r` at byte `p`, `referenceWidth` bytes, most significant first.
+    @inline(__always)
+    func storeReference(_ r: Int, at p: Int) {
+        let v = UInt64(truncatingIfNeeded: r)
+        let at = bytes + p
+        switch referenceWidth {
+        case 1: at[0] = UInt8(truncatingIfNeeded: v)
+        case 2: UnsafeMutableRawPointer(at).storeBytes(of: UInt16(truncatingIfNeeded: v).bigEndian, as: UInt16.self)
+        case 3:
+            at[0] = UInt8(truncatingIfNeeded: v >> 16)
+            UnsafeMutableRawPointer(at + 1).storeBytes(of: UInt16(truncatingIfNeeded: v).bigEndian, as: UInt16.self)
+        case 4: UnsafeMutableRawPointer(at).storeBytes(of: UInt32(truncatingIfNeeded: v).bigEndian, as: UInt32.self)
+        default:
+            var shift = UInt64(8 * (referenceWidth - 1))
+            for i in 0..<referenceWidth {
+                at[i] = UInt8(truncatingIfNeeded: v >> shift)
+                shift &-= 8
+            }
+        }
+    }
+
+    /// A new collection object of `count` entries and `references` references: its marker written and room
+    /// left for its references, which the caller stores as its children get their objects. Returns the object
+    /// and where its references start.
+    @inline(__always)
+    mutating func openCollection(_ kind: UInt8, count: Int, references: Int) -> (object: Int, references: Int) {
+        let object = newObject(at: position)
+        let room = references * referenceWidth
+        let p = reserve(10 + room)
+        position += Self.writeMarker(kind, count: count, at: p)
+        let start = position
+        position += room
+        referenceCount += references
+        return (object, start)
+    }
+
+    // MARK: Objects
+
+    /// Writes the value at `value` and its children depth-first (a dictionary's keys, then its values); returns
+    /// its object. Values are read where they are, through pointers into the tree's arrays: a value passed on
+    /// would be copied (its payload retained and released) at every call. Recursion is bounded by the census's
+    /// depth check.
+    mutating func add(_ value: UnsafePointer<PlistValue>, hash: Int = EncodedScalarTable.noHash) -> Int {
+        switch value.pointee {
+        case .string(let s):
+            return string(s, hash: hash)
         case .array(let items), .set(let items):
-            try checkDepth(depth)
-            let me = nodes.count
-            nodes.append(WrittenObject(kind: value.isSet ? 0xC0 : 0xA0, start: pool.count, count: items.count))
-            let slot = pool.count
-            pool.append(contentsOf: repeatElement(0, count: items.count))
-            for i in items.indices { pool[slot + i] = try add(items[i], depth: depth + 1) }
+            let (me, refs) = openCollection(value.pointee.isSet ? 0xC0 : 0xA0, count: items.count, references: items.count)
+            let width = referenceWidth
+            items.withUnsafeBufferPointer { items in
+                guard let first = items.baseAddress else { return }
+                // The table slots of the next elements are touched ahead of their writing; their hashes wait
+                // in a ring.
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.lookahead) { ring in
+                    for k in 0..<min(items.count, Self.lookahead) { ring[k] = prefetch(first + k) }
+                    for i in items.indices {
+                        let hash = ring[i & (Self.lookahead - 1)]
+                        if i + Self.lookahead < items.count { ring[i & (Self.lookahead - 1)] = prefetch(first + i + Self.lookahead) }
+                        storeReference(add(first + i, hash: hash), at: refs + i * width)
+                    }
+                }
+            }
             return me
         case .dictionary(let dict):
-            try checkDepth(depth)
             let n = dict.count
-            let me = nodes.count
-            nodes.append(WrittenObject(kind: 0xD0, start: pool.count, count: n))
-            let slot = pool.count
-            pool.append(contentsOf: repeatElement(0, count: 2 * n))
-            let entries = dict.entries
-            for i in 0..<n {
-                if entries[i].key.isCollection {
-                    throw PlistError(.invalidKey, "\(entries[i].key.kindNameWithArticle) cannot be a dictionary key")
+            let (me, refs) = openCollection(0xD0, count: n, references: 2 * n)
+            let width = referenceWidth
+            dict.entries.withUnsafeBufferPointer { entries in
+                guard let first = entries.baseAddress else { return }
+                // The table slots of the first values are touched before the keys are written, the next ones
+                // ahead of their writing.
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.lookahead) { ring in
+                    for i in 0..<min(n, Self.lookahead) {
+                        ring[i] = (first + i).pointer(to: \.value).map { prefetch($0) } ?? EncodedScalarTable.noHash
+                    }
+                    for i in 0..<n {
+                        guard let key = (first + i).pointer(to: \.key) else { continue }
+                        storeReference(self.key(key), at: refs + i * width)
+                    }
+                    for i in 0..<n {
+                        let hash = ring[i & (Self.lookahead - 1)]
+                        if i + Self.lookahead < n {
+                            ring[i & (Self.lookahead - 1)] = (first + i + Self.lookahead).pointer(to: \.value).map { prefetch($0) }
+                                ?? EncodedScalarTable.noHash
+                        }
+                        guard let value = (first + i).pointer(to: \.value) else { continue }
+                        storeReference(add(value, hash: hash), at: refs + (n + i) * width)
+                    }
                 }
-                pool[slot + i] = try key(entries[i].key, depth: depth + 1)
             }
-            for i in 0..<n { pool[slot + n + i] = try add(entries[i].value, depth: depth + 1) }
             return me
-        case .string(let s):
-            return string(s)
-        default:
-            let mark = scalars.bytes.count
-            scalars.writeScalar(value)
-            return unique(from: mark)
+        case .integer, .real, .date, .uid:
+            let mark = position
+            position += Self.writeFixedSize(value, at: reserve(17))
+            return unique(from: mark, hash: hash)
+        case .data(let d):
+            let mark = position
+            let p = reserve(10 + d.count)
+            let length = Self.writeMarker(0x40, count: d.count, at: p)
+            d.withUnsafeBufferPointer { if let source = $0.baseAddress { (p + length).initialize(from: source, count: $0.count) } }
+            position += length + d.count
+            return unique(from: mark, hash: hash)
+        case .null:
+            if constants.null < 0 { constants.null = oneByteObject(0x00) }
+            return constants.null
+        case .bool(let b):
+            if b {
+                if constants.yes < 0 { constants.yes = oneByteObject(0x09) }
+                return constants.yes
+            }
+            if constants.no < 0 { constants.no = oneByteObject(0x08) }
+            return constants.no
         }
+    }
+
+    /// A new object of one byte (`null`, `false`, `true`: each is written once).
+    mutating func oneByteObject(_ byte: UInt8) -> Int {
+        let p = reserve(1)
+        p[0] = byte
+        let object = newObject(at: position)
+        position += 1
+        return object
     }
 
     /// A dictionary key: the keys of a plist's many dictionaries repeat, so a string key is first looked up
     /// among the strings recently seen, by identity.
     @inline(__always)
-    private mutating func key(_ value: PlistValue, depth: Int) throws -> Int {
-        guard case .string(let s) = value, let bits = RecentStrings.bits(of: s) else { return try add(value, depth: depth) }
+    private mutating func key(_ value: UnsafePointer<PlistValue>) -> Int {
+        guard case .string(let s) = value.pointee, let bits = RecentStrings.bits(of: s) else { return add(value) }
         if let object = recentStrings[bits] { return object }
         let object = string(s)
         recentStrings.insert(s, bits, object)
@@ -94,81 +358,182 @@ private struct Flattener {
     /// The object of the scalar whose bytes were just written from `mark` on: an earlier object with the same
     /// bytes (the new bytes are taken back), or a new one.
     @inline(__always)
-    private mutating func unique(from mark: Int) -> Int {
-        let candidate = nodes.count
-        let end = scalars.bytes.count
-        let object = scalars.bytes.withUnsafeBytes { buffer in
-            nodes.withUnsafeBufferPointer { table.object(for: buffer, mark, end, objects: $0, candidate: candidate) }
-        }
+    private mutating func unique(from mark: Int, hash: Int = EncodedScalarTable.noHash) -> Int {
+        let candidate = objectCount
+        let key = UnsafeRawBufferPointer(start: bytes + mark, count: position - mark)
+        let written = OffsetEncodings(bytes: bytes, offsets: offsets, count: objectCount, end: mark)
+        let object = table.object(for: key, hash: hash, in: written, candidate: candidate)
         if object == candidate {
-            nodes.append(WrittenObject(kind: 0, start: mark, count: end - mark))
-        } else {
-            scalars.bytes.removeSubrange(mark..<end)
+            return newObject(at: mark)
         }
+        position = mark
         return object
     }
 
-    private mutating func string(_ string: String) -> Int {
-        var s = string
-        if s.utf8.withContiguousStorageIfAvailable({ _ in true }) == nil { s.makeContiguousUTF8() }
-        let asASCII: Int?? = s.utf8.withContiguousStorageIfAvailable { utf8 -> Int? in
-            guard isASCII(utf8) else { return nil }
-            // The bytes in order are the string; `==` on two ASCII strings compares those bytes.
-            if hasASCIIEquivalents, let object = otherStrings[s] { return object }
-            let mark = scalars.bytes.count
-            scalars.writeMarker(0x50, count: utf8.count)
-            scalars.bytes.append(contentsOf: utf8)
-            return unique(from: mark)
+    private mutating func string(_ s: String, hash: Int = EncodedScalarTable.noHash) -> Int {
+        if let found = s.utf8.withContiguousStorageIfAvailable({ asciiString($0, s, hash: hash) }), let object = found {
+            return object
         }
-        if case .some(.some(let object)) = asASCII { return object }
+        return otherString(s)
+    }
+
+    /// The object of `s`, whose UTF-8 is `utf8`, when it is ASCII: its bytes copied (and checked) eight at a time
+    /// behind its marker, then uniqued by those bytes; `nil` when it is not ASCII (nothing is kept).
+    @inline(__always)
+    private mutating func asciiString(_ utf8: UnsafeBufferPointer<UInt8>, _ s: String,
+                                      hash: Int = EncodedScalarTable.noHash) -> Int? {
+        let n = utf8.count
+        let mark = position
+        let p = reserve(10 + n)
+        let length = Self.writeMarker(0x50, count: n, at: p)
+        // No base address: the empty string.
+        if let source = utf8.baseAddress, !copyASCII(from: source, count: n, to: p + length) { return nil }
+        // The bytes in order are the string; `==` on two ASCII strings compares those bytes.
+        if hasASCIIEquivalents, let object = otherStrings[s] { return object }
+        position += length + n
+        return unique(from: mark, hash: hash)
+    }
+
+    /// A string that is not ASCII, or not contiguous UTF-8: uniqued as a Swift string, written as UTF-16 (or as
+    /// ASCII when a contiguous copy of it is ASCII).
+    private mutating func otherString(_ string: String) -> Int {
+        var s = string
+        if s.utf8.withContiguousStorageIfAvailable({ _ in true }) == nil {
+            s.makeContiguousUTF8()
+            if let found = s.utf8.withContiguousStorageIfAvailable({ asciiString($0, s) }), let object = found {
+                return object
+            }
+        }
         if let object = otherStrings[s] { return object }
         if let ascii = asciiEquivalent(of: s) {
             // Equal to an ASCII string: that string's object, when it was written first.
-            let mark = scalars.bytes.count
-            scalars.writeMarker(0x50, count: ascii.count)
-            scalars.bytes.append(contentsOf: ascii)
-            let end = scalars.bytes.count
-            let earlier = scalars.bytes.withUnsafeBytes { buffer in
-                nodes.withUnsafeBufferPointer { table.existingObject(for: buffer, mark, end, objects: $0) }
-            }
-            scalars.bytes.removeSubrange(mark...)
-            if let earlier { return earlier }
+            let mark = position
+            let p = reserve(10 + ascii.count)
+            let length = Self.writeMarker(0x50, count: ascii.count, at: p)
+            for (k, b) in ascii.enumerated() { p[length + k] = b }
+            let key = UnsafeRawBufferPointer(start: bytes + mark, count: length + ascii.count)
+            let written = OffsetEncodings(bytes: bytes, offsets: offsets, count: objectCount, end: mark)
+            if let earlier = table.existingObject(for: key, in: written) { return earlier }
             hasASCIIEquivalents = true
         }
-        let object = nodes.count
-        let mark = scalars.bytes.count
-        scalars.writeString(s)
-        nodes.append(WrittenObject(kind: 0, start: mark, count: scalars.bytes.count - mark))
+        let units = Array(s.utf16)
+        let p = reserve(10 + 2 * units.count)
+        let object = newObject(at: position)
+        var k = Self.writeMarker(0x60, count: units.count, at: p)
+        for u in units {
+            p[k] = UInt8(truncatingIfNeeded: u >> 8)
+            p[k + 1] = UInt8(truncatingIfNeeded: u)
+            k += 2
+        }
+        position += k
         otherStrings[s] = object
         return object
     }
 
-    private func checkDepth(_ depth: Int) throws {
-        if depth > maxDepth {
-            throw PlistError(.depthLimitExceeded, "nesting deeper than \(maxDepth)")
+    // MARK: The file
+
+    /// The file: header and objects as written (references narrowed when the object count allows fewer bytes
+    /// than were written), offset table and trailer, in one array of the size they need.
+    consuming func finish() -> [UInt8] {
+        let width = byteWidth(toExceed: objectCount)
+        let tableOffset = position - referenceCount * (referenceWidth - width)
+        let trailer = BinaryPlistTrailer(objectCount: objectCount, topObject: 0, offsetTableOffset: tableOffset,
+                                         referenceWidth: width)
+        let size = tableOffset + objectCount * trailer.offsetWidth + BinaryPlistTrailer.byteCount
+        return BinaryPlistOutput.bytes(count: size) { out in
+            if width == referenceWidth {
+                out.append(UnsafeBufferPointer(start: bytes, count: position))
+            } else {
+                narrowReferences(into: &out, width: width)
+            }
+            out.appendReferences(UnsafeBufferPointer(start: offsets, count: objectCount), width: trailer.offsetWidth)
+            out.appendTrailer(trailer)
         }
     }
 
-    /// The file: header, objects in number order (the top object is always object 0), offset table and
-    /// trailer, written into one buffer of the size they need.
-    func serialize() -> [UInt8] {
-        scalars.bytes.withUnsafeBufferPointer { scalarBytes in
-            pool.withUnsafeBufferPointer { pool in
-                nodes.withUnsafeBufferPointer { nodes in
-                    BinaryPlistOutput.plist(objectCount: nodes.count, topObject: 0, scalarBytes: scalarBytes, pool: pool) {
-                        (nodes[$0].kind, nodes[$0].start, nodes[$0].count)
-                    }
-                }
+    /// Copies the header and the objects into `out` with every reference `width` bytes instead of
+    /// `referenceWidth`, and moves each object's offset to where it lands. A collection is known by its marker
+    /// (0xA, 0xC or 0xD in the high nibble, which no scalar marker has).
+    func narrowReferences(into out: inout BinaryPlistOutput, width: Int) {
+        let all = UnsafeRawBufferPointer(start: bytes, count: position)
+        out.append(UnsafeBufferPointer(start: bytes, count: BinaryPlistOutput.header.count))
+        for i in 0..<objectCount {
+            let start = offsets[i]
+            let end = i + 1 < objectCount ? offsets[i + 1] : position
+            offsets[i] = out.position
+            let kind = bytes[start] & 0xF0
+            guard kind == 0xA0 || kind == 0xC0 || kind == 0xD0 else {
+                out.append(UnsafeBufferPointer(start: bytes + start, count: end - start))
+                continue
+            }
+            var count = Int(bytes[start] & 0x0F)
+            var header = 1
+            if count == 0x0F {
+                let countWidth = 1 << Int(bytes[start + 1] & 0x0F)
+                count = Int(truncatingIfNeeded: readBigEndian(all, start + 2, countWidth))
+                header = 2 + countWidth
+            }
+            out.append(UnsafeBufferPointer(start: bytes + start, count: header))
+            let references = kind == 0xD0 ? 2 * count : count
+            var at = start + header
+            for _ in 0..<references {
+                out.appendBigEndian(readBigEndian(all, at, referenceWidth), width: width)
+                at += referenceWidth
             }
         }
     }
 }
 
-/// Whether every byte is below 0x80.
+/// The encodings of the objects an ``ObjectWriter`` has written: object `i` runs from its offset to the next
+/// object's, the last one to `end` (where the candidate being uniqued starts).
+private struct OffsetEncodings: ObjectEncodings {
+    let bytes: UnsafeMutablePointer<UInt8>
+    let offsets: UnsafeMutablePointer<Int>
+    let count: Int
+    let end: Int
+
+    @inline(__always)
+    func encoding(of object: Int) -> UnsafeRawBufferPointer {
+        let start = offsets[object]
+        let stop = object + 1 < count ? offsets[object + 1] : end
+        return UnsafeRawBufferPointer(start: bytes + start, count: stop - start)
+    }
+}
+
+/// Copies `count` bytes from `source` to `target` eight at a time (the last eight overlapping the ones before
+/// them), or four, or one; returns whether every byte is below 0x80. `target` has room for `count` bytes.
 @inline(__always)
-private func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+private func copyASCII(from source: UnsafePointer<UInt8>, count n: Int, to target: UnsafeMutablePointer<UInt8>) -> Bool {
+    let from = UnsafeRawPointer(source)
+    let to = UnsafeMutableRawPointer(target)
+    if n >= 8 {
+        var high: UInt64 = 0
+        var i = 0
+        while i + 8 <= n {
+            let word = from.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            to.storeBytes(of: word, toByteOffset: i, as: UInt64.self)
+            high |= word
+            i += 8
+        }
+        if i < n {
+            let word = from.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+            to.storeBytes(of: word, toByteOffset: n - 8, as: UInt64.self)
+            high |= word
+        }
+        return high & 0x8080_8080_8080_8080 == 0
+    }
+    if n >= 4 {
+        let first = from.loadUnaligned(as: UInt32.self)
+        let last = from.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+        to.storeBytes(of: first, as: UInt32.self)
+        to.storeBytes(of: last, toByteOffset: n - 4, as: UInt32.self)
+        return (first | last) & 0x8080_8080 == 0
+    }
     var high: UInt8 = 0
-    for b in bytes { high |= b }
+    for i in 0..<n {
+        target[i] = source[i]
+        high |= source[i]
+    }
     return high < 0x80
 }
 

@@ -61,4 +61,24 @@ struct ArchivableTypeCacheTests {
         }
         #expect(cache[ObjectIdentifier(Int.self)] == nil)
     }
+
+    @Test func keepsTwoTypesThatShareASet() throws {
+        // Ten types in eight sets: two of them share one (a direct-mapped slot let them evict each other at
+        // every object). Both stay; a third type of that set, if there is one, evicts the older of the two.
+        let types: [any KeyedArchivable.Type] = [Circle.self, Rectangle.self, RoundedRectangle.self, Style.self,
+                                                 Contents.self, Point.self, Sampler.self, TreeNode.self, Link.self, Unkeyed.self]
+        let bySet = Dictionary(grouping: types, by: { RecentArchivableTypes.set(of: ObjectIdentifier($0)) })
+        let shared = try #require(bySet.values.first { $0.count >= 2 })
+        var cache = RecentArchivableTypes()
+        for type in shared.prefix(2) { cache.insert(ObjectIdentifier(type), type) }
+        for type in shared.prefix(2) {
+            #expect(cache[ObjectIdentifier(type)].map(ObjectIdentifier.init) == ObjectIdentifier(type))
+        }
+        if shared.count >= 3 {
+            cache.insert(ObjectIdentifier(shared[2]), shared[2])
+            #expect(cache[ObjectIdentifier(shared[0])] == nil)
+            #expect(cache[ObjectIdentifier(shared[1])].map(ObjectIdentifier.init) == ObjectIdentifier(shared[1]))
+            #expect(cache[ObjectIdentifier(shared[2])].map(ObjectIdentifier.init) == ObjectIdentifier(shared[2]))
+        }
+    }
 }
