@@ -87,7 +87,7 @@ struct BinaryPlistMaterializer {
         case 0xA, 0xC, 0xD:
             return nil
         case 0x5:
-            if let s = plainASCII(start: start, marker: marker) { return .string(s) }
+            if let s = objects.plainASCII(start: start, marker: marker) { return .string(s) }
         case 0x1 where marker & 0x0F <= 3 && 1 << Int(marker & 0x0F) <= objects.left(start + 1):
             let width = 1 << Int(marker & 0x0F)
             let v = readBigEndian(objects.raw, start + 1, width)
@@ -103,40 +103,6 @@ struct BinaryPlistMaterializer {
             break
         }
         return try objects.scalar(index, start: start, marker: marker)
-    }
-
-    /// The ASCII string object at `start` (marker `0x5n`) when it is well formed, its length is given in the
-    /// marker or in a 1-, 2- or 4-byte count, and every byte is below 0x80: what
-    /// ``BinaryPlistObjects/scalar(_:start:marker:)`` returns for it. `nil` sends anything else there.
-    @inline(__always)
-    private func plainASCII(start: Int, marker: UInt8) -> String? {
-        let raw = objects.raw
-        var n = Int(marker & 0x0F)
-        var p = start + 1
-        if n == 0x0F {
-            guard p < objects.table else { return nil }
-            let m = raw[p]
-            guard m & 0xF0 == 0x10, m & 0x0F <= 2 else { return nil }
-            let width = 1 << Int(m & 0x0F)
-            guard width <= objects.left(p + 1) else { return nil }
-            n = Int(truncatingIfNeeded: readBigEndian(raw, p + 1, width))
-            p += 1 + width
-        }
-        guard n <= objects.left(p) else { return nil }
-        // Eight bytes at a time, the last eight overlapping the ones before when `n` is not a multiple of 8.
-        var high: UInt64 = 0
-        if n >= 8 {
-            var i = 0
-            while i + 8 < n {
-                high |= raw.loadUnaligned(fromByteOffset: p + i, as: UInt64.self)
-                i += 8
-            }
-            high |= raw.loadUnaligned(fromByteOffset: p + n - 8, as: UInt64.self)
-        } else {
-            for i in 0..<n { high |= UInt64(raw[p + i]) }
-        }
-        guard high & 0x8080_8080_8080_8080 == 0 else { return nil }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: raw[p..<(p + n)]), as: UTF8.self)
     }
 
     /// Reads the dictionary key `index` (`nil` when it is a collection), through a cache of recent string keys

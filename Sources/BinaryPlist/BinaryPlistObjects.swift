@@ -354,9 +354,10 @@ public struct BinaryPlistObjects {
         return plainASCII(start: start, marker: marker)
     }
 
-    /// The ASCII string object (marker `0x5n`, which the caller checked) at `start` when it is well formed and
-    /// every byte is below 0x80 (what ``scalar(_:start:marker:)`` returns for it too); `nil` for anything else,
-    /// which that then reads or rejects.
+    /// The ASCII string object (marker `0x5n`, which the caller checked) at `start` when it is well formed, its
+    /// length is given in the marker or in a 1-, 2- or 4-byte count, and every byte is below 0x80 (what
+    /// ``scalar(_:start:marker:)`` returns for it too); `nil` for anything else, which that then reads or
+    /// rejects. The accessor's string reads and the materializer's both use it.
     @inlinable @inline(__always)
     func plainASCII(start: Int, marker: UInt8) -> String? {
         var n = Int(marker & 0x0F)
@@ -371,11 +372,20 @@ public struct BinaryPlistObjects {
             p += 1 + width
         }
         guard n <= left(p) else { return nil }
-        let bytes = UnsafeRawBufferPointer(rebasing: raw[p..<(p + n)])
-        var high: UInt8 = 0
-        for b in bytes { high |= b }
-        guard high < 0x80 else { return nil }
-        return String(decoding: bytes, as: UTF8.self)
+        // Eight bytes at a time, the last eight overlapping the ones before when `n` is not a multiple of 8.
+        var high: UInt64 = 0
+        if n >= 8 {
+            var i = 0
+            while i + 8 < n {
+                high |= raw.loadUnaligned(fromByteOffset: p + i, as: UInt64.self)
+                i += 8
+            }
+            high |= raw.loadUnaligned(fromByteOffset: p + n - 8, as: UInt64.self)
+        } else {
+            for i in 0..<n { high |= UInt64(raw[p + i]) }
+        }
+        guard high & 0x8080_8080_8080_8080 == 0 else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: raw[p..<(p + n)]), as: UTF8.self)
     }
 
     /// The string object `index`, or `nil` when it is not a string.
