@@ -36,6 +36,26 @@ struct ArchivableTypeCacheTests {
         #expect(try KeyedArchiver.archivedData(withRootObject: mixed) == Self.hookedArchive(mixed))
     }
 
+    /// The cached path casts to the exact class found before: a value boxed as a superclass (`[Rectangle]`
+    /// holding rounded ones), as a protocol existential or as a struct gets its own class in the archive,
+    /// in whichever order the types come.
+    @Test func writesEachValueAsItsOwnClassHoweverItIsBoxed() throws {
+        let rounded = RoundedRectangle(x: 1, y: 2, width: 3, height: 4, cornerRadius: 5, style: nil)
+        let plain = Rectangle(x: 6, y: 7, width: 8, height: 9, style: nil)
+        let asSuperclass: [Rectangle] = [plain, rounded, plain, rounded, rounded, plain]
+        let asExistential: [any Shape] = [rounded, plain, rounded]
+        let mixed: [Any] = [rounded as Rectangle, Point(x: 1, y: 2), plain, rounded, Point(x: 3, y: 4), plain as Any]
+        for root in [asSuperclass as Any, asExistential, mixed, [asSuperclass, asExistential, mixed] as [Any]] {
+            let bytes = try KeyedArchiver.archivedData(withRootObject: root)
+            #expect(bytes == (try Self.hookedArchive(root)))
+        }
+        let bytes = try KeyedArchiver.archivedData(withRootObject: Contents(shapes: asSuperclass))
+        let back = try #require(try KeyedUnarchiver.unarchivedObject(ofType: Contents.self, from: bytes, registry: shapeRegistry))
+        #expect(back.shapes.map { "\(type(of: $0))" } == ["Rectangle", "RoundedRectangle", "Rectangle",
+                                                          "RoundedRectangle", "RoundedRectangle", "Rectangle"])
+        #expect(back.shapes.compactMap { ($0 as? RoundedRectangle)?.cornerRadius } == [5, 5, 5])
+    }
+
     @Test func restoresEveryClassAndTheSharedInstance() throws {
         let (contents, _) = Self.graph()
         let bytes = try KeyedArchiver.archivedData(withRootObject: contents)

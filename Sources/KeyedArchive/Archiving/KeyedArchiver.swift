@@ -363,6 +363,12 @@ public final class KeyedArchiver {
     /// Encodes `value` as an object and returns its UID (0 for nil).
     func encodeObject(_ value: Any?) -> Int32 {
         guard let value else { return 0 }
+        return encodeObject(value)
+    }
+
+    /// Encodes `value` as an object and returns its UID: the overload for a value that is there, which an
+    /// array's elements are (wrapping each in an `Optional` copied and destroyed the `Any`).
+    func encodeObject(_ value: Any) -> Int32 {
         if state.pointee.hooked { return encodeHooked(value) }
         return encodeUnhooked(value)
     }
@@ -412,15 +418,16 @@ public final class KeyedArchiver {
 
     /// Encodes `value` as an object without the ``willEncode`` hook (its children still pass through it).
     func encodeUnhooked(_ value: Any) -> Int32 {
-        // The commonest standard values by their exact type, before the protocol-conformance lookup.
-        switch ObjectIdentifier(type(of: value)) {
+        // The commonest standard values by their exact type, before the protocol-conformance lookup (one
+        // `type(of:)`: it is a runtime call for an `Any`).
+        let typeID = ObjectIdentifier(type(of: value))
+        switch typeID {
         case ObjectIdentifier(String.self): if let s = value as? String { return stringObject(s) }
         case ObjectIdentifier(Date.self): if let d = value as? Date { return dateObject(d) }
         case ObjectIdentifier(Int.self): if let i = value as? Int { return integerObject(Int64(i)) }
         case ObjectIdentifier(Double.self): if let d = value as? Double { return realObject(d) }
         default: break
         }
-        let typeID = ObjectIdentifier(type(of: value))
         if let known = state.pointee.archivableTypes[typeID], let uid = encodeArchivable(value, exactly: known) {
             return uid
         }
@@ -435,8 +442,12 @@ public final class KeyedArchiver {
     /// lookup); `nil` when the cast fails.
     func encodeArchivable(_ value: Any, exactly type: any KeyedArchivable.Type) -> Int32? {
         func encode<T: KeyedArchivable>(_: T.Type) -> Int32? {
-            guard let object = value as? T else { return nil }
-            return encodeArchivable(object)
+            // A pattern, not `as? T`: the cast then writes `T` itself, with no `Optional<T>` (whose metadata
+            // an unspecialized function looks up at every call).
+            switch value {
+            case let object as T: return encodeArchivable(object)
+            default: return nil
+            }
         }
         return encode(type)
     }
