@@ -83,12 +83,19 @@ extension KeyedUnarchiver {
             guard let refs = try elementArray("NS.objects") else { return [] }
             var result: [E] = []
             result.reserveCapacity(refs.count)
+            let casts = ExistentialElementCasts.forElements(E.self)
+            defer { casts?.deallocate() }
             for i in 0..<refs.count {
                 let ref = try reader.elementReference(refs, i)
                 if let u = try reader.uid(ref), u > 0, let object = try decodeObject(u, key: key) {
-                    // The cast in the loop, so that the metadata of `E?` is looked up once, not once an element;
-                    // `convert` tries it again, then the numeric conversions, and names the mismatch.
-                    if let element = object as? E {
+                    // The cast in the loop, so that the metadata of `E?` is looked up once, not once an element
+                    // (and an existential's conformances once a class); `convert` tries it again, then
+                    // the numeric conversions, and names the mismatch.
+                    if let casts {
+                        if !casts.append(object, as: E.self, to: &result) {
+                            result.append(try convert(object, E.self, key: key, uid: u))
+                        }
+                    } else if let element = object as? E {
                         result.append(element)
                     } else {
                         result.append(try convert(object, E.self, key: key, uid: u))
