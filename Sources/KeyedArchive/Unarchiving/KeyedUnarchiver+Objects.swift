@@ -198,6 +198,7 @@ extension KeyedUnarchiver {
         // Swapped in and out rather than copied: a copy of a frame retains and releases its class chain.
         var other = Frame(uid: uid, fields: fields, classChain: chain, slot: slot)
         swap(&state.pointee.frame, &other)
+        if slot >= 0 { beginKeyLookups(slot: slot) }
         state.pointee.keyPath.append(key)
         state.pointee.depth += 1
         defer {
