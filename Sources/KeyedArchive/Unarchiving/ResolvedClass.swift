@@ -47,7 +47,7 @@ extension KeyedUnarchiver {
     /// The one cache of class dictionaries, for both coding paths: the class at `classUID`, read and resolved
     /// the first time, with ``ResolvedClass/unregisteredName`` set when the registry does not know it.
     func classEntry(_ classUID: Int, for uid: Int) throws -> ResolvedClass {
-        if let c = state.pointee.classCache[classUID] { return c }
+        if let c = state.pointee.classCache.lookup(classUID) { return c }
         func bad(_ reason: String) -> KeyedArchiveError {
             error(.invalidClass, reason, uid: uid)
         }
