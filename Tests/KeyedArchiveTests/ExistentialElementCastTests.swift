@@ -194,6 +194,16 @@ struct ExistentialElementCastTests {
         #expect(error?.description == "keyed archive: object 6 (Square < NSObject) at root.items.items.side: expected Double, found a string")
     }
 
+    @Test func manySmallArraysOfOneElementTypeShareWhatWasLearned() throws {
+        // One unarchiver, one cache for `any Drawable`: each holder's array finds the classes of the ones before.
+        let holders = (0..<9).map { i in Holder(Array(mixed(3 + i).suffix(1 + i % 3))) }
+        let bytes = try KeyedArchiver.archivedData(withRootObject: holders)
+        Holder.form = .drawable
+        let decoded = try #require(try KeyedUnarchiver.unarchivedObject(ofType: [Holder].self, from: bytes, registry: registry))
+        #expect(decoded.map { $0.drawables.map { $0.area() } } == holders.map { $0.drawables.map { $0.area() } })
+        #expect(decoded.map { $0.drawables.map { "\(type(of: $0))" } } == holders.map { $0.drawables.map { "\(type(of: $0))" } })
+    }
+
     @Test func aSharedElementIsTheSameInstanceEachTime() throws {
         let square = Square(side: 4)
         let bytes = try KeyedArchiver.archivedData(withRootObject: Holder([square, Disc(radius: 1), square, square]))

@@ -1,5 +1,5 @@
-/// The casts of one array's decoded class instances to an existential element type (`any Shape`), answered
-/// by the runtime once per dynamic class.
+/// The casts of decoded class instances to an existential element type of arrays (`any Shape`), answered by
+/// the runtime once per dynamic class.
 ///
 /// `object as? any Shape` asks the runtime for the class's conformance to `Shape` at every element (a lookup
 /// in its conformance cache, most of the cost of decoding a small object). An existential holding a class
@@ -12,23 +12,25 @@
 /// `AnyObject`, `Error`, value types) are always cast by the runtime, and so is every element of a class
 /// whose first cast failed: each element's outcome is the one `as?` gives.
 ///
-/// Not generic, so that the array loop (unspecialized in a client's module) pays no generic value
-/// operations for the lookup: one load of the element from its class's words.
+/// Kept by the unarchiver per element type for the whole decode (``KeyedUnarchiver/elementCasts(_:)``), so
+/// that every array of that type, small ones too, finds the classes learned before. Not generic, so that the
+/// array loop (unspecialized in a client's module) pays no generic value operations for the lookup: one load
+/// of the element from its class's words. A trivial value over raw memory (no retain or exclusivity check per
+/// element), freed by ``deallocate()`` when the unarchiver goes.
 struct ExistentialElementCasts {
     /// Words of an element.
     private let elementWords: Int
     /// The number of classes remembered, then per class its metadata and an element's representation (the
-    /// reference word rewritten for each element). Raw memory, so that reading and counting need no
-    /// exclusivity checks; freed by ``deallocate()``.
+    /// reference word rewritten for each element, between the store and the load that copies it out).
     private let words: UnsafeMutableRawPointer
-    /// Most classes remembered for one array; elements of further classes are cast by the runtime.
+    /// Most classes remembered for the element type; elements of further classes are cast by the runtime.
     private static var classLimit: Int { 8 }
     /// Most witness tables handled (the element type's protocols); an existential of more is cast by the runtime.
     private static var tableLimit: Int { 4 }
     private static var word: Int { MemoryLayout<UnsafeRawPointer>.size }
 
     /// The casts to `E`, or `nil` when `E` is not an existential of one or more protocols with witness tables
-    /// (its casts go to the runtime). The caller frees the result with ``deallocate()``.
+    /// (its casts go to the runtime).
     static func forElements<E>(_: E.Type) -> ExistentialElementCasts? {
         guard let words = existentialWords(E.self), MemoryLayout<E>.size == words * word,
               MemoryLayout<E>.alignment == MemoryLayout<UnsafeRawPointer>.alignment

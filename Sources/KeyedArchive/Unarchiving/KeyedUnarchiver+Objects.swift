@@ -83,8 +83,7 @@ extension KeyedUnarchiver {
             guard let refs = try elementArray("NS.objects") else { return [] }
             var result: [E] = []
             result.reserveCapacity(refs.count)
-            let casts = ExistentialElementCasts.forElements(E.self)
-            defer { casts?.deallocate() }
+            let casts = elementCasts(E.self)
             for i in 0..<refs.count {
                 let ref = try reader.elementReference(refs, i)
                 if let u = try reader.uid(ref), u > 0, let object = try decodeObject(u, key: key) {
@@ -109,6 +108,18 @@ extension KeyedUnarchiver {
             }
             return result
         }
+    }
+
+    /// The unarchiver's ``ExistentialElementCasts`` for element type `E` (made at its first array, freed with
+    /// the unarchiver), or `nil` when `E` is not an existential they serve. Up to 16 element types (as many as
+    /// the decoding code names, not the archive); arrays of further ones are cast by the runtime.
+    func elementCasts<E>(_: E.Type) -> ExistentialElementCasts? {
+        let id = ObjectIdentifier(E.self)
+        for entry in state.pointee.elementCasts where entry.type == id { return entry.casts }
+        guard state.pointee.elementCasts.count < 16 else { return nil }
+        let casts = ExistentialElementCasts.forElements(E.self)
+        state.pointee.elementCasts.append((id, casts))
+        return casts
     }
 
     func typedDictionary<K: Hashable, V>(_ v: ArchiveObjectReader.Value, _: K.Type, _: V.Type, key: String) throws -> [K: V] {

@@ -93,6 +93,9 @@ public final class KeyedUnarchiver {
         var keyLookups: [KeyLookupRecord] = []
         /// Counts the objects that began key lookups (the records' ages).
         var lookupClock = 0
+        /// Per array element type met so far, its existential element casts (`nil`: not an existential they
+        /// serve), freed in `deinit`.
+        var elementCasts: [(type: ObjectIdentifier, casts: ExistentialElementCasts?)] = []
         /// Secure coding: what the decode in progress asked for.
         var requested: RequestedTypes = .anything
         /// The lists of types that `.list` requests index, innermost last.
@@ -153,6 +156,7 @@ public final class KeyedUnarchiver {
     }
 
     deinit {
+        for entry in state.pointee.elementCasts { entry.casts?.deallocate() }
         state.deinitialize(count: 1)
         state.deallocate()
     }
