@@ -30,12 +30,16 @@ struct UIDBitSet {
 }
 
 /// Resolved class dictionaries by UID. Archives hold few classes, so the first ones are found by a linear
-/// scan of a short array (no hashing per object); any beyond those go to a dictionary.
+/// scan of a short array (no hashing per object); any beyond those go to a dictionary. In front of both, a
+/// direct-mapped table by the UID's low bits answers a class found before with one comparison.
 struct ResolvedClassCache {
     private var uids: [Int] = []
     private var classes: [ResolvedClass] = []
     private var overflow: [Int: ResolvedClass] = [:]
     private static let linearLimit = 16
+    private var recentUIDs = [Int](repeating: -1, count: recentSlots)
+    private var recentClasses = [ResolvedClass?](repeating: nil, count: recentSlots)
+    private static var recentSlots: Int { 32 }
 
     /// Sets the ``ResolvedClass/verified`` type of the class at `classUID` (already cached).
     mutating func setVerified(_ type: ObjectIdentifier, forClass classUID: Int) {
@@ -44,6 +48,17 @@ struct ResolvedClassCache {
         } else {
             overflow[classUID]?.verified = type
         }
+    }
+
+    /// The class at `classUID`, remembered in the direct-mapped table once found.
+    @inline(__always)
+    mutating func lookup(_ classUID: Int) -> ResolvedClass? {
+        let slot = classUID & (Self.recentSlots - 1)
+        if recentUIDs[slot] == classUID, let c = recentClasses[slot] { return c }
+        guard let c = self[classUID] else { return nil }
+        recentUIDs[slot] = classUID
+        recentClasses[slot] = c
+        return c
     }
 
     subscript(classUID: Int) -> ResolvedClass? {

@@ -83,12 +83,18 @@ extension KeyedUnarchiver {
             guard let refs = try elementArray("NS.objects") else { return [] }
             var result: [E] = []
             result.reserveCapacity(refs.count)
+            let casts = elementCasts(E.self)
             for i in 0..<refs.count {
                 let ref = try reader.elementReference(refs, i)
                 if let u = try reader.uid(ref), u > 0, let object = try decodeObject(u, key: key) {
-                    // The cast in the loop, so that the metadata of `E?` is looked up once, not once an element;
-                    // `convert` tries it again, then the numeric conversions, and names the mismatch.
-                    if let element = object as? E {
+                    // The cast in the loop, so that the metadata of `E?` is looked up once, not once an element
+                    // (and an existential's conformances once a class); `convert` tries it again, then
+                    // the numeric conversions, and names the mismatch.
+                    if let casts {
+                        if !casts.append(object, as: E.self, to: &result) {
+                            result.append(try convert(object, E.self, key: key, uid: u))
+                        }
+                    } else if let element = object as? E {
                         result.append(element)
                     } else {
                         result.append(try convert(object, E.self, key: key, uid: u))
@@ -102,6 +108,18 @@ extension KeyedUnarchiver {
             }
             return result
         }
+    }
+
+    /// The unarchiver's ``ExistentialElementCasts`` for element type `E` (made at its first array, freed with
+    /// the unarchiver), or `nil` when `E` is not an existential they serve. Up to 16 element types (as many as
+    /// the decoding code names, not the archive); arrays of further ones are cast by the runtime.
+    func elementCasts<E>(_: E.Type) -> ExistentialElementCasts? {
+        let id = ObjectIdentifier(E.self)
+        for entry in state.pointee.elementCasts where entry.type == id { return entry.casts }
+        guard state.pointee.elementCasts.count < 16 else { return nil }
+        let casts = ExistentialElementCasts.forElements(E.self)
+        state.pointee.elementCasts.append((id, casts))
+        return casts
     }
 
     func typedDictionary<K: Hashable, V>(_ v: ArchiveObjectReader.Value, _: K.Type, _: V.Type, key: String) throws -> [K: V] {
@@ -191,6 +209,7 @@ extension KeyedUnarchiver {
         // Swapped in and out rather than copied: a copy of a frame retains and releases its class chain.
         var other = Frame(uid: uid, fields: fields, classChain: chain, slot: slot)
         swap(&state.pointee.frame, &other)
+        if slot >= 0 { beginKeyLookups(slot: slot) }
         state.pointee.keyPath.append(key)
         state.pointee.depth += 1
         defer {

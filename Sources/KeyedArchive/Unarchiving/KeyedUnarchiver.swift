@@ -89,6 +89,13 @@ public final class KeyedUnarchiver {
         /// Per resolved class, the keys looked up in request order with their plist string objects: every
         /// object of a class usually reads the same keys in the same order.
         var requestCaches: [[(key: String, object: Int)]] = []
+        /// Per class slot, ``KeyLookupRecord``s of recent objects' key lookups (two a slot).
+        var keyLookups: [KeyLookupRecord] = []
+        /// Counts the objects that began key lookups (the records' ages).
+        var lookupClock = 0
+        /// Per array element type met so far, its existential element casts (`nil`: not an existential they
+        /// serve), freed in `deinit`.
+        var elementCasts: [(type: ObjectIdentifier, casts: ExistentialElementCasts?)] = []
         /// Secure coding: what the decode in progress asked for.
         var requested: RequestedTypes = .anything
         /// The lists of types that `.list` requests index, innermost last.
@@ -123,6 +130,11 @@ public final class KeyedUnarchiver {
         var slot = -1
         /// How many keys were looked up in this object so far.
         var requests = 0
+        /// The ``KeyLookupRecord`` this object replays or records (-1: none), and its generation then.
+        var lookupRecord = -1
+        var lookupGeneration = 0
+        /// Whether the lookups are answered from the record (else they are recorded into it).
+        var replaying = false
     }
 
     init(reader: ArchiveObjectReader, registry: ClassRegistry, allowedTypes: [Any.Type]?,
@@ -144,6 +156,7 @@ public final class KeyedUnarchiver {
     }
 
     deinit {
+        for entry in state.pointee.elementCasts { entry.casts?.deallocate() }
         state.deinitialize(count: 1)
         state.deallocate()
     }
@@ -396,10 +409,14 @@ public final class KeyedUnarchiver {
 
     // MARK: Internals
 
+    @inline(__always)
     func checkValid() throws {
-        guard state.pointee.valid else {
-            throw KeyedArchiveError(.invalidValue, "the unarchiver is used outside the scope that created it")
-        }
+        guard state.pointee.valid else { throw Self.usedOutsideItsScope() }
+    }
+
+    @inline(never)
+    static func usedOutsideItsScope() -> KeyedArchiveError {
+        KeyedArchiveError(.invalidValue, "the unarchiver is used outside the scope that created it")
     }
 
     func error(_ code: KeyedArchiveError.Code, _ reason: String, key: String? = nil, uid: Int? = nil,
@@ -430,6 +447,7 @@ public final class KeyedUnarchiver {
 
     /// Position of a user key (escaped as Apple does) in the current object.
     func position(ofUserKey key: String) throws -> Int? {
+        if let answer = replayedPosition(ofUserKey: key) { return answer }
         if key.utf8.first == UInt8(ascii: "$") { return try position(ofRawKey: "$" + key) }
         return try position(ofRawKey: key)
     }
@@ -438,14 +456,26 @@ public final class KeyedUnarchiver {
     /// Key strings are uniqued in Apple's archives, so the plist object of a key seen before is looked for
     /// first by number; the string comparison decides otherwise, skipping keys whose objects are known to
     /// hold other names (so a missing key costs one comparison of numbers per key, not of strings).
+    ///
+    /// An object of a custom class whose key objects are those of a recent object of its class gets that
+    /// object's answers back, request by request, while it asks for the same keys (``KeyLookupRecord``).
     func position(ofRawKey key: String) throws -> Int? {
-        let fields = state.pointee.frame.fields
-        let n = fields.count
-        guard n > 0 else { return nil }
-        let hint = state.pointee.frame.hint < n ? state.pointee.frame.hint : 0
-        let slot = state.pointee.frame.slot
+        guard state.pointee.frame.fields.count > 0 else { return nil }
         let request = state.pointee.frame.requests
         state.pointee.frame.requests = request + 1
+        guard state.pointee.frame.lookupRecord >= 0 else { return try searchPosition(ofRawKey: key, request: request) }
+        if state.pointee.frame.replaying, let answer = replayedPosition(ofRawKey: key, request: request) { return answer }
+        let position = try searchPosition(ofRawKey: key, request: request)
+        if state.pointee.frame.lookupRecord >= 0 { recordPosition(position, ofRawKey: key, request: request) }
+        return position
+    }
+
+    /// ``position(ofRawKey:)`` by the general path, `request` being the lookup's number in the current object.
+    private func searchPosition(ofRawKey key: String, request: Int) throws -> Int? {
+        let fields = state.pointee.frame.fields
+        let n = fields.count
+        let hint = state.pointee.frame.hint < n ? state.pointee.frame.hint : 0
+        let slot = state.pointee.frame.slot
         var known = -1
         if slot >= 0, request < state.pointee.requestCaches[slot].count, state.pointee.requestCaches[slot][request].key == key {
             known = state.pointee.requestCaches[slot][request].object

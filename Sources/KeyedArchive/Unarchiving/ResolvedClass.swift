@@ -1,5 +1,7 @@
-/// What a class dictionary of the archive resolved to.
-struct ResolvedClass {
+/// What a class dictionary of the archive resolved to, read once per class UID and shared by every object of
+/// that class: a reference, so handing it to each object costs one retain, not a copy of its chain, kind and
+/// name (several retains and releases an object).
+final class ResolvedClass {
     enum Kind {
         case standard(StandardClass)
         case custom(any KeyedArchivable.Type)
@@ -8,19 +10,26 @@ struct ResolvedClass {
         case generic
     }
 
-    var chain: [String]
-    var kind: Kind
-    /// Whether the type takes part in object substitution (``KeyedArchiveSubstituting``). Declared after
-    /// `kind`, it fills that enum's padding: the struct is no larger than without it.
-    var substitutes = false
+    let chain: [String]
+    let kind: Kind
+    /// Whether the type takes part in object substitution (``KeyedArchiveSubstituting``).
+    let substitutes: Bool
     /// Index of this class's key request cache.
-    var slot: Int
+    let slot: Int
     /// The `$classname` when the registry has no type for it: such a class is an ``KeyedArchiveError/Code/unknownClass``
     /// error for the NSCoding path (``KeyedUnarchiver/resolveClass(_:for:)``); the Codable bridge may still
     /// decode it as a statically named type. `nil` for a class the registry resolved.
-    var unregisteredName: String?
+    let unregisteredName: String?
     /// Codable bridge: the last Swift type found named in `chain` (checked once per class and type).
     var verified: ObjectIdentifier?
+
+    init(chain: [String], kind: Kind, slot: Int, unregisteredName: String?) {
+        self.chain = chain
+        self.kind = kind
+        self.slot = slot
+        self.unregisteredName = unregisteredName
+        if case .custom(let t) = kind { substitutes = t is any KeyedArchiveSubstituting.Type } else { substitutes = false }
+    }
 }
 
 extension KeyedUnarchiver {
@@ -38,7 +47,7 @@ extension KeyedUnarchiver {
     /// The one cache of class dictionaries, for both coding paths: the class at `classUID`, read and resolved
     /// the first time, with ``ResolvedClass/unregisteredName`` set when the registry does not know it.
     func classEntry(_ classUID: Int, for uid: Int) throws -> ResolvedClass {
-        if let c = state.pointee.classCache[classUID] { return c }
+        if let c = state.pointee.classCache.lookup(classUID) { return c }
         func bad(_ reason: String) -> KeyedArchiveError {
             error(.invalidClass, reason, uid: uid)
         }
@@ -80,9 +89,8 @@ extension KeyedUnarchiver {
         } else if !registry.decodesUnknownClassesAsArchivedObjects {
             unregistered = name
         }
-        var resolved = ResolvedClass(chain: fullChain, kind: kind, slot: state.pointee.requestCaches.count,
+        let resolved = ResolvedClass(chain: fullChain, kind: kind, slot: state.pointee.requestCaches.count,
                                      unregisteredName: unregistered)
-        if case .custom(let t) = kind { resolved.substitutes = t is any KeyedArchiveSubstituting.Type }
         state.pointee.requestCaches.append([])
         state.pointee.classCache[classUID] = resolved
         return resolved
