@@ -74,7 +74,7 @@ struct SinglePassWriterTests {
     @Test func hashesAValueAheadAsItsEncodingHashes() {
         // The writer hashes a scalar from its own bytes before writing it (to touch its table slot): that hash
         // is the encoding's, for short and long strings and data (an extended count) and fixed-size scalars.
-        let table = EncodedScalarTable()
+        let table = EncodedScalarTable<UInt32>()
         let body = (0..<40).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 0x41) }
         for n in [0, 1, 7, 14, 15, 16, 39] {
             for kind in [UInt8(0x40), 0x50] {
@@ -101,8 +101,8 @@ struct SinglePassWriterTests {
             ranges.append(start..<bytes.count)
         }
         let objects = ranges.map { WrittenObject(kind: 0, start: $0.lowerBound, count: $0.count) }
-        let fast = EncodedScalarTable()
-        var table = EncodedScalarTable(capacity: 4, longProbe: 0)
+        let fast = EncodedScalarTable<UInt32>()
+        var table = EncodedScalarTable<UInt32>(capacity: 4, longProbe: 0)
         bytes.withUnsafeBytes { raw in
             objects.withUnsafeBufferPointer { objects in
                 let written = WrittenEncodings(bytes: raw, objects: objects)
