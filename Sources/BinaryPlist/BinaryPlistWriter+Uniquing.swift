@@ -328,7 +328,7 @@ struct RecentStrings {
     }
 
     @inline(__always)
-    private static func slot(_ b: (UInt64, UInt64)) -> Int {
+    static func slot(_ b: (UInt64, UInt64)) -> Int {
         Int(truncatingIfNeeded: ((b.0 ^ (b.1 &* 0x9E37_79B9_7F4A_7C15)) &* 0xFF51_AFD7_ED55_8CCD) >> 56)
     }
 

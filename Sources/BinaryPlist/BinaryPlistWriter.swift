@@ -23,29 +23,49 @@ public struct BinaryPlistWriter {
         try withUnsafePointer(to: value) { try census.visit($0, depth: 1) }
         // Object numbers in 32 bits (8-byte uniquing slots) whenever the count of values leaves room for them.
         if census.values < Int(UInt32.max) {
-            return Self.write(value, ObjectWriter<UInt32>(census))
+            return Self.write(value, census, numbering: UInt32.self)
         }
-        return Self.write(value, ObjectWriter<UInt>(census))
+        return Self.write(value, census, numbering: UInt.self)
     }
 
-    private static func write<Object>(_ value: PlistValue, _ writer: consuming ObjectWriter<Object>) -> [UInt8] {
-        _ = withUnsafePointer(to: value) { writer.add($0) }
-        return writer.finish()
+    /// Writes the file into an array of the census's estimated size, which is the file when it fits and fills
+    /// at least half of it (no more capacity to spare than an array grown by appending can have); else the file
+    /// is written where the writer grew to and copied into an array of its size.
+    private static func write<Object: FixedWidthInteger & UnsignedInteger>(_ value: PlistValue, _ census: WriterCensus,
+                                                                         numbering: Object.Type) -> [UInt8] {
+        // Never more than the writer reserved before, 16 bytes a value (the tree itself takes that much): a
+        // scalar repeated many times is counted at each occurrence.
+        let capacity = min(census.estimatedSize, 64 + 16 * census.values)
+        var elsewhere: [UInt8] = []
+        let file = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            var writer = ObjectWriter<Object>(census, into: buffer)
+            _ = withUnsafePointer(to: value) { writer.add($0) }
+            if let size = writer.finishInPlace() {
+                count = size
+            } else {
+                count = 0
+                elsewhere = writer.finish()
+            }
+        }
+        return file.isEmpty ? elsewhere : file
     }
 }
 
 /// The writing pass: each object's bytes written once, in object-number order, into one growing buffer, with
 /// the references of collections as wide as the census's count of values needs; each new scalar is written
-/// where it would go and taken back when an equal one already has an object. The file is then the buffer, the
-/// offset table and the trailer, copied once into an array of the size they need (the references narrowed on
-/// the way when uniquing brought the object count below their width). `Object` is the uniquing table's type of
-/// object number, wide enough for every object the census allows.
+/// where it would go and taken back when an equal one already has an object. The buffer is the one it is given
+/// (an array's storage) until it outgrows it. The file is then that buffer with the offset table and the trailer
+/// after the objects, or else the buffer, the offset table and the trailer copied once into an array of the size
+/// they need (the references narrowed on the way when uniquing brought the object count below their width).
+/// `Object` is the uniquing table's type of object number, wide enough for every object the census allows.
 private struct ObjectWriter<Object: FixedWidthInteger & UnsignedInteger>: ~Copyable {
     typealias Table = EncodedScalarTable<Object>
 
     /// The header and the objects written so far.
     var bytes: UnsafeMutablePointer<UInt8>
     var capacity: Int
+    /// Whether `bytes` was allocated by the writer (after it outgrew the buffer it was given).
+    var ownsBytes: Bool
     var position = 0
     /// Where each object starts in `bytes`; object `i + 1` starts where object `i` ends.
     var offsets: UnsafeMutablePointer<Int>
@@ -65,20 +85,29 @@ private struct ObjectWriter<Object: FixedWidthInteger & UnsignedInteger>: ~Copya
     var hasASCIIEquivalents = false
     var recentStrings = RecentStrings()
 
-    init(_ census: WriterCensus) {
+    /// A writer that writes into `buffer` (uninitialized) until it needs more.
+    init(_ census: WriterCensus, into buffer: UnsafeMutableBufferPointer<UInt8>) {
         referenceWidth = byteWidth(toExceed: census.values)
-        // Generous: pages of a large allocation that are never written cost no memory.
-        capacity = 64 + 16 * census.values
-        bytes = .allocate(capacity: capacity)
+        if let base = buffer.baseAddress {
+            bytes = base
+            capacity = buffer.count
+            ownsBytes = false
+        } else {
+            capacity = 64
+            bytes = .allocate(capacity: capacity)
+            ownsBytes = true
+        }
         offsetCapacity = census.values
         offsets = .allocate(capacity: offsetCapacity)
         table = Table(capacity: census.valueScalars + 64)
         let header = BinaryPlistOutput.header
-        for b in header { bytes[position] = b; position += 1 }
+        let p = reserve(header.count)
+        for (k, b) in header.enumerated() { p[k] = b }
+        position = header.count
     }
 
     deinit {
-        bytes.deallocate()
+        if ownsBytes { bytes.deallocate() }
         offsets.deallocate()
     }
 
@@ -94,7 +123,15 @@ private struct ObjectWriter<Object: FixedWidthInteger & UnsignedInteger>: ~Copya
     @inline(never)
     mutating func grow(toFit n: Int) {
         capacity = max(2 * capacity, position + n)
-        bytes = Self.move(bytes, count: position, toCapacity: capacity)
+        if ownsBytes {
+            bytes = Self.move(bytes, count: position, toCapacity: capacity)
+            return
+        }
+        // The given buffer stays its owner's.
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        moved.initialize(from: bytes, count: position)
+        bytes = moved
+        ownsBytes = true
     }
 
     /// A buffer of `capacity` elements holding the first `count` of `old`, which is freed.
@@ -453,6 +490,23 @@ private struct ObjectWriter<Object: FixedWidthInteger & UnsignedInteger>: ~Copya
     }
 
     // MARK: The file
+
+    /// The file's size when it is complete in the buffer the writer was given: the offset table and the trailer
+    /// written after the objects, when they fit, the references need no narrowing, and the file fills at least
+    /// half of the buffer; `nil` otherwise (no object is changed: see ``finish()``).
+    mutating func finishInPlace() -> Int? {
+        let width = byteWidth(toExceed: objectCount)
+        guard !ownsBytes, width == referenceWidth else { return nil }
+        let trailer = BinaryPlistTrailer(objectCount: objectCount, topObject: 0, offsetTableOffset: position,
+                                         referenceWidth: width)
+        let size = position + objectCount * trailer.offsetWidth + BinaryPlistTrailer.byteCount
+        guard size <= capacity, size >= capacity - capacity / 2 else { return nil }
+        var out = BinaryPlistOutput(base: bytes, capacity: size)
+        out.skip(to: position)
+        out.appendReferences(UnsafeBufferPointer(start: offsets, count: objectCount), width: trailer.offsetWidth)
+        out.appendTrailer(trailer)
+        return out.overran || out.position != size ? nil : size
+    }
 
     /// The file: header and objects as written (references narrowed when the object count allows fewer bytes
     /// than were written), offset table and trailer, in one array of the size they need.
