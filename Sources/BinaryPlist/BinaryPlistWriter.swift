@@ -242,8 +242,8 @@ private struct ObjectWriter<Object: FixedWidthInteger & UnsignedInteger>: ~Copya
     /// Hashes the elements `range` of a collection (`element(i)` is element `i`) into `ring` (element `i` at
     /// `i` modulo the ring's count, a power of two), then touches their uniquing slots one after another (see
     /// ``EncodedScalarTable/touch(_:)``): the touches come together, so that their cache misses overlap, where
-    /// a hash between two of them (its retain and release are atomic operations, which wait for every load
-    /// before them) would make each miss wait for the one before.
+    /// with a value's hash between two of them few were in flight at once (the processor looks ahead a few
+    /// hundred instructions).
     @inline(__always)
     mutating func prefetch(_ range: Range<Int>, into ring: UnsafeMutableBufferPointer<Int>,
                            _ element: (Int) -> UnsafePointer<PlistValue>?) {
