@@ -156,7 +156,8 @@ package struct BinaryPlistOutput {
         appendBigEndian(v, width: width)
     }
 
-    /// Moves past bytes already written with ``store(_:width:at:)`` (the offset table), up to byte `p`.
+    /// Moves past bytes already written, up to byte `p`: the offset table, with ``store(_:width:at:)``, or the
+    /// objects ``BinaryPlistWriter`` wrote into the buffer before this output was made over it.
     mutating func skip(to p: Int) {
         guard p >= position, fits(p - position, at: position) else { return }
         position = p

@@ -4,18 +4,22 @@
 /// that are not ASCII compare as Swift strings (canonical equivalence) in a `Dictionary`, as they always did;
 /// see ``BinaryPlistWriter``'s `string(_:)`.
 ///
-/// An open-addressing table with linear probing, at most half full, whose 16-byte slots hold the object number
+/// An open-addressing table with linear probing, at most half full, whose slots hold the object number (an
+/// `Object`: `UInt32` for a plist that cannot reach 2^32 - 1 objects, 8-byte slots, else `UInt`, 16-byte slots)
 /// and 32 bits of its encoding's hash (the writer gives each object's bytes, ``ObjectEncodings``): a lookup
 /// hashes the candidate's bytes once and compares bytes only on an equal hash. The hash is a multiply-and-fold
 /// over eight bytes at a time, seeded per process; should a probe ever run past ``longProbe`` slots (values crafted to collide), the table
 /// switches for good to Swift's `Hasher` (SipHash, seeded per process) and rehashes what it holds, so crafted
 /// values cannot make writing quadratic. The table only finds objects; the output never depends on it.
-struct EncodedScalarTable {
+struct EncodedScalarTable<Object: FixedWidthInteger & UnsignedInteger> {
     private struct Slot {
-        /// -1 marks an empty slot.
-        var object: Int
+        /// ``empty`` marks an empty slot.
+        var object: Object
         var hash: UInt32
     }
+
+    /// The object number of an empty slot (no object has it: the writer sizes `Object` to exceed every number).
+    private static var empty: Object { Object.max }
 
     /// Where each object's encoding lies in the scalar buffer: the writer's object list.
     typealias Objects = UnsafeBufferPointer<WrittenObject>
@@ -32,15 +36,15 @@ struct EncodedScalarTable {
     /// What ``touch(_:)`` loaded, kept so that the loads are made.
     private var touched = 0
 
-    /// Whether the table is larger than the caches keep close (a megabyte, 64 Ki slots), so that touching a
-    /// slot ahead saves a wait.
+    /// Whether the table is larger than the caches keep close (64 Ki slots, half a megabyte or one), so that
+    /// touching a slot ahead saves a wait.
     var outgrowsCaches: Bool { slots.count >= 1 << 16 }
 
     init(capacity: Int = 512, longProbe: Int = 48) {
         self.longProbe = longProbe
         var size = 16
         while size < capacity * 2 { size <<= 1 }
-        slots = Array(repeating: Slot(object: -1, hash: 0), count: size)
+        slots = Array(repeating: Slot(object: Self.empty, hash: 0), count: size)
         mask = size - 1
     }
 
@@ -87,7 +91,7 @@ struct EncodedScalarTable {
     @inline(__always)
     mutating func touch(_ hash: Int) {
         guard hash != Self.noHash else { return }
-        touched &+= slots.withUnsafeBufferPointer { $0[hash & mask].object }
+        touched &+= slots.withUnsafeBufferPointer { Int(truncatingIfNeeded: $0[hash & mask].object) }
     }
 
     /// Eight bytes per step, each folded in by a full-width multiply (the high and low halves xored).
@@ -148,7 +152,7 @@ struct EncodedScalarTable {
     }
 
     /// No hash computed ahead (see ``object(for:hash:in:candidate:)``).
-    static let noHash = Int.min
+    static var noHash: Int { Int.min }
 
     /// ``object(for:in:candidate:)`` with `hash`, the key's ``hash(_:)`` computed ahead (``noHash`` for none),
     /// used when the table has hashed the same way since (it is computed again after a switch to `Hasher`).
@@ -157,13 +161,13 @@ struct EncodedScalarTable {
                          candidate: Int) -> Int {
         var hash = ahead != Self.noHash && !strong ? ahead : hash(key)
         var (i, probes) = position(of: key, hash: hash, objects)
-        if slots[i].object >= 0 { return slots[i].object }
+        if slots[i].object != Self.empty { return Int(truncatingIfNeeded: slots[i].object) }
         if probes > longProbe && !strong {
             rehashStrongly(objects)
             hash = self.hash(key)
             i = position(of: key, hash: hash, objects).slot
         }
-        slots[i] = Slot(object: candidate, hash: UInt32(truncatingIfNeeded: hash))
+        slots[i] = Slot(object: Object(truncatingIfNeeded: candidate), hash: UInt32(truncatingIfNeeded: hash))
         count += 1
         if count * 2 > slots.count { grow() }
         return candidate
@@ -172,7 +176,7 @@ struct EncodedScalarTable {
     /// The object whose encoding is `key`, if there is one (nothing is registered).
     func existingObject(for key: UnsafeRawBufferPointer, in objects: some ObjectEncodings) -> Int? {
         let object = slots[position(of: key, hash: hash(key), objects).slot].object
-        return object >= 0 ? object : nil
+        return object != Self.empty ? Int(truncatingIfNeeded: object) : nil
     }
 
     /// The slot that holds `key`, or else the empty slot where it would go, and the slots probed before it.
@@ -182,10 +186,10 @@ struct EncodedScalarTable {
         return slots.withUnsafeBufferPointer { table in
             var i = hash & mask
             var probes = 0
-            while table[i].object >= 0 {
+            while table[i].object != Self.empty {
                 let slot = table[i]
                 if slot.hash == hash32 {
-                    let encoding = objects.encoding(of: slot.object)
+                    let encoding = objects.encoding(of: Int(truncatingIfNeeded: slot.object))
                     if encoding.count == key.count && Self.equal(encoding, key) {
                         return (i, probes)
                     }
@@ -200,8 +204,8 @@ struct EncodedScalarTable {
     /// Switches to `Hasher` and places every held encoding again by its new hash.
     private mutating func rehashStrongly(_ objects: some ObjectEncodings) {
         strong = true
-        for i in slots.indices where slots[i].object >= 0 {
-            slots[i].hash = UInt32(truncatingIfNeeded: hash(objects.encoding(of: slots[i].object)))
+        for i in slots.indices where slots[i].object != Self.empty {
+            slots[i].hash = UInt32(truncatingIfNeeded: hash(objects.encoding(of: Int(truncatingIfNeeded: slots[i].object))))
         }
         place(slots, size: slots.count)
     }
@@ -230,13 +234,13 @@ struct EncodedScalarTable {
     /// Makes the table `size` slots holding the full slots of `old`, each where its hash puts it; the new table
     /// is filled through a pointer (no uniqueness check per slot) before it replaces the old one.
     private mutating func place(_ old: [Slot], size: Int) {
-        var table = Array(repeating: Slot(object: -1, hash: 0), count: size)
+        var table = Array(repeating: Slot(object: Self.empty, hash: 0), count: size)
         let mask = size - 1
         table.withUnsafeMutableBufferPointer { table in
             old.withUnsafeBufferPointer { old in
-                for slot in old where slot.object >= 0 {
+                for slot in old where slot.object != Self.empty {
                     var i = Int(slot.hash) & mask
-                    while table[i].object >= 0 { i = (i + 1) & mask }
+                    while table[i].object != Self.empty { i = (i + 1) & mask }
                     table[i] = slot
                 }
             }
@@ -324,7 +328,7 @@ struct RecentStrings {
     }
 
     @inline(__always)
-    private static func slot(_ b: (UInt64, UInt64)) -> Int {
+    static func slot(_ b: (UInt64, UInt64)) -> Int {
         Int(truncatingIfNeeded: ((b.0 ^ (b.1 &* 0x9E37_79B9_7F4A_7C15)) &* 0xFF51_AFD7_ED55_8CCD) >> 56)
     }
 

@@ -21,21 +21,51 @@ public struct BinaryPlistWriter {
     public func encode(_ value: PlistValue) throws -> [UInt8] {
         var census = WriterCensus(maxDepth: limits.maxDepth)
         try withUnsafePointer(to: value) { try census.visit($0, depth: 1) }
-        var writer = ObjectWriter(census)
-        _ = withUnsafePointer(to: value) { writer.add($0) }
-        return writer.finish()
+        // Object numbers in 32 bits (8-byte uniquing slots) whenever the count of values leaves room for them.
+        if census.values < Int(UInt32.max) {
+            return Self.write(value, census, numbering: UInt32.self)
+        }
+        return Self.write(value, census, numbering: UInt.self)
+    }
+
+    /// Writes the file into an array of the census's estimated size, which is the file when it fits and fills
+    /// at least half of it (no more capacity to spare than an array grown by appending can have); else the file
+    /// is written where the writer grew to and copied into an array of its size.
+    private static func write<Object: FixedWidthInteger & UnsignedInteger>(_ value: PlistValue, _ census: WriterCensus,
+                                                                         numbering: Object.Type) -> [UInt8] {
+        // Never more than the writer reserved before, 16 bytes a value (the tree itself takes that much): a
+        // scalar repeated many times is counted at each occurrence.
+        let capacity = min(census.estimatedSize, 64 + 16 * census.values)
+        var elsewhere: [UInt8] = []
+        let file = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            var writer = ObjectWriter<Object>(census, into: buffer)
+            _ = withUnsafePointer(to: value) { writer.add($0) }
+            if let size = writer.finishInPlace() {
+                count = size
+            } else {
+                count = 0
+                elsewhere = writer.finish()
+            }
+        }
+        return file.isEmpty ? elsewhere : file
     }
 }
 
 /// The writing pass: each object's bytes written once, in object-number order, into one growing buffer, with
 /// the references of collections as wide as the census's count of values needs; each new scalar is written
-/// where it would go and taken back when an equal one already has an object. The file is then the buffer, the
-/// offset table and the trailer, copied once into an array of the size they need (the references narrowed on
-/// the way when uniquing brought the object count below their width).
-private struct ObjectWriter: ~Copyable {
+/// where it would go and taken back when an equal one already has an object. The buffer is the one it is given
+/// (an array's storage) until it outgrows it. The file is then that buffer with the offset table and the trailer
+/// after the objects, or else the buffer, the offset table and the trailer copied once into an array of the size
+/// they need (the references narrowed on the way when uniquing brought the object count below their width).
+/// `Object` is the uniquing table's type of object number, wide enough for every object the census allows.
+private struct ObjectWriter<Object: FixedWidthInteger & UnsignedInteger>: ~Copyable {
+    typealias Table = EncodedScalarTable<Object>
+
     /// The header and the objects written so far.
     var bytes: UnsafeMutablePointer<UInt8>
     var capacity: Int
+    /// Whether `bytes` was allocated by the writer (after it outgrew the buffer it was given).
+    var ownsBytes: Bool
     var position = 0
     /// Where each object starts in `bytes`; object `i + 1` starts where object `i` ends.
     var offsets: UnsafeMutablePointer<Int>
@@ -46,7 +76,7 @@ private struct ObjectWriter: ~Copyable {
     /// The references written, for narrowing them at the end.
     var referenceCount = 0
 
-    var table: EncodedScalarTable
+    var table: Table
     /// The objects of `null`, `false` and `true` (-1 until written).
     var constants: (null: Int, no: Int, yes: Int) = (-1, -1, -1)
     /// Strings that are not ASCII, compared as Swift strings, as they were always uniqued.
@@ -55,20 +85,29 @@ private struct ObjectWriter: ~Copyable {
     var hasASCIIEquivalents = false
     var recentStrings = RecentStrings()
 
-    init(_ census: WriterCensus) {
+    /// A writer that writes into `buffer` (uninitialized) until it needs more.
+    init(_ census: WriterCensus, into buffer: UnsafeMutableBufferPointer<UInt8>) {
         referenceWidth = byteWidth(toExceed: census.values)
-        // Generous: pages of a large allocation that are never written cost no memory.
-        capacity = 64 + 16 * census.values
-        bytes = .allocate(capacity: capacity)
+        if let base = buffer.baseAddress {
+            bytes = base
+            capacity = buffer.count
+            ownsBytes = false
+        } else {
+            capacity = 64
+            bytes = .allocate(capacity: capacity)
+            ownsBytes = true
+        }
         offsetCapacity = census.values
         offsets = .allocate(capacity: offsetCapacity)
-        table = EncodedScalarTable(capacity: census.valueScalars + 64)
+        table = Table(capacity: census.valueScalars + 64)
         let header = BinaryPlistOutput.header
-        for b in header { bytes[position] = b; position += 1 }
+        let p = reserve(header.count)
+        for (k, b) in header.enumerated() { p[k] = b }
+        position = header.count
     }
 
     deinit {
-        bytes.deallocate()
+        if ownsBytes { bytes.deallocate() }
         offsets.deallocate()
     }
 
@@ -84,7 +123,15 @@ private struct ObjectWriter: ~Copyable {
     @inline(never)
     mutating func grow(toFit n: Int) {
         capacity = max(2 * capacity, position + n)
-        bytes = Self.move(bytes, count: position, toCapacity: capacity)
+        if ownsBytes {
+            bytes = Self.move(bytes, count: position, toCapacity: capacity)
+            return
+        }
+        // The given buffer stays its owner's.
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        moved.initialize(from: bytes, count: position)
+        bytes = moved
+        ownsBytes = true
     }
 
     /// A buffer of `capacity` elements holding the first `count` of `old`, which is freed.
@@ -188,36 +235,49 @@ private struct ObjectWriter: ~Copyable {
         }
     }
 
-    /// How many elements ahead of the one being written ``prefetch(_:)`` touches.
-    static let lookahead = 16
+    /// How many elements of a collection ``prefetch(_:into:_:)`` hashes and touches at once, a block ahead of the
+    /// ones being written.
+    static var lookahead: Int { 16 }
 
-    /// Touches the uniquing table's slot of the value at `value`, when it is a scalar the table holds, hashed
-    /// from the value's own bytes as the table hashes its encoding (see ``EncodedScalarTable/touch(_:)``);
-    /// returns that hash, for the value's lookup (``EncodedScalarTable/noHash`` for none).
+    /// Hashes the elements `range` of a collection (`element(i)` is element `i`) into `ring` (element `i` at
+    /// `i` modulo the ring's count, a power of two), then touches their uniquing slots one after another (see
+    /// ``EncodedScalarTable/touch(_:)``): the touches come together, so that their cache misses overlap, where
+    /// with a value's hash between two of them few were in flight at once (the processor looks ahead a few
+    /// hundred instructions).
     @inline(__always)
-    mutating func prefetch(_ value: UnsafePointer<PlistValue>) -> Int {
+    mutating func prefetch(_ range: Range<Int>, into ring: UnsafeMutableBufferPointer<Int>,
+                           _ element: (Int) -> UnsafePointer<PlistValue>?) {
+        let mask = ring.count - 1
         // A small table is in the caches: nothing to wait for, nothing to compute ahead.
-        guard table.outgrowsCaches else { return EncodedScalarTable.noHash }
-        let hash: Int
+        guard table.outgrowsCaches else {
+            for i in range { ring[i & mask] = Table.noHash }
+            return
+        }
+        for i in range { ring[i & mask] = element(i).map { hashAhead($0) } ?? Table.noHash }
+        for i in range { table.touch(ring[i & mask]) }
+    }
+
+    /// The hash of the value at `value`, when it is a scalar the table holds, from the value's own bytes as the
+    /// table hashes its encoding (``EncodedScalarTable/noHash`` for any other value).
+    @inline(__always)
+    func hashAhead(_ value: UnsafePointer<PlistValue>) -> Int {
         switch value.pointee {
         case .string(let s):
-            hash = s.utf8.withContiguousStorageIfAvailable { utf8 in
+            return s.utf8.withContiguousStorageIfAvailable { utf8 in
                 table.hash(marker: 0x50 | UInt8(truncatingIfNeeded: min(utf8.count, 15)), body: UnsafeRawBufferPointer(utf8))
-            } ?? EncodedScalarTable.noHash
+            } ?? Table.noHash
         case .data(let d):
-            hash = d.withUnsafeBytes { table.hash(marker: 0x40 | UInt8(truncatingIfNeeded: min($0.count, 15)), body: $0) }
+            return d.withUnsafeBytes { table.hash(marker: 0x40 | UInt8(truncatingIfNeeded: min($0.count, 15)), body: $0) }
         case .integer, .real, .date, .uid:
-            hash = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 17) { scratch in
-                guard let p = scratch.baseAddress else { return EncodedScalarTable.noHash }
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 17) { scratch in
+                guard let p = scratch.baseAddress else { return Table.noHash }
                 // A one-byte marker, then the body.
                 let length = Self.writeFixedSize(value, at: p)
                 return table.hash(marker: p[0], body: UnsafeRawBufferPointer(start: p + 1, count: length - 1))
             }
         default:
-            return EncodedScalarTable.noHash
+            return Table.noHash
         }
-        table.touch(hash)
-        return hash
     }
 
     /// Stores reference `r` at byte `p`, `referenceWidth` bytes, most significant first.
@@ -262,7 +322,7 @@ private struct ObjectWriter: ~Copyable {
     /// its object. Values are read where they are, through pointers into the tree's arrays: a value passed on
     /// would be copied (its payload retained and released) at every call. Recursion is bounded by the census's
     /// depth check.
-    mutating func add(_ value: UnsafePointer<PlistValue>, hash: Int = EncodedScalarTable.noHash) -> Int {
+    mutating func add(_ value: UnsafePointer<PlistValue>, hash: Int = Table.noHash) -> Int {
         switch value.pointee {
         case .string(let s):
             return string(s, hash: hash)
@@ -271,14 +331,16 @@ private struct ObjectWriter: ~Copyable {
             let width = referenceWidth
             items.withUnsafeBufferPointer { items in
                 guard let first = items.baseAddress else { return }
-                // The table slots of the next elements are touched ahead of their writing; their hashes wait
-                // in a ring.
-                withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.lookahead) { ring in
-                    for k in 0..<min(items.count, Self.lookahead) { ring[k] = prefetch(first + k) }
+                // The table slots of the elements are touched a block ahead of their writing; their hashes
+                // wait in a ring of two blocks.
+                let block = Self.lookahead
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * block) { ring in
+                    prefetch(0..<min(items.count, block), into: ring) { first + $0 }
                     for i in items.indices {
-                        let hash = ring[i & (Self.lookahead - 1)]
-                        if i + Self.lookahead < items.count { ring[i & (Self.lookahead - 1)] = prefetch(first + i + Self.lookahead) }
-                        storeReference(add(first + i, hash: hash), at: refs + i * width)
+                        if i % block == 0 && i + block < items.count {
+                            prefetch((i + block)..<min(i + 2 * block, items.count), into: ring) { first + $0 }
+                        }
+                        storeReference(add(first + i, hash: ring[i & (2 * block - 1)]), at: refs + i * width)
                     }
                 }
             }
@@ -289,24 +351,21 @@ private struct ObjectWriter: ~Copyable {
             let width = referenceWidth
             dict.entries.withUnsafeBufferPointer { entries in
                 guard let first = entries.baseAddress else { return }
-                // The table slots of the first values are touched before the keys are written, the next ones
-                // ahead of their writing.
-                withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.lookahead) { ring in
-                    for i in 0..<min(n, Self.lookahead) {
-                        ring[i] = (first + i).pointer(to: \.value).map { prefetch($0) } ?? EncodedScalarTable.noHash
-                    }
+                // The table slots of the first block of values are touched before the keys are written, the
+                // next ones a block ahead of their writing.
+                let block = Self.lookahead
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * block) { ring in
+                    prefetch(0..<min(n, block), into: ring) { (first + $0).pointer(to: \.value) }
                     for i in 0..<n {
                         guard let key = (first + i).pointer(to: \.key) else { continue }
                         storeReference(self.key(key), at: refs + i * width)
                     }
                     for i in 0..<n {
-                        let hash = ring[i & (Self.lookahead - 1)]
-                        if i + Self.lookahead < n {
-                            ring[i & (Self.lookahead - 1)] = (first + i + Self.lookahead).pointer(to: \.value).map { prefetch($0) }
-                                ?? EncodedScalarTable.noHash
+                        if i % block == 0 && i + block < n {
+                            prefetch((i + block)..<min(i + 2 * block, n), into: ring) { (first + $0).pointer(to: \.value) }
                         }
                         guard let value = (first + i).pointer(to: \.value) else { continue }
-                        storeReference(add(value, hash: hash), at: refs + (n + i) * width)
+                        storeReference(add(value, hash: ring[i & (2 * block - 1)]), at: refs + (n + i) * width)
                     }
                 }
             }
@@ -358,7 +417,7 @@ private struct ObjectWriter: ~Copyable {
     /// The object of the scalar whose bytes were just written from `mark` on: an earlier object with the same
     /// bytes (the new bytes are taken back), or a new one.
     @inline(__always)
-    private mutating func unique(from mark: Int, hash: Int = EncodedScalarTable.noHash) -> Int {
+    private mutating func unique(from mark: Int, hash: Int = Table.noHash) -> Int {
         let candidate = objectCount
         let key = UnsafeRawBufferPointer(start: bytes + mark, count: position - mark)
         let written = OffsetEncodings(bytes: bytes, offsets: offsets, count: objectCount, end: mark)
@@ -370,7 +429,7 @@ private struct ObjectWriter: ~Copyable {
         return object
     }
 
-    private mutating func string(_ s: String, hash: Int = EncodedScalarTable.noHash) -> Int {
+    private mutating func string(_ s: String, hash: Int = Table.noHash) -> Int {
         if let found = s.utf8.withContiguousStorageIfAvailable({ asciiString($0, s, hash: hash) }), let object = found {
             return object
         }
@@ -381,7 +440,7 @@ private struct ObjectWriter: ~Copyable {
     /// behind its marker, then uniqued by those bytes; `nil` when it is not ASCII (nothing is kept).
     @inline(__always)
     private mutating func asciiString(_ utf8: UnsafeBufferPointer<UInt8>, _ s: String,
-                                      hash: Int = EncodedScalarTable.noHash) -> Int? {
+                                      hash: Int = Table.noHash) -> Int? {
         let n = utf8.count
         let mark = position
         let p = reserve(10 + n)
@@ -431,6 +490,23 @@ private struct ObjectWriter: ~Copyable {
     }
 
     // MARK: The file
+
+    /// The file's size when it is complete in the buffer the writer was given: the offset table and the trailer
+    /// written after the objects, when they fit, the references need no narrowing, and the file fills at least
+    /// half of the buffer; `nil` otherwise (no object is changed: see ``finish()``).
+    mutating func finishInPlace() -> Int? {
+        let width = byteWidth(toExceed: objectCount)
+        guard !ownsBytes, width == referenceWidth else { return nil }
+        let trailer = BinaryPlistTrailer(objectCount: objectCount, topObject: 0, offsetTableOffset: position,
+                                         referenceWidth: width)
+        let size = position + objectCount * trailer.offsetWidth + BinaryPlistTrailer.byteCount
+        guard size <= capacity, size >= capacity - capacity / 2 else { return nil }
+        var out = BinaryPlistOutput(base: bytes, capacity: size)
+        out.skip(to: position)
+        out.appendReferences(UnsafeBufferPointer(start: offsets, count: objectCount), width: trailer.offsetWidth)
+        out.appendTrailer(trailer)
+        return out.overran || out.position != size ? nil : size
+    }
 
     /// The file: header and objects as written (references narrowed when the object count allows fewer bytes
     /// than were written), offset table and trailer, in one array of the size they need.

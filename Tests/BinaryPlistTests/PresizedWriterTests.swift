@@ -93,6 +93,12 @@ struct PresizedWriterTests {
     }
 
     @Test func switchesToHasherAfterALongProbeAndStillFindsEveryEncoding() {
+        // Both widths of object number: 32 bits (8-byte slots) and 64.
+        switchesToHasherAndFindsEveryEncoding(EncodedScalarTable<UInt32>(capacity: 4, longProbe: 0))
+        switchesToHasherAndFindsEveryEncoding(EncodedScalarTable<UInt>(capacity: 4, longProbe: 0))
+    }
+
+    private func switchesToHasherAndFindsEveryEncoding<Object>(_ empty: EncodedScalarTable<Object>) {
         var bytes: [UInt8] = []
         var ranges: [(start: Int, end: Int)] = []
         for i in 0..<300 {
@@ -101,7 +107,7 @@ struct PresizedWriterTests {
             ranges.append((start, bytes.count))
         }
         let objects = ranges.map { WrittenObject(kind: 0, start: $0.start, count: $0.end - $0.start) }
-        var table = EncodedScalarTable(capacity: 4, longProbe: 0)
+        var table = empty
         bytes.withUnsafeBytes { raw in
             objects.withUnsafeBufferPointer { objects in
                 for (n, r) in ranges.enumerated() {
@@ -127,7 +133,7 @@ struct PresizedWriterTests {
                 for i in max(0, n - 7)...n {
                     var expected: UInt64 = 0
                     for k in i..<n { expected |= UInt64(prefix[k]) << UInt64(8 * (k - i)) }
-                    #expect(EncodedScalarTable.tailBits(prefix, from: i) == expected, "length \(n), from \(i)")
+                    #expect(EncodedScalarTable<UInt32>.tailBits(prefix, from: i) == expected, "length \(n), from \(i)")
                 }
             }
         }

@@ -42,6 +42,43 @@ struct SinglePassWriterTests {
         #expect(try BinaryPlistDocument(bytes).trailer.referenceWidth == 2)
     }
 
+    @Test func estimatesTheFileSizeExactlyWhenNothingIsUniqued() throws {
+        // Distinct scalars of every kind, and 400 dictionaries whose keys are the same three strings: the census
+        // counts each key once, so its estimate (the writer's array) is the file's size.
+        let keys: [PlistValue] = [.string("identifier"), .string("n"), .string("title")]
+        var items: [PlistValue] = (0..<400).map { i in
+            .dictionary(PlistDictionary([(keys[0], .integer(PlistInteger(i * 1000))),
+                                         (keys[1], .string("record \(i) of the estimated file")),
+                                         (keys[2], .real(Double(i) + 0.5))]))
+        }
+        items += [.data(Array(repeating: 1, count: 40)), .bool(true), .null, .uid(PlistUID(70_000)),
+                  .date(PlistDate(secondsSinceReferenceDate: 12.5)), .integer(PlistInteger(-3)), .string("")]
+        let value = PlistValue.array(items)
+        var census = WriterCensus(maxDepth: 512)
+        try withUnsafePointer(to: value) { try census.visit($0, depth: 1) }
+        let bytes = try encode(value)
+        #expect(census.estimatedSize == bytes.count)
+        #expect(bytes == (try ReferenceBinaryPlistWriter.encode(value)))
+    }
+
+    @Test func writesEachFileInAnArrayAtMostTwiceItsSize() throws {
+        // Written where the census's estimate put it (records), grown past the estimate (strings that are not
+        // ASCII take more bytes as UTF-16 than their UTF-8 count), far smaller than estimated (one data value
+        // repeated): the reference's bytes, in an array whose capacity is never more than twice its count.
+        let records = PlistValue.array((0..<2000).map { i in
+            .dictionary(PlistDictionary([(.string("id"), .integer(PlistInteger(i))),
+                                         (.string("name"), .string("Record number \(i)"))]))
+        })
+        let utf16 = PlistValue.array((0..<2000).map { .string(String(repeating: "x", count: 40) + "\u{E9}\($0)") })
+        let repeated = PlistValue.array(Array(repeating: .data(Array(repeating: 9, count: 1000)), count: 2000))
+        for (name, value) in [("records", records), ("utf16", utf16), ("repeated", repeated)] {
+            let bytes = try encode(value)
+            #expect(bytes == (try ReferenceBinaryPlistWriter.encode(value)), "\(name)")
+            // A few bytes of the allocator's rounding.
+            #expect(bytes.capacity <= 2 * bytes.count + 64, "\(name): capacity \(bytes.capacity), \(bytes.count) bytes")
+        }
+    }
+
     @Test func reportsTheFirstRefusalInWritingOrder() throws {
         var deep = PlistValue.array([])
         for _ in 0..<600 { deep = [deep] }
@@ -74,7 +111,7 @@ struct SinglePassWriterTests {
     @Test func hashesAValueAheadAsItsEncodingHashes() {
         // The writer hashes a scalar from its own bytes before writing it (to touch its table slot): that hash
         // is the encoding's, for short and long strings and data (an extended count) and fixed-size scalars.
-        let table = EncodedScalarTable()
+        let table = EncodedScalarTable<UInt32>()
         let body = (0..<40).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 0x41) }
         for n in [0, 1, 7, 14, 15, 16, 39] {
             for kind in [UInt8(0x40), 0x50] {
@@ -101,8 +138,8 @@ struct SinglePassWriterTests {
             ranges.append(start..<bytes.count)
         }
         let objects = ranges.map { WrittenObject(kind: 0, start: $0.lowerBound, count: $0.count) }
-        let fast = EncodedScalarTable()
-        var table = EncodedScalarTable(capacity: 4, longProbe: 0)
+        let fast = EncodedScalarTable<UInt32>()
+        var table = EncodedScalarTable<UInt32>(capacity: 4, longProbe: 0)
         bytes.withUnsafeBytes { raw in
             objects.withUnsafeBufferPointer { objects in
                 let written = WrittenEncodings(bytes: raw, objects: objects)
