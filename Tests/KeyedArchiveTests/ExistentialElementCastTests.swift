@@ -212,4 +212,35 @@ struct ExistentialElementCastTests {
         #expect(drawables[0] !== drawables[1])
         #expect(drawables.map { $0.area() } == [16, 3, 16, 16])
     }
+
+    /// A `didDecode` hook may hand back an object boxed under another static type (an `any Shape` erased by
+    /// generic code keeps the existential, out of line, in its `Any`): such an element is cast by the runtime,
+    /// and elements of the same class given plainly keep the shortcut, each with its own instance.
+    @Test func elementsAHookBoxesUnderTheirExistentialAreCastByTheRuntime() throws {
+        func erase<T>(_ value: T) -> Any { value }
+        let (contents, _) = makeContents(count: 60)
+        let bytes = try KeyedArchiver.archivedData(withRootObject: contents)
+        var seen = 0
+        let decoded = try KeyedUnarchiver.withUnarchiver(for: bytes, registry: shapeRegistry) { (u: KeyedUnarchiver) throws in
+            u.didDecode = { object in
+                guard let shape = object as? any Shape else { return object }
+                seen += 1
+                return seen % 2 == 0 ? erase(shape) : object  // every other shape boxed as an `any Shape`
+            }
+            return try u.decodeTopLevelObject(of: Contents.self, forKey: "root")
+        }
+        #expect(seen == 60)
+        let shapes = try #require(decoded).shapes
+        #expect(shapes.map { "\(type(of: $0))" } == (0..<60).map { ["Circle", "Rectangle", "RoundedRectangle"][$0 % 3] })
+        for (i, shape) in shapes.enumerated() {
+            let d = Double(i)
+            switch shape {
+            case let c as Circle: #expect(c.centerX == d && c.radius == d / 3)
+            case let r as RoundedRectangle: #expect(r.x == d && r.cornerRadius == d / 7)
+            case let r as Rectangle: #expect(r.x == d && r.width == 2 * d)
+            default: Issue.record("element \(i) is \(type(of: shape))")
+            }
+        }
+        #expect(Set(shapes.map { ObjectIdentifier($0 as AnyObject) }).count == 60)
+    }
 }

@@ -62,7 +62,10 @@ struct ExistentialElementCasts {
     @inline(__always)
     func append<E>(_ value: Any, as _: E.Type, to result: inout [E]) -> Bool {
         let id = ObjectIdentifier(type(of: value))
-        for i in 0..<count where entry(i).load(as: ObjectIdentifier.self) == id {
+        // Only an `Any` that stores the instance as its own class (inline, its first word the reference): a
+        // hook may return one boxed under another type, an `any Shape` erased by generic code say, whose
+        // first word is the box.
+        for i in 0..<count where entry(i).load(as: ObjectIdentifier.self) == id && Self.storesItself(value, id) {
             let element = entry(i) + Self.word
             element.storeBytes(of: Self.reference(in: value), as: UnsafeRawPointer?.self)
             // A copy (the reference retained) of the class's representation.
@@ -85,9 +88,20 @@ struct ExistentialElementCasts {
             (slot + Self.word).copyMemory(from: base, byteCount: raw.count)
             return raw.load(as: UnsafeRawPointer?.self)
         }
-        guard let object = Self.reference(in: value), first == object else { return }
+        guard Self.storesItself(value, ObjectIdentifier(type(of: value))), let object = Self.reference(in: value),
+              first == object else { return }
         slot.storeBytes(of: ObjectIdentifier(type(of: value)), as: ObjectIdentifier.self)
         count += 1
+    }
+
+    /// Whether `value` is stored as the type `id` itself: the type word of the `Any` (after its three-word
+    /// buffer; Swift's ABI, "Existential Container Layout") is `id`'s metadata. Then the buffer holds the
+    /// instance inline, its first word the reference.
+    @inline(__always)
+    private static func storesItself(_ value: Any, _ id: ObjectIdentifier) -> Bool {
+        withUnsafeBytes(of: value) { raw in
+            raw.count == 4 * word && raw.load(fromByteOffset: 3 * word, as: UInt.self) == UInt(bitPattern: id)
+        }
     }
 
     /// The first word of an `Any`: the reference, for a class instance (stored inline in its buffer).
