@@ -62,12 +62,12 @@ struct ExistentialElementCasts {
     @inline(__always)
     func append<E>(_ value: Any, as _: E.Type, to result: inout [E]) -> Bool {
         let id = ObjectIdentifier(type(of: value))
-        // Only an `Any` that stores the instance as its own class (inline, its first word the reference): a
-        // hook may return one boxed under another type, an `any Shape` erased by generic code say, whose
-        // first word is the box.
-        for i in 0..<count where entry(i).load(as: ObjectIdentifier.self) == id && Self.storesItself(value, id) {
+        for i in 0..<count where entry(i).load(as: ObjectIdentifier.self) == id {
+            // An instance a hook handed back boxed under another type (an existential erased by generic
+            // code) is no bare reference: the runtime casts it.
+            guard let reference = Self.reference(in: value) else { break }
             let element = entry(i) + Self.word
-            element.storeBytes(of: Self.reference(in: value), as: UnsafeRawPointer?.self)
+            element.storeBytes(of: reference, as: UnsafeRawPointer.self)
             // A copy (the reference retained) of the class's representation.
             result.append(element.load(as: E.self))
             return true
@@ -88,26 +88,17 @@ struct ExistentialElementCasts {
             (slot + Self.word).copyMemory(from: base, byteCount: raw.count)
             return raw.load(as: UnsafeRawPointer?.self)
         }
-        guard Self.storesItself(value, ObjectIdentifier(type(of: value))), let object = Self.reference(in: value),
-              first == object else { return }
+        guard let object = Self.reference(in: value), first == object else { return }
         slot.storeBytes(of: ObjectIdentifier(type(of: value)), as: ObjectIdentifier.self)
         count += 1
     }
 
-    /// Whether `value` is stored as the type `id` itself: the type word of the `Any` (after its three-word
-    /// buffer; Swift's ABI, "Existential Container Layout") is `id`'s metadata. Then the buffer holds the
-    /// instance inline, its first word the reference.
-    @inline(__always)
-    private static func storesItself(_ value: Any, _ id: ObjectIdentifier) -> Bool {
-        withUnsafeBytes(of: value) { raw in
-            raw.count == 4 * word && raw.load(fromByteOffset: 3 * word, as: UInt.self) == UInt(bitPattern: id)
-        }
-    }
-
-    /// The first word of an `Any`: the reference, for a class instance (stored inline in its buffer).
+    /// The reference an `Any` holds when what it stores is a bare class reference (one word; `withUnsafeBytes`
+    /// opens the `Any` and sees the stored value); `nil` for anything else, such as an `any Shape` that
+    /// generic code erased into it.
     @inline(__always)
     private static func reference(in value: Any) -> UnsafeRawPointer? {
-        withUnsafeBytes(of: value) { $0.load(as: UnsafeRawPointer?.self) }
+        withUnsafeBytes(of: value) { raw in raw.count == word ? raw.load(as: UnsafeRawPointer?.self) : nil }
     }
 
     /// The words of `type` when it is an existential of 1 to ``tableLimit`` protocols with witness tables
