@@ -30,14 +30,18 @@ struct WriterCensus {
     private var markerAndScalarBytes = 0
     /// Which of `null`, `false` and `true` have been counted (bits 0, 1, 2): each is written once.
     private var constants: UInt8 = 0
+    /// The occurrences of `null`, `false` and `true`, keys included: the uniquing table holds none of them.
+    private var constantOccurrences = 0
     /// The identities of recently counted string keys (see ``RecentStrings``); a slot is `(0, 0)` when empty
     /// (the bits of no string: the empty string's are not zero).
     private var recentKeys: [(UInt64, UInt64)] = Array(repeating: (0, 0), count: 256)
 
     init(maxDepth: Int) { self.maxDepth = maxDepth }
 
-    /// The scalars that are not dictionary keys (each may be a new object; keys repeat).
-    var valueScalars: Int { values - collections - keys }
+    /// The scalars that are not dictionary keys, `null` or booleans: each may be a new object of the uniquing
+    /// table (keys repeat; the three constants are written once, outside it). A constant key, not among these,
+    /// lowers the count: it is an estimate, and the table grows past it.
+    var valueScalars: Int { max(0, values - collections - keys - constantOccurrences) }
 
     /// The size of the file were no scalar uniqued and every string ASCII: the header, the objects, the offset
     /// table and the trailer, with references as wide as ``values`` needs.
@@ -142,6 +146,7 @@ struct WriterCensus {
 
     @inline(__always)
     private mutating func countConstant(_ bit: UInt8) {
+        constantOccurrences += 1
         if constants & bit == 0 {
             constants |= bit
             markerAndScalarBytes += 1

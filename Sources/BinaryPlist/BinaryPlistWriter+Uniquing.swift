@@ -25,7 +25,6 @@ struct EncodedScalarTable<Object: FixedWidthInteger & UnsignedInteger> {
     typealias Objects = UnsafeBufferPointer<WrittenObject>
 
     private var slots: [Slot]
-    private var mask: Int
     private var count = 0
     /// Whether the table hashes with `Hasher` (after a long probe).
     private(set) var strong = false
@@ -40,12 +39,20 @@ struct EncodedScalarTable<Object: FixedWidthInteger & UnsignedInteger> {
     /// touching a slot ahead saves a wait.
     var outgrowsCaches: Bool { slots.count >= 1 << 16 }
 
+    /// A table for `capacity` encodings: twice as many slots, a multiple of 16 (no power of two: a slot is found
+    /// from the hash by a multiply, ``slot(of:size:)``, so no rounding up wastes memory that a large plist
+    /// would pay in fresh pages and cache misses). It doubles when it is half full.
     init(capacity: Int = 512, longProbe: Int = 48) {
         self.longProbe = longProbe
-        var size = 16
-        while size < capacity * 2 { size <<= 1 }
+        let size = max(16, (2 * max(capacity, 0) + 15) & ~15)
         slots = Array(repeating: Slot(object: Self.empty, hash: 0), count: size)
-        mask = size - 1
+    }
+
+    /// The first slot of `hash` in a table of `size` slots: the low 32 bits of the hash (what a slot keeps of
+    /// it) scaled to the size, so that `place(_:size:)` finds it again from the kept bits.
+    @inline(__always)
+    static func slot(of hash: Int, size: Int) -> Int {
+        Int(truncatingIfNeeded: (UInt64(UInt32(truncatingIfNeeded: hash)) &* UInt64(truncatingIfNeeded: size)) >> 32)
     }
 
     /// The hash of an encoding: of its first byte and its body (what follows the marker), so that a writer can
@@ -91,7 +98,7 @@ struct EncodedScalarTable<Object: FixedWidthInteger & UnsignedInteger> {
     @inline(__always)
     mutating func touch(_ hash: Int) {
         guard hash != Self.noHash else { return }
-        touched &+= slots.withUnsafeBufferPointer { Int(truncatingIfNeeded: $0[hash & mask].object) }
+        touched &+= slots.withUnsafeBufferPointer { Int(truncatingIfNeeded: $0[Self.slot(of: hash, size: $0.count)].object) }
     }
 
     /// Eight bytes per step, each folded in by a full-width multiply (the high and low halves xored).
@@ -184,7 +191,7 @@ struct EncodedScalarTable<Object: FixedWidthInteger & UnsignedInteger> {
     private func position(of key: UnsafeRawBufferPointer, hash: Int, _ objects: some ObjectEncodings) -> (slot: Int, probes: Int) {
         let hash32 = UInt32(truncatingIfNeeded: hash)
         return slots.withUnsafeBufferPointer { table in
-            var i = hash & mask
+            var i = Self.slot(of: hash, size: table.count)
             var probes = 0
             while table[i].object != Self.empty {
                 let slot = table[i]
@@ -194,7 +201,8 @@ struct EncodedScalarTable<Object: FixedWidthInteger & UnsignedInteger> {
                         return (i, probes)
                     }
                 }
-                i = (i + 1) & mask
+                i += 1
+                if i == table.count { i = 0 }
                 probes += 1
             }
             return (i, probes)
@@ -235,18 +243,19 @@ struct EncodedScalarTable<Object: FixedWidthInteger & UnsignedInteger> {
     /// is filled through a pointer (no uniqueness check per slot) before it replaces the old one.
     private mutating func place(_ old: [Slot], size: Int) {
         var table = Array(repeating: Slot(object: Self.empty, hash: 0), count: size)
-        let mask = size - 1
         table.withUnsafeMutableBufferPointer { table in
             old.withUnsafeBufferPointer { old in
                 for slot in old where slot.object != Self.empty {
-                    var i = Int(slot.hash) & mask
-                    while table[i].object != Self.empty { i = (i + 1) & mask }
+                    var i = Self.slot(of: Int(slot.hash), size: size)
+                    while table[i].object != Self.empty {
+                        i += 1
+                        if i == size { i = 0 }
+                    }
                     table[i] = slot
                 }
             }
         }
         slots = table
-        self.mask = mask
     }
 }
 

@@ -19,26 +19,47 @@ public struct BinaryPlistWriter {
     /// - Throws: ``PlistError`` `.depthLimitExceeded` for nesting deeper than the limit, `.invalidKey` for
     ///   a collection used as a dictionary key.
     public func encode(_ value: PlistValue) throws -> [UInt8] {
+        let census = try census(of: value)
+        // Object numbers in 32 bits (8-byte uniquing slots) whenever the count of values leaves room for them,
+        // and object offsets in 32 bits whenever the file is sure to stay below 2 GiB: no object's bytes take
+        // more than twice what the census counts for them (a string that is not ASCII: two bytes a UTF-16 unit,
+        // at most one unit a UTF-8 byte), and the writer writes at most one scalar past its objects' bytes.
+        guard census.values < Int(UInt32.max) else {
+            return Self.write(value, census, numbering: UInt.self, positions: UInt.self)
+        }
+        if census.estimatedSize < Int(UInt32.max / 4) {
+            return Self.write(value, census, numbering: UInt32.self, positions: UInt32.self)
+        }
+        return Self.write(value, census, numbering: UInt32.self, positions: UInt.self)
+    }
+
+    /// ``encode(_:)`` with object numbers of `Object` and offsets of `Position`, whatever the plist's size (tests
+    /// write with each pair: the widths change the tables, never the bytes).
+    func encode<Object: FixedWidthInteger & UnsignedInteger, Position: FixedWidthInteger & UnsignedInteger>(
+        _ value: PlistValue, numbering: Object.Type, positions: Position.Type
+    ) throws -> [UInt8] {
+        Self.write(value, try census(of: value), numbering: numbering, positions: positions)
+    }
+
+    /// The first pass (see ``WriterCensus``): the checks, and the counts that size the second.
+    private func census(of value: PlistValue) throws -> WriterCensus {
         var census = WriterCensus(maxDepth: limits.maxDepth)
         try withUnsafePointer(to: value) { try census.visit($0, depth: 1) }
-        // Object numbers in 32 bits (8-byte uniquing slots) whenever the count of values leaves room for them.
-        if census.values < Int(UInt32.max) {
-            return Self.write(value, census, numbering: UInt32.self)
-        }
-        return Self.write(value, census, numbering: UInt.self)
+        return census
     }
 
     /// Writes the file into an array of the census's estimated size, which is the file when it fits and fills
     /// at least half of it (no more capacity to spare than an array grown by appending can have); else the file
     /// is written where the writer grew to and copied into an array of its size.
-    private static func write<Object: FixedWidthInteger & UnsignedInteger>(_ value: PlistValue, _ census: WriterCensus,
-                                                                         numbering: Object.Type) -> [UInt8] {
+    private static func write<Object: FixedWidthInteger & UnsignedInteger, Position: FixedWidthInteger & UnsignedInteger>(
+        _ value: PlistValue, _ census: WriterCensus, numbering: Object.Type, positions: Position.Type
+    ) -> [UInt8] {
         // Never more than the writer reserved before, 16 bytes a value (the tree itself takes that much): a
         // scalar repeated many times is counted at each occurrence.
         let capacity = min(census.estimatedSize, 64 + 16 * census.values)
         var elsewhere: [UInt8] = []
         let file = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            var writer = ObjectWriter<Object>(census, into: buffer)
+            var writer = ObjectWriter<Object, Position>(census, into: buffer)
             _ = withUnsafePointer(to: value) { writer.add($0) }
             if let size = writer.finishInPlace() {
                 count = size
@@ -57,8 +78,9 @@ public struct BinaryPlistWriter {
 /// (an array's storage) until it outgrows it. The file is then that buffer with the offset table and the trailer
 /// after the objects, or else the buffer, the offset table and the trailer copied once into an array of the size
 /// they need (the references narrowed on the way when uniquing brought the object count below their width).
-/// `Object` is the uniquing table's type of object number, wide enough for every object the census allows.
-private struct ObjectWriter<Object: FixedWidthInteger & UnsignedInteger>: ~Copyable {
+/// `Object` is the uniquing table's type of object number, wide enough for every object the census allows;
+/// `Position` the type of the objects' offsets, wide enough for every byte the file can take.
+private struct ObjectWriter<Object: FixedWidthInteger & UnsignedInteger, Position: FixedWidthInteger & UnsignedInteger>: ~Copyable {
     typealias Table = EncodedScalarTable<Object>
 
     /// The header and the objects written so far.
@@ -68,7 +90,7 @@ private struct ObjectWriter<Object: FixedWidthInteger & UnsignedInteger>: ~Copya
     var ownsBytes: Bool
     var position = 0
     /// Where each object starts in `bytes`; object `i + 1` starts where object `i` ends.
-    var offsets: UnsafeMutablePointer<Int>
+    var offsets: UnsafeMutablePointer<Position>
     var offsetCapacity: Int
     var objectCount = 0
     /// The width of every reference written (from the census: enough for any object count it allows).
@@ -148,7 +170,7 @@ private struct ObjectWriter<Object: FixedWidthInteger & UnsignedInteger>: ~Copya
     @inline(__always)
     mutating func newObject(at start: Int) -> Int {
         if objectCount == offsetCapacity { growOffsets() }
-        offsets[objectCount] = start
+        offsets[objectCount] = Position(truncatingIfNeeded: start)
         objectCount += 1
         return objectCount - 1
     }
@@ -420,7 +442,7 @@ private struct ObjectWriter<Object: FixedWidthInteger & UnsignedInteger>: ~Copya
     private mutating func unique(from mark: Int, hash: Int = Table.noHash) -> Int {
         let candidate = objectCount
         let key = UnsafeRawBufferPointer(start: bytes + mark, count: position - mark)
-        let written = OffsetEncodings(bytes: bytes, offsets: offsets, count: objectCount, end: mark)
+        let written = OffsetEncodings<Position>(bytes: bytes, offsets: offsets, count: objectCount, end: mark)
         let object = table.object(for: key, hash: hash, in: written, candidate: candidate)
         if object == candidate {
             return newObject(at: mark)
@@ -471,7 +493,7 @@ private struct ObjectWriter<Object: FixedWidthInteger & UnsignedInteger>: ~Copya
             let length = Self.writeMarker(0x50, count: ascii.count, at: p)
             for (k, b) in ascii.enumerated() { p[length + k] = b }
             let key = UnsafeRawBufferPointer(start: bytes + mark, count: length + ascii.count)
-            let written = OffsetEncodings(bytes: bytes, offsets: offsets, count: objectCount, end: mark)
+            let written = OffsetEncodings<Position>(bytes: bytes, offsets: offsets, count: objectCount, end: mark)
             if let earlier = table.existingObject(for: key, in: written) { return earlier }
             hasASCIIEquivalents = true
         }
@@ -534,9 +556,9 @@ private struct ObjectWriter<Object: FixedWidthInteger & UnsignedInteger>: ~Copya
         let all = UnsafeRawBufferPointer(start: bytes, count: position)
         out.append(UnsafeBufferPointer(start: bytes, count: BinaryPlistOutput.header.count))
         for i in 0..<objectCount {
-            let start = offsets[i]
-            let end = i + 1 < objectCount ? offsets[i + 1] : position
-            offsets[i] = out.position
+            let start = Int(truncatingIfNeeded: offsets[i])
+            let end = i + 1 < objectCount ? Int(truncatingIfNeeded: offsets[i + 1]) : position
+            offsets[i] = Position(truncatingIfNeeded: out.position)
             let kind = bytes[start] & 0xF0
             guard kind == 0xA0 || kind == 0xC0 || kind == 0xD0 else {
                 out.append(UnsafeBufferPointer(start: bytes + start, count: end - start))
@@ -562,16 +584,16 @@ private struct ObjectWriter<Object: FixedWidthInteger & UnsignedInteger>: ~Copya
 
 /// The encodings of the objects an ``ObjectWriter`` has written: object `i` runs from its offset to the next
 /// object's, the last one to `end` (where the candidate being uniqued starts).
-private struct OffsetEncodings: ObjectEncodings {
+private struct OffsetEncodings<Position: FixedWidthInteger & UnsignedInteger>: ObjectEncodings {
     let bytes: UnsafeMutablePointer<UInt8>
-    let offsets: UnsafeMutablePointer<Int>
+    let offsets: UnsafeMutablePointer<Position>
     let count: Int
     let end: Int
 
     @inline(__always)
     func encoding(of object: Int) -> UnsafeRawBufferPointer {
-        let start = offsets[object]
-        let stop = object + 1 < count ? offsets[object + 1] : end
+        let start = Int(truncatingIfNeeded: offsets[object])
+        let stop = object + 1 < count ? Int(truncatingIfNeeded: offsets[object + 1]) : end
         return UnsafeRawBufferPointer(start: bytes + start, count: stop - start)
     }
 }

@@ -58,6 +58,53 @@ struct PresizedWriterTests {
         #expect(try encode(twice) == (try ReferenceBinaryPlistWriter.encode(twice)))
     }
 
+    @Test func writesTheSameBytesWithEveryWidthOfObjectNumberAndOffset() throws {
+        // encode(_:) takes 32-bit numbers and offsets below 1 GiB; the wider tables serve larger plists. Each
+        // pair writes the reference's bytes, for plists whose tables grow (repeats, and uniquing across types).
+        var random = RandomPlist(seed: 47, profile: .binary)
+        var values = (0..<300).map { _ in random.value() }
+        values.append(.array((0..<5000).map { .string("item \($0 % 1700)") } + (0..<3000).map { .integer(PlistInteger($0 % 900)) }))
+        values.append(.array((0..<20).map { i in
+            .dictionary(PlistDictionary([(.string("é\u{301}"), .real(Double(i % 3))), (.string("K"), .data([1, 2]))]))
+        } + [.string("\u{212A}"), .string("K"), .string("\u{212A}")]))
+        let writer = BinaryPlistWriter()
+        for (i, value) in values.enumerated() {
+            let reference = try ReferenceBinaryPlistWriter.encode(value)
+            #expect(try writer.encode(value, numbering: UInt32.self, positions: UInt32.self) == reference, "value \(i)")
+            #expect(try writer.encode(value, numbering: UInt32.self, positions: UInt.self) == reference, "value \(i)")
+            #expect(try writer.encode(value, numbering: UInt.self, positions: UInt.self) == reference, "value \(i)")
+        }
+    }
+
+    @Test func findsEveryEncodingInATableOfAnySize() {
+        // Tables of 16 slots and of sizes that are no power of two (twice the capacity, rounded up to 16),
+        // filled past half so that they double: every encoding is found again, and only once.
+        for capacity in [0, 5, 9, 100, 1000] {
+            var bytes: [UInt8] = []
+            var objects: [WrittenObject] = []
+            for i in 0..<(4 * capacity + 40) {
+                let start = bytes.count
+                bytes += Array("e\(i)".utf8)
+                objects.append(WrittenObject(kind: 0, start: start, count: bytes.count - start))
+            }
+            var table = EncodedScalarTable<UInt32>(capacity: capacity)
+            bytes.withUnsafeBytes { raw in
+                objects.withUnsafeBufferPointer { list in
+                    for (n, o) in list.enumerated() {
+                        #expect(table.object(for: raw, o.start, o.start + o.count, objects: list, candidate: n) == n)
+                    }
+                    var found = 0
+                    for (n, o) in list.enumerated()
+                    where table.existingObject(for: raw, o.start, o.start + o.count, objects: list) == n {
+                        found += 1
+                    }
+                    #expect(found == list.count, "capacity \(capacity)")
+                }
+            }
+            #expect(!table.strong, "capacity \(capacity)")
+        }
+    }
+
     @Test func uniquesStringsAsSwiftEqualityDoes() throws {
         // "K" and the Kelvin sign, ";" and the Greek question mark, "`" and varia are equal Swift strings, as
         // are the composed and decomposed "é": each pair is one object, whichever comes first.
