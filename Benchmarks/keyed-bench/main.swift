@@ -30,7 +30,8 @@ let usage = """
       --save <file>    raw-profile: also write the plist it works on to <file>
 
     PROFILING (fixed work, no timing; Benchmarks/callgrind.sh counts their instructions):
-      raw-profile [n] read|write      n (100000) records, --rounds times
+      raw-profile [n] read|write|tree-copy
+                                      n (100000) records, --rounds times
       w1-profile [n] encode|decode    n (100000) shapes, --rounds times
     """
 
