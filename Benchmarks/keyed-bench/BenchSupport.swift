@@ -45,9 +45,15 @@ func peakResidentBytes() -> Int {
     return 0
 }
 
-func currentResidentBytes() -> Int {
+func currentResidentBytes() -> Int { statusBytes("VmRSS:") }
+
+/// Resident pages backed by files (the program's and libraries' code among them), in bytes (Linux: RssFile).
+func residentFileBytes() -> Int { statusBytes("RssFile:") }
+
+/// A size in kB from /proc/self/status, in bytes (0 where there is none).
+private func statusBytes(_ field: String) -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+    for line in status.split(separator: "\n") where line.hasPrefix(field) {
         return (Int(line.filter(\.isNumber)) ?? 0) * 1024
     }
     return 0

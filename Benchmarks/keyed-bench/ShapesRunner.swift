@@ -86,6 +86,7 @@ enum ShapesWorkload {
         let registry = ClassRegistry([BenchForm.self])
         let before = currentResidentBytes()
         let hwmBefore = peakResidentBytes()
+        let fileBefore = residentFileBytes()
         switch (impl, workload) {
         case ("ours", "w1"): blackHole(try KeyedUnarchiver.unarchivedObject(ofType: BenchContents.self, from: bytes, registry: benchRegistry))
         case ("ours", _): blackHole(try KeyedUnarchiver.unarchivedObject(ofType: [BenchForm].self, from: bytes, registry: registry))
@@ -97,8 +98,12 @@ enum ShapesWorkload {
         default: throw BenchError("unknown implementation \(impl)")
         }
         let peak = max(peakResidentBytes() - before, 0)
+        // Pages of code and other files first touched by the decode: part of the peak, but not memory the
+        // decode allocated (a larger decoder touches more of its code).
+        let fileDelta = residentFileBytes() - fileBefore
         print("MEMORY impl=\(impl) op=decode workload=\(workload) archive_bytes=\(bytes.count) peak_extra_bytes=\(peak) "
-              + "ratio=\(String(format: "%.2f", Double(peak) / Double(bytes.count))) (peak before decode exceeded resident by \(hwmBefore - before))")
+              + "ratio=\(String(format: "%.2f", Double(peak) / Double(bytes.count))) (peak before decode exceeded resident by \(hwmBefore - before); "
+              + "file-backed pages touched: \(fileDelta) bytes)")
     }
 
     /// The last archive an implementation wrote (benchmark-only scratch, used from one thread).
