@@ -203,8 +203,9 @@ extension CacheWriter {
         }
         // Every live frame is dealt with: the file goes, then its blocks and frames leave the counts (a failed
         // unlink leaves them counted; the next eviction finds the cursor at the end and tries again).
-        try willChangeFiles()
+        try willChangeFiles(durably: true)
         _ = try fileSystem.unlink(path)
+        didUnlink(in: directory.segments.path)
         header.sealedBytes = max(0, header.sealedBytes - allocated)
         header.segmentBytes = max(0, header.segmentBytes - length)
         directory.segments.forget(number)
@@ -272,7 +273,7 @@ extension CacheWriter {
             $0.utf8.count == 40 && $0.hasSuffix(".archive") && StableHash(hex: $0.prefix(32)) != nil
         }
         var done = 0
-        try willChangeFiles()
+        try willChangeFiles(durably: true)
         for number in numbers {
             _ = try fileSystem.unlink(directory.segments.file(number))
             directory.segments.forget(number)
@@ -285,6 +286,10 @@ extension CacheWriter {
             done += 1
             progress?(done, numbers.count + large.count)
         }
+        // The files gone for good before the new table, which counts none of them, is.
+        if !numbers.isEmpty { didUnlink(in: directory.segments.path) }
+        if !large.isEmpty { didUnlink(in: directory.largePath) }
+        try syncUnlinks()
         var fresh = CacheTableHeader.fresh(bits: 8, headSegment: next)
         fresh.changes = header.changes &+ 1
         try table.retire()

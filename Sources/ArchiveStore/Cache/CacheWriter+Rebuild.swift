@@ -73,12 +73,15 @@ extension CacheWriter {
                 entries[key] = nil
             }
         }
+        var swept = false
         for name in try fileSystem.list(directory.largePath) ?? [] where !external.contains(name) {
             // Only names the cache gives its files: `<32 hex>.archive` (temporary files go in `sweepTemporaries`).
             guard name.utf8.count == 40, name.hasSuffix(".archive"), StableHash(hex: name.prefix(32)) != nil else { continue }
             let file = PathName.join(directory.largePath, name)
-            if let info = try fileSystem.linkStatus(file), info.isRegularFile { _ = try? fileSystem.unlink(file) }
+            if let info = try fileSystem.linkStatus(file), info.isRegularFile, (try? fileSystem.unlink(file)) == true { swept = true }
         }
+        // With `.synchronous`, the files swept stay gone once the table that does not count them is in place.
+        if swept && durability == .synchronous { try fileSystem.syncDirectory(directory.largePath) }
         var bits = 8
         while (1 << bits) < entries.count * 2 && bits < CacheTable.largestBits { bits += 1 }
         var taken = [Bool](repeating: false, count: 1 << bits)

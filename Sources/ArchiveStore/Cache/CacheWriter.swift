@@ -31,6 +31,11 @@ struct CacheWriter {
     /// Frames eviction has chosen to carry forward, not yet written (see ``flushCarried(_:)``).
     var carried: [(index: Int, slot: CacheSlot, frame: [UInt8])] = []
     var carriedBytes = 0
+    /// Whether this section's ``CacheTableHeader/unfinished`` mark is synced (see ``willChangeFiles(durably:)``).
+    private var markIsDurable = false
+    /// With `.synchronous`, the directories a file was unlinked from in this section, synced before the header
+    /// that no longer counts the files is written (``syncUnlinks()``).
+    private var unlinkedFrom: [String] = []
 
     var fileSystem: FileSystem { directory.fileSystem }
 
@@ -97,6 +102,7 @@ struct CacheWriter {
     /// cleared); with `.synchronous`, syncs the table.
     mutating func finish() throws(StoreError) {
         guard changed else { return }
+        try syncUnlinks()
         header.unfinished = false
         header.changes = changesAtStart &+ 1 == CacheTableHeader.retired ? 1 : changesAtStart &+ 1
         try table.write(header)
@@ -104,15 +110,38 @@ struct CacheWriter {
     }
 
     /// Marks the table's header ``CacheTableHeader/unfinished`` before the section's first change to the files
-    /// (a frame appended, a large file written or removed, a segment removed): the files change at once, the
-    /// header's figures only in ``finish()``, so a writer that dies in between leaves the mark, and the next
-    /// section rebuilds the table from the files. One write of the header page a section (not synced: it guards
-    /// against a writer that dies, which keeps the page cache).
-    mutating func willChangeFiles() throws(StoreError) {
-        guard !header.unfinished else { return }
-        header.unfinished = true
-        try table.write(header)
-        changed = true
+    /// (a frame appended, a large file written or removed, a segment started or removed): the files change at
+    /// once, the header's figures only in ``finish()``, so a writer that dies in between leaves the mark, and the
+    /// next section rebuilds the table from the files. One write of the header page a section.
+    ///
+    /// `durably`: the change is one a power cut could keep while losing the header (a file that appears or
+    /// goes), so with `.synchronous` the mark is synced before it, once a section; the next open then finds the
+    /// mark and recounts from the files, and what the byte limit is held to stays what `du` shows. Frames
+    /// appended to an existing head segment need no synced mark: bytes past the header's head length are cut
+    /// off when the head is next opened.
+    mutating func willChangeFiles(durably: Bool = false) throws(StoreError) {
+        if !header.unfinished {
+            header.unfinished = true
+            try table.write(header)
+            changed = true
+        }
+        if durably && durability == .synchronous && !markIsDurable {
+            try fileSystem.sync(table.fd, table.path)
+            markIsDurable = true
+        }
+    }
+
+    /// Notes an unlink from `directoryPath` (synced before the section's header, with `.synchronous`).
+    mutating func didUnlink(in directoryPath: String) {
+        guard durability == .synchronous, !unlinkedFrom.contains(directoryPath) else { return }
+        unlinkedFrom.append(directoryPath)
+    }
+
+    /// With `.synchronous`, syncs the directories files were unlinked from this section: a file the header no
+    /// longer counts must not come back after a power cut.
+    mutating func syncUnlinks() throws(StoreError) {
+        for path in unlinkedFrom { try fileSystem.syncDirectory(path) }
+        unlinkedFrom.removeAll()
     }
 
     // MARK: Slots
@@ -256,7 +285,7 @@ struct CacheWriter {
     /// Writes `frames` (whole frames, for which the head has room) at the end of the head segment; returns
     /// their offset.
     mutating func writeAtHead(_ frames: [UInt8], _ state: inout CacheWriterState) throws(StoreError) -> Int {
-        try willChangeFiles()
+        try willChangeFiles(durably: header.headLength == 0)   // an empty head may be a segment file still to make
         let head = try headFile(&state)
         let path = directory.segments.file(header.headSegment)
         try fileSystem.write(head.fd, frames, at: header.headLength, path)
@@ -295,7 +324,7 @@ struct CacheWriter {
         }
         var frame: [UInt8]
         if external {
-            try willChangeFiles()
+            try willChangeFiles(durably: true)
             try directory.makeSubdirectory(directory.largePath, durability: durability)
             try AtomicReplace.replace(largeFile, with: archive, durability: durability, fileSystem: fileSystem)
             state.directoryBytes = directory.directoryBytes()   // `large/` may be new, or have grown a block
@@ -318,7 +347,9 @@ struct CacheWriter {
             if wasEmpty { header.used += 1 }
         }
         if old?.isExternal == true && !external {
+            try willChangeFiles(durably: true)
             if try fileSystem.unlink(largeFile) { header.sealedBytes -= oldLarge }
+            didUnlink(in: directory.largePath)
         }
         header.sealedBytes = max(0, header.sealedBytes)
         changed = true
@@ -346,13 +377,14 @@ struct CacheWriter {
 
     /// Frees slot `index` (which holds `slot`, the entry of a key whose hash is `hash`).
     mutating func free(_ index: Int, _ slot: CacheSlot, hash: StableHash) throws(StoreError) {
-        if slot.isExternal { try willChangeFiles() }   // before the slot goes: else its file could outlive it unnamed
+        if slot.isExternal { try willChangeFiles(durably: true) }   // before the slot goes: else its file could outlive it unnamed
         try release(index, slot)
         if slot.isExternal {
             let file = directory.largeFile(hash)
             if let info = try fileSystem.linkStatus(file), info.isRegularFile, try fileSystem.unlink(file) {
                 header.sealedBytes = max(0, header.sealedBytes - Int(clamping: info.allocatedBytes))
             }
+            didUnlink(in: directory.largePath)
         }
         changed = true
     }

@@ -201,16 +201,38 @@ struct CacheFaultTests {
     }
 
     /// With `.synchronous`, a set whose table sync fails after the slot is written is in place: reported as
-    /// durability unknown, and read back.
+    /// durability unknown, and read back. (The set's first table sync is the unfinished mark's, made before
+    /// the new head segment: it passes here.)
     @Test func aFailedSyncAfterTheSlotIsWrittenIsDurabilityUnknownAndTheEntryIsThere() throws {
         let fixture = try CacheFixture()
         _ = try fixture.bytesCache().statistics   // the table exists
-        let failTableSync = FileSystem { call, path in call == .sync && path.hasSuffix("cache.table") ? .error(EIO) : nil }
+        let tableSyncs = Shared(0)
+        let failTableSync = FileSystem { call, path in
+            guard call == .sync && path.hasSuffix("cache.table") else { return nil }
+            tableSyncs.value += 1
+            return tableSyncs.value == 2 ? .error(EIO) : nil
+        }
         let cache = try fixture.bytesCache(fixture.options(durability: .synchronous), fileSystem: failTableSync)
         let error = #expect(throws: StoreError.self) { try cache.set([7], forKey: "k") }
         #expect(error?.code == .durabilityUnknown)
+        #expect(tableSyncs.value == 2)
         #expect(try cache.value(forKey: "k") == [7])
         #expect(try fixture.bytesCache().value(forKey: "k") == [7])
+    }
+
+    /// With `.synchronous`, a set that starts a segment file syncs the table's unfinished mark first; when
+    /// that sync fails, nothing has changed: the set fails with `.io` and the entry keeps its value.
+    @Test func aFailedSyncOfTheUnfinishedMarkFailsTheSetBeforeAnyFileChanges() throws {
+        let fixture = try CacheFixture()
+        try fixture.bytesCache().set([1], forKey: "k")
+        let files = fixture.files()
+        let failTableSync = FileSystem { call, path in call == .sync && path.hasSuffix("cache.table") ? .error(EIO) : nil }
+        let cache = try fixture.bytesCache(fixture.options(durability: .synchronous), fileSystem: failTableSync)
+        let error = #expect(throws: StoreError.self) { try cache.set(Array(repeating: 7, count: 100_000), forKey: "k") }
+        #expect(error?.code == .io)
+        #expect(error?.errno == EIO)
+        #expect(fixture.files() == files)
+        #expect(try fixture.bytesCache().value(forKey: "k") == [1])
     }
 
     /// `.synchronous`: the frame is synced before the slot names it, and the table after; `.relaxed` syncs
