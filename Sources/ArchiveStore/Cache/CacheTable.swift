@@ -97,6 +97,10 @@ struct CacheTableHeader: Hashable, Sendable {
     /// Where the slots start: the header has a page of its own.
     static let pageSize = 4096
     static let usedSize = 104
+    /// The most bytes a header's figures (sealed, live and segment bytes) may claim: 2^53, 8 PiB, far past any
+    /// directory (a million segments of the largest). A header that claims more is damaged: arithmetic on its
+    /// figures (a frame added, dead bytes weighed against thirty-three times the live) then never overflows.
+    static let largestByteFigure = 1 << 53
     static let checksumOffset = 96
     /// The offset of the `changes` word, which a memory hit reads alone.
     static let changesOffset = 56
@@ -178,7 +182,7 @@ struct CacheTableHeader: Hashable, Sendable {
               let count = intFromDisk(readLittleEndian(bytes, 32, width: 8)),
               let used = intFromDisk(readLittleEndian(bytes, 40, width: 8)),
               let sealed = intFromDisk(readLittleEndian(bytes, 48, width: 8)),
-              count <= used, used <= 1 << bits, headLength <= CacheSegments.largestFile
+              count <= used, used <= 1 << bits, headLength <= CacheSegments.largestFile, sealed <= Self.largestByteFigure
         else { return nil }
         let changes = readLittleEndian(bytes, Self.changesOffset, width: 8)
         guard changes != Self.retired else { return nil }
@@ -196,7 +200,7 @@ struct CacheTableHeader: Hashable, Sendable {
         guard let cursor = intFromDisk(readLittleEndian(bytes, 72, width: 8)),
               let live = intFromDisk(readLittleEndian(bytes, 80, width: 8)),
               let segment = intFromDisk(readLittleEndian(bytes, 88, width: 8)),
-              cursor <= CacheSegments.largestFile
+              cursor <= CacheSegments.largestFile, live <= Self.largestByteFigure, segment <= Self.largestByteFigure
         else { return nil }
         self.cursor = cursor
         liveBytes = live

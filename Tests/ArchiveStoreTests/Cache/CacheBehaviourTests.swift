@@ -182,6 +182,34 @@ struct CacheLimitTests {
         #expect(try cache.value(forKey: "k3") == nil)
         #expect(CacheTableHeader(try fixture.directory.read("cache/cache.table"))?.count == 24)
     }
+
+    /// A header whose checksum holds but whose byte figures are beyond any directory (found by the cache fuzz
+    /// target: dead bytes weighed against thirty-three times the live ones overflowed) is damaged: the next
+    /// writer rebuilds the table from the segments, and a set under a byte limit works.
+    @Test(arguments: [80, 88, 48])
+    func aTableClaimingMoreBytesThanAnyDirectoryIsRebuilt(figureOffset: Int) throws {
+        let fixture = try CacheFixture()
+        do {
+            let cache = try fixture.bytesCache(fixture.options(byteLimit: 1 << 20))
+            for i in 0..<10 { try cache.set([UInt8(i)], forKey: "k\(i)") }
+        }
+        var table = try fixture.directory.read("cache/cache.table")
+        var header = try #require(CacheTableHeader(table))
+        switch figureOffset {
+        case 80: header.liveBytes = CacheTableHeader.largestByteFigure + 1
+        case 88: header.segmentBytes = Int.max / 2
+        default: header.sealedBytes = Int.max
+        }
+        table.replaceSubrange(0..<header.bytes.count, with: header.bytes)
+        #expect(CacheTableHeader(table) == nil)
+        try fixture.directory.write(table, to: "cache/cache.table")
+        let cache = try fixture.bytesCache(fixture.options(byteLimit: 1 << 20))
+        try cache.set([UInt8](repeating: 7, count: 3_000), forKey: "new")
+        #expect(try cache.value(forKey: "new") == [UInt8](repeating: 7, count: 3_000))
+        #expect(try cache.value(forKey: "k9") == [9])
+        #expect(cache.statistics.entryCount == 11)
+        #expect(cache.statistics.byteCount == fixture.diskUsage())
+    }
 }
 
 @Suite("ArchiveCache: damaged entries, collisions, foreign files, modes")
