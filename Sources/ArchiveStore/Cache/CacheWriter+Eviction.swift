@@ -136,7 +136,9 @@ extension CacheWriter {
         var length = 0
         var finished = true
         var walked = true
+        var present = false
         if let fd = try fileSystem.openIfPresent(path, [.readOnly, .noFollow, .nonBlocking]) {
+            present = true
             defer { fileSystem.close(fd) }
             let info = try fileSystem.status(fd, path)
             allocated = Int(clamping: info.allocatedBytes)
@@ -204,12 +206,21 @@ extension CacheWriter {
         // Every live frame is dealt with: the file goes, then its blocks and frames leave the counts (a failed
         // unlink leaves them counted; the next eviction finds the cursor at the end and tries again).
         try willChangeFiles(durably: true)
-        _ = try fileSystem.unlink(path)
-        didUnlink(in: directory.segments.path)
+        if try fileSystem.unlink(path) { didUnlink(in: directory.segments.path) }
         header.sealedBytes = max(0, header.sealedBytes - allocated)
         header.segmentBytes = max(0, header.segmentBytes - length)
-        directory.segments.forget(number)
-        header.oldestSegment &+= 1
+        var next = number &+ 1
+        if !present && next < header.headSegment {
+            // Absent segments (a table that names more than the directory holds: up to a million numbers) are
+            // passed over together, up to the next file there is: one listing, not calls for every number.
+            next = try directory.segments.numbers().first { $0 > number && $0 <= header.headSegment } ?? header.headSegment
+        }
+        if next > number {
+            for gone in number..<next { directory.segments.forget(gone) }
+        } else {
+            directory.segments.forget(number)   // the numbers wrapped
+        }
+        header.oldestSegment = next
         header.cursor = 0
         state.directoryBytes = directory.directoryBytes()
         changed = true

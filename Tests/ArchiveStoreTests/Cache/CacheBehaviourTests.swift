@@ -210,6 +210,37 @@ struct CacheLimitTests {
         #expect(cache.statistics.entryCount == 11)
         #expect(cache.statistics.byteCount == fixture.diskUsage())
     }
+
+    /// A table whose segment numbers run 100,000 past the files there are (found by the cache fuzz target: a
+    /// trim walked 922,373 absent numbers, a few calls each) is passed over together: eviction unlinks only
+    /// the segments that exist, and the trim still empties the cache.
+    @Test func evictionPassesOverAbsentSegmentsTogether() throws {
+        let fixture = try CacheFixture()
+        do {
+            let cache = try fixture.bytesCache(fixture.options(byteLimit: 1 << 20))
+            for i in 0..<10 { try cache.set([UInt8(i)], forKey: "k\(i)") }
+        }
+        var table = try fixture.directory.read("cache/cache.table")
+        var header = try #require(CacheTableHeader(table))
+        let segments = fixture.path + "/segments/"
+        let oldHead = segments + CacheSegments.hex(header.headSegment) + ".seg"
+        header.headSegment += 100_000
+        try FileManager.default.moveItem(atPath: oldHead, toPath: segments + CacheSegments.hex(header.headSegment) + ".seg")
+        table.replaceSubrange(0..<header.bytes.count, with: header.bytes)
+        try fixture.directory.write(table, to: "cache/cache.table")
+        let unlinks = Shared(0)
+        let counting = FileSystem { call, path in
+            if call == .unlink && path.hasSuffix(".seg") { unlinks.value += 1 }
+            return nil
+        }
+        let cache = try fixture.bytesCache(fixture.options(byteLimit: 1 << 20), fileSystem: counting)
+        try cache.trim(toByteLimit: 0)
+        #expect(cache.statistics.entryCount == 0)
+        #expect(unlinks.value <= 2)
+        #expect(try cache.value(forKey: "k3") == nil)
+        try cache.set([4], forKey: "k")
+        #expect(try fixture.bytesCache().value(forKey: "k") == [4])
+    }
 }
 
 @Suite("ArchiveCache: damaged entries, collisions, foreign files, modes")
