@@ -156,7 +156,8 @@ seed_corpus() {
 }
 
 # Seeds for the cache target: Fuzz/seeds-cache holds a table (header and live slots), a segment and a large
-# entry file that the cache wrote itself (joined by "|||", in both modes), plus two hand-made minimal ones.
+# entry file that the cache wrote itself (joined by "|||", in both modes), plus two hand-made minimal ones and
+# the inputs of fixed findings (regression-*).
 seed_cache_corpus() {
     local corpus="$build/corpus-cache" file
     mkdir -p "$corpus"

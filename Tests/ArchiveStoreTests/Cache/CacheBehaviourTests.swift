@@ -183,18 +183,24 @@ struct CacheLimitTests {
         #expect(CacheTableHeader(try fixture.directory.read("cache/cache.table"))?.count == 24)
     }
 
-    /// A header whose checksum holds but whose byte figures are beyond any directory (found by the cache fuzz
-    /// target: dead bytes weighed against thirty-three times the live ones overflowed) is damaged: the next
-    /// writer rebuilds the table from the segments, and a set under a byte limit works.
-    @Test(arguments: [80, 88, 48])
-    func aTableClaimingMoreBytesThanAnyDirectoryIsRebuilt(figureOffset: Int) throws {
+    /// A cache of ten one-byte entries under a 1 MiB limit, its table file and the table's header.
+    static func tenEntriesAndTheirTable() throws -> (CacheFixture, [UInt8], CacheTableHeader) {
         let fixture = try CacheFixture()
         do {
             let cache = try fixture.bytesCache(fixture.options(byteLimit: 1 << 20))
             for i in 0..<10 { try cache.set([UInt8(i)], forKey: "k\(i)") }
         }
-        var table = try fixture.directory.read("cache/cache.table")
-        var header = try #require(CacheTableHeader(table))
+        let table = try fixture.directory.read("cache/cache.table")
+        return (fixture, table, try #require(CacheTableHeader(table)))
+    }
+
+    /// A header whose checksum holds but whose byte figures are beyond any directory (found by the cache fuzz
+    /// target: dead bytes weighed against thirty-three times the live ones overflowed) is damaged: the next
+    /// writer rebuilds the table from the segments, and a set under a byte limit works.
+    @Test(arguments: [80, 88, 48])
+    func aTableClaimingMoreBytesThanAnyDirectoryIsRebuilt(figureOffset: Int) throws {
+        let (fixture, original, found) = try Self.tenEntriesAndTheirTable()
+        var (table, header) = (original, found)
         switch figureOffset {
         case 80: header.liveBytes = CacheTableHeader.largestByteFigure + 1
         case 88: header.segmentBytes = Int.max / 2
@@ -215,13 +221,8 @@ struct CacheLimitTests {
     /// trim walked 922,373 absent numbers, a few calls each) is passed over together: eviction unlinks only
     /// the segments that exist, and the trim still empties the cache.
     @Test func evictionPassesOverAbsentSegmentsTogether() throws {
-        let fixture = try CacheFixture()
-        do {
-            let cache = try fixture.bytesCache(fixture.options(byteLimit: 1 << 20))
-            for i in 0..<10 { try cache.set([UInt8(i)], forKey: "k\(i)") }
-        }
-        var table = try fixture.directory.read("cache/cache.table")
-        var header = try #require(CacheTableHeader(table))
+        let (fixture, original, found) = try Self.tenEntriesAndTheirTable()
+        var (table, header) = (original, found)
         let segments = fixture.path + "/segments/"
         let oldHead = segments + CacheSegments.hex(header.headSegment) + ".seg"
         header.headSegment += 100_000
