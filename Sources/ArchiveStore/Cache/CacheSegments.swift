@@ -77,6 +77,19 @@ final class CacheSegments: Sendable {
         _ = open.withLock { $0.remove(number) }
     }
 
+    /// Forgets the descriptors of the segments numbered in `numbers` (one pass over the few kept open, however
+    /// many numbers the range holds).
+    func forget(_ numbers: Range<UInt32>) {
+        open.withLock { table in
+            var gone: [UInt32] = []
+            table.forEach { number, _ in
+                if numbers.contains(number) { gone.append(number) }
+                return true
+            }
+            for number in gone { _ = table.remove(number) }
+        }
+    }
+
     /// The numbers of the segment files there are.
     func numbers() throws(StoreError) -> [UInt32] {
         (try fileSystem.list(path) ?? []).compactMap(Self.number).sorted()

@@ -215,11 +215,7 @@ extension CacheWriter {
             // passed over together, up to the next file there is: one listing, not calls for every number.
             next = try directory.segments.numbers().first { $0 > number && $0 <= header.headSegment } ?? header.headSegment
         }
-        if next > number {
-            for gone in number..<next { directory.segments.forget(gone) }
-        } else {
-            directory.segments.forget(number)   // the numbers wrapped
-        }
+        if next > number { directory.segments.forget(number..<next) } else { directory.segments.forget(number) }
         header.oldestSegment = next
         header.cursor = 0
         state.directoryBytes = directory.directoryBytes()
