@@ -53,8 +53,12 @@ extension CacheWriter {
         // once more to evict them), plus the segments those make: past that, nothing more can be given back
         // (the entry just written is all that is left, or the header's figures say more than the segments
         // hold: then, once, the table is rebuilt from the segments, which recounts them).
-        func budget(_ header: CacheTableHeader) -> Int { 2 * Int(header.headSegment &- header.oldestSegment) + 4 }
-        var walks = budget(header)
+        // The segments counted are the files there are, not the numbers the header spans (a damaged table may
+        // span a million): one listing, made only once eviction has to walk.
+        func budget(_ header: CacheTableHeader) throws(StoreError) -> Int {
+            2 * min(Int(header.headSegment &- header.oldestSegment), try directory.segments.numbers().count) + 4
+        }
+        var walks = -1
         while true {
             let overCount = countLimit > 0 && header.count > countLimit
             var overBytes = false
@@ -67,11 +71,12 @@ extension CacheWriter {
             let compactDue = byteLimit == nil && wasteful && header.deadBytes > 4 * segmentSize && compactions < 2
             guard overCount || overBytes || compactDue else { break }
             let nothingLeft = header.oldestSegment == header.headSegment && header.headLength == 0
+            if walks < 0 { walks = try budget(header) }
             if walks <= 0 || nothingLeft {
                 guard !repaired, overCount || overBytes else { break }
                 try rebuildTable(&state)
                 repaired = true
-                walks = budget(header)
+                walks = try budget(header)
                 continue
             }
             walks -= 1
