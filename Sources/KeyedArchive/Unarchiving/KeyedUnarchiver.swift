@@ -445,9 +445,17 @@ public final class KeyedUnarchiver {
         }
     }
 
-    /// Position of a user key (escaped as Apple does) in the current object.
+    /// Position of a user key (escaped as Apple does) in the current object. The replayed answer is taken
+    /// inline, at each field read; the general path is a call.
+    @inline(__always)
     func position(ofUserKey key: String) throws -> Int? {
         if let answer = replayedPosition(ofUserKey: key) { return answer }
+        return try searchedPosition(ofUserKey: key)
+    }
+
+    /// ``position(ofUserKey:)`` when no recorded answer is replayed.
+    @inline(never)
+    func searchedPosition(ofUserKey key: String) throws -> Int? {
         if key.utf8.first == UInt8(ascii: "$") { return try position(ofRawKey: "$" + key) }
         return try position(ofRawKey: key)
     }
