@@ -11,11 +11,23 @@ private protocol Named: AnyObject {
     var label: String { get }
 }
 
+/// The instances of the element classes alive (the suite is serialized, and only it makes them).
+private enum Alive {
+    nonisolated(unsafe) static var count = 0
+}
+
 private class Square: Drawable, Named {
     class var archivedClassName: String { "Square" }
     let side: Double
-    init(side: Double) { self.side = side }
-    required init(coder: KeyedUnarchiver) throws { side = try coder.decode(Double.self, forKey: "side") }
+    init(side: Double) {
+        self.side = side
+        Alive.count += 1
+    }
+    required init(coder: KeyedUnarchiver) throws {
+        side = try coder.decode(Double.self, forKey: "side")
+        Alive.count += 1
+    }
+    deinit { Alive.count -= 1 }
     func encode(with coder: KeyedArchiver) { coder.encode(side, forKey: "side") }
     func area() -> Double { side * side }
     var label: String { "square \(side)" }
@@ -31,8 +43,15 @@ private final class FramedSquare: Square {
 private final class Disc: Drawable, Named {
     static var archivedClassName: String { "Disc" }
     let radius: Double
-    init(radius: Double) { self.radius = radius }
-    init(coder: KeyedUnarchiver) throws { radius = try coder.decode(Double.self, forKey: "radius") }
+    init(radius: Double) {
+        self.radius = radius
+        Alive.count += 1
+    }
+    init(coder: KeyedUnarchiver) throws {
+        radius = try coder.decode(Double.self, forKey: "radius")
+        Alive.count += 1
+    }
+    deinit { Alive.count -= 1 }
     func encode(with coder: KeyedArchiver) { coder.encode(radius, forKey: "radius") }
     func area() -> Double { 3 * radius * radius }
     var label: String { "disc \(radius)" }
@@ -41,8 +60,9 @@ private final class Disc: Drawable, Named {
 /// Registered, archivable, but not `Drawable`.
 private final class Plain: KeyedArchivable {
     static var archivedClassName: String { "Plain" }
-    init() {}
-    init(coder: KeyedUnarchiver) throws {}
+    init() { Alive.count += 1 }
+    init(coder: KeyedUnarchiver) throws { Alive.count += 1 }
+    deinit { Alive.count -= 1 }
     func encode(with coder: KeyedArchiver) {}
 }
 
@@ -181,6 +201,23 @@ struct ExistentialElementCastTests {
         // Read as [Any], the same elements are there, the Plain among them.
         let anything = try decode(bytes, .any).anything
         #expect(anything.map { "\(type(of: $0))" } == ["Square", "Disc", "Square", "Plain", "Disc"])
+    }
+
+    /// The elements built before a failing one (three, two of them of a cached class) are freed with the failed
+    /// decode, once each: none is left alive, and none is released twice (which would trap).
+    @Test func theElementsBeforeAFailingOneAreReleased() throws {
+        let bytes = try archive(fourth: .dictionary(["$class": .uid(PlistUID(13))]))
+        let before = Alive.count
+        let error = expectKeyedError(.typeMismatch) { try decode(bytes, .drawable) }
+        #expect(error?.objectIndex == 6)
+        #expect(Alive.count == before)
+        // The same elements, kept by a decode that succeeds, are alive until the array goes.
+        do {
+            let drawables = try decode(try archive(fourth: .dictionary(["$class": .uid(PlistUID(12)), "radius": .real(4)])), .drawable).drawables
+            #expect(drawables.count == 5)
+            #expect(Alive.count == before + 5)
+        }
+        #expect(Alive.count == before)
     }
 
     @Test func aCachedClassStillReadsEachElementsOwnFields() throws {

@@ -58,23 +58,26 @@ struct ExistentialElementCasts {
         words + (1 + i * (1 + elementWords)) * Self.word
     }
 
-    /// Appends `value as? E` to `result`; `false` (nothing appended) where that cast is `nil`.
+    /// Initializes `element` (uninitialized memory) to `value as? E`; `false`, the memory left uninitialized,
+    /// where that cast is `nil`. A remembered class's element is written as raw words, its reference retained
+    /// for the memory that now holds it: no generic copy, move or destroy of an `E` per element.
     @inline(__always)
-    func append<E>(_ value: Any, as _: E.Type, to result: inout [E]) -> Bool {
+    func initialize<E>(_ element: UnsafeMutablePointer<E>, to value: Any) -> Bool {
         let id = ObjectIdentifier(type(of: value))
         for i in 0..<count where entry(i).load(as: ObjectIdentifier.self) == id {
             // An instance a hook handed back boxed under another type (an existential erased by generic
             // code) is no bare reference: the runtime casts it.
             guard let reference = Self.reference(in: value) else { break }
-            let element = entry(i) + Self.word
-            element.storeBytes(of: reference, as: UnsafeRawPointer.self)
-            // A copy (the reference retained) of the class's representation.
-            result.append(element.load(as: E.self))
+            // The class's representation, its first word this element's reference.
+            let words = UnsafeMutableRawPointer(element)
+            words.copyMemory(from: entry(i) + Self.word, byteCount: elementWords * Self.word)
+            words.storeBytes(of: reference, as: UnsafeRawPointer.self)
+            _ = Unmanaged<AnyObject>.fromOpaque(reference).retain()
             return true
         }
-        guard let element = value as? E else { return false }
-        result.append(element)
-        if count < Self.classLimit, type(of: value) is AnyClass { remember(element, of: value) }
+        guard let cast = value as? E else { return false }
+        element.initialize(to: cast)
+        if count < Self.classLimit, type(of: value) is AnyClass { remember(cast, of: value) }
         return true
     }
 

@@ -78,35 +78,39 @@ extension KeyedUnarchiver {
             throw mismatch(key, "[\(E.self)]", v)
         }
         let (fields, resolved) = try arrayFields(uid, key: key)
-        // One loop, no closure per element: the generic metadata it needs is looked up once.
+        // One loop, no closure per element: the generic metadata it needs is looked up once. Each element is
+        // initialized where the array keeps it (`initialized` counts them, so a throw frees exactly those).
         return try enter(uid, resolved.chain, fields, key: key) {
             guard let refs = try elementArray("NS.objects") else { return [] }
-            var result: [E] = []
-            result.reserveCapacity(refs.count)
             let casts = elementCasts(E.self)
-            for i in 0..<refs.count {
-                let ref = try reader.elementReference(refs, i)
-                if let u = try reader.uid(ref), u > 0, let object = try decodeObject(u, key: key) {
-                    // The cast in the loop, so that the metadata of `E?` is looked up once, not once an element
-                    // (and an existential's conformances once a class); `convert` tries it again, then
-                    // the numeric conversions, and names the mismatch.
-                    if let casts {
-                        if !casts.append(object, as: E.self, to: &result) {
-                            result.append(try convert(object, E.self, key: key, uid: u))
+            return try [E](unsafeUninitializedCapacity: refs.count) { buffer, initialized in
+                guard let first = buffer.baseAddress else { return }
+                for i in 0..<refs.count {
+                    let element = first + i
+                    let ref = try reader.elementReference(refs, i)
+                    if let u = try reader.uid(ref), u > 0, let object = try decodeObject(u, key: key) {
+                        // The cast in the loop, so that the metadata of `E?` is looked up once, not once an
+                        // element (and an existential's conformances once a class); `convert` tries it again,
+                        // then the numeric conversions, and names the mismatch.
+                        if let casts, casts.initialize(element, to: object) {
+                            initialized = i + 1
+                            continue
                         }
-                    } else if let element = object as? E {
-                        result.append(element)
-                    } else {
-                        result.append(try convert(object, E.self, key: key, uid: u))
+                        if casts == nil, let direct = object as? E {
+                            element.initialize(to: direct)
+                        } else {
+                            element.initialize(to: try convert(object, E.self, key: key, uid: u))
+                        }
+                        initialized = i + 1
+                        continue
                     }
-                    continue
+                    guard let e = try typed(reader.value(ref), E.self, key: key) else {
+                        throw error(.valueNotFound, "$null element in an array of \(E.self)", key: key)
+                    }
+                    element.initialize(to: e)
+                    initialized = i + 1
                 }
-                guard let e = try typed(reader.value(ref), E.self, key: key) else {
-                    throw error(.valueNotFound, "$null element in an array of \(E.self)", key: key)
-                }
-                result.append(e)
             }
-            return result
         }
     }
 
