@@ -1,7 +1,6 @@
 import BinaryPlist
 import Foundation
 import KeyedArchive
-import Synchronization
 import Testing
 
 /// Object substitution on both sides: replacementObject / classForKeyedArchiver / willEncode when encoding,
@@ -172,16 +171,16 @@ struct SubstitutionTests {
         let bytes = try archiver.finishEncoding()
         let log = FallbackLog()
         let registry = shapeRegistry.resolvingUnknownClasses { name, chain in
-            log.calls.withLock { $0.append("\(name) \(chain)") }
+            log.withLock { $0.append("\(name) \(chain)") }
             return name == "Hexagon" ? Circle.self : nil
         }
         let decoded = try #require(try KeyedUnarchiver.unarchivedArrayOfObjects(ofType: Circle.self, from: bytes, registry: registry))
         #expect(decoded.map(\.radius) == [1, 2])
-        #expect(log.calls.withLock { $0 } == [#"Hexagon ["Hexagon", "NSObject"]"#])
+        #expect(log.withLock { $0 } == [#"Hexagon ["Hexagon", "NSObject"]"#])
         // Registered names and standard classes never reach the fallback.
         let plain = try KeyedArchiver.archivedData(withRootObject: [Circle(centerX: 0, centerY: 0, radius: 1)] as [Any])
         _ = try KeyedUnarchiver.unarchivedObject(ofType: [Circle].self, from: plain, registry: registry)
-        #expect(log.calls.withLock { $0.count } == 1)
+        #expect(log.withLock { $0.count } == 1)
     }
 
     @Test func whatTheFallbackReturnsIsCheckedBySecureCoding() throws {
@@ -202,9 +201,17 @@ struct SubstitutionTests {
     }
 }
 
-/// The class names a fallback was asked about.
-final class FallbackLog: Sendable {
-    let calls = Mutex<[String]>([])
+/// The class names a fallback was asked about. Behind an `NSLock`, not `Synchronization.Mutex` (macOS 15 and
+/// iOS 18), so that the tests build at the package's minimums.
+final class FallbackLog: @unchecked Sendable {  // Sendable: `names` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var names: [String] = []
+
+    func withLock<R>(_ body: (inout [String]) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&names)
+    }
 }
 
 /// Archives as its target (or $null), counting the calls.
