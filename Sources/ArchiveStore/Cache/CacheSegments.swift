@@ -53,7 +53,7 @@ final class CacheSegments: Sendable {
             table.touch(number)
             return handle
         }) { return handle }
-        guard let fd = try fileSystem.openIfPresent(file(number), [.readOnly, .noFollow, .nonBlocking]) else { return nil }
+        guard let fd = try openFile(number) else { return nil }
         let fresh = SegmentHandle(fd: fd, fileSystem: fileSystem)
         return open.withLock { table -> SegmentHandle in
             if let existing = table[number] { return existing }   // another thread opened it meanwhile
@@ -61,6 +61,32 @@ final class CacheSegments: Sendable {
             while table.count > Self.openLimit, let oldest = table.leastRecent { table.remove(oldest.key) }
             return fresh
         }
+    }
+
+    /// Segment `number`'s file, open for reading; `nil` when it is gone, or when what has its name is no
+    /// regular file (a symbolic link, a directory or a device planted there: damage, read as a segment gone,
+    /// whose entries are misses and which eviction passes over, removing the name).
+    func openFile(_ number: UInt32) throws(StoreError) -> FileDescriptor? {
+        let path = file(number)
+        let opened: FileDescriptor?
+        do {
+            opened = try fileSystem.openIfPresent(path, [.readOnly, .noFollow, .nonBlocking])
+        } catch where error.code == .symbolicLink {
+            return nil
+        }
+        guard let fd = opened else { return nil }
+        let regular: Bool
+        do {
+            regular = try fileSystem.status(fd, path).isRegularFile
+        } catch {
+            fileSystem.close(fd)
+            throw error
+        }
+        guard regular else {
+            fileSystem.close(fd)
+            return nil
+        }
+        return fd
     }
 
     /// The `length` bytes at `offset` of segment `number`; `nil` when the segment is gone or shorter, or when

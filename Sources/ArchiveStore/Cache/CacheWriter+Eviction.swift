@@ -112,7 +112,10 @@ extension CacheWriter {
     }
 
     /// Replaces the table with one rebuilt from the segments, the old one retired once the new one is in place.
+    /// The files this section removed are gone for good first: the new table counts only the files there are,
+    /// and carries no unfinished mark that would recount them after a power cut.
     private mutating func rebuildTable(_ state: inout CacheWriterState) throws(StoreError) {
+        try syncUnlinks()
         let changes = header.changes
         try Self.rebuild(directory, segmentSize: segmentSize, largeThreshold: largeThreshold, durability: durability,
                          firstHead: header.headSegment)
@@ -127,13 +130,36 @@ extension CacheWriter {
         state.head = nil
         state.directoryBytes = directory.directoryBytes()
         changed = true
+        // The new table has no mark yet: the next change marks it (and syncs the mark) again.
+        markIsDurable = false
+        carriedSlotsAwaitSync = false
     }
 
     /// Deals with the oldest segment's frames from the cursor on, until `done` or its end (then its file is
     /// removed and the next segment becomes the oldest).
+    ///
+    /// When it fails (a full disk refuses the frames it carries forward, say), the cursor goes back to the
+    /// first frame it had queued to carry: those entries are still in this segment, and the next eviction must
+    /// walk them again rather than remove the segment under them.
     @discardableResult
     private mutating func evictFromOldest(until done: (CacheWriter) -> Bool, keeping kept: [UInt8]?, carryingAll: Bool,
                                           carryingUsed: Bool = true, _ state: inout CacheWriterState) throws(StoreError) -> [StableHash] {
+        do {
+            return try walkOldest(until: done, keeping: kept, carryingAll: carryingAll, carryingUsed: carryingUsed, &state)
+        } catch {
+            let number = header.oldestSegment
+            if let first = carried.lazy.filter({ $0.slot.segment == number }).map({ Int($0.slot.offset) }).min() {
+                header.cursor = min(header.cursor, first)
+            }
+            carried.removeAll(keepingCapacity: true)
+            carriedBytes = 0
+            throw error
+        }
+    }
+
+    /// ``evictFromOldest(until:keeping:carryingAll:carryingUsed:_:)``, a failure left to it.
+    private mutating func walkOldest(until done: (CacheWriter) -> Bool, keeping kept: [UInt8]?, carryingAll: Bool,
+                                     carryingUsed: Bool, _ state: inout CacheWriterState) throws(StoreError) -> [StableHash] {
         let number = header.oldestSegment
         let path = directory.segments.file(number)
         var evicted: [StableHash] = []
@@ -142,7 +168,21 @@ extension CacheWriter {
         var finished = true
         var walked = true
         var present = false
-        if let fd = try fileSystem.openIfPresent(path, [.readOnly, .noFollow, .nonBlocking]) {
+        let opened = try directory.segments.openFile(number)
+        if opened == nil, let planted = try fileSystem.linkStatus(path) {
+            // Something that is no segment file has the oldest segment's name (a symbolic link, a device, an
+            // empty directory): the name goes (never what a link points to), and the table is recounted from
+            // the segments there are, which forgets the entries it held and the blocks it was counted for. A
+            // directory with files in it stays, passed over as a segment gone.
+            try willChangeFiles(durably: true)
+            if planted.isDirectory ? try fileSystem.removeDirectory(path) : try fileSystem.unlink(path) {
+                didUnlink(in: directory.segments.path)
+                directory.segments.forget(number)
+                try rebuildTable(&state)
+                return evicted
+            }
+        }
+        if let fd = opened {
             present = true
             defer { fileSystem.close(fd) }
             let info = try fileSystem.status(fd, path)
@@ -267,6 +307,7 @@ extension CacheWriter {
                 try table.write(moved, at: carried[k].index)
                 offset += carried[k].frame.count
             }
+            if durability == .synchronous { carriedSlotsAwaitSync = true }
             i = j
         }
         carried.removeAll(keepingCapacity: true)

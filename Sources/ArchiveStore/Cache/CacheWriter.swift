@@ -32,7 +32,10 @@ struct CacheWriter {
     var carried: [(index: Int, slot: CacheSlot, frame: [UInt8])] = []
     var carriedBytes = 0
     /// Whether this section's ``CacheTableHeader/unfinished`` mark is synced (see ``willChangeFiles(durably:)``).
-    private var markIsDurable = false
+    var markIsDurable = false
+    /// With `.synchronous`, whether slots eviction pointed at frames it carried forward were written since the
+    /// table was last synced: they are synced before a file is removed (see ``willChangeFiles(durably:)``).
+    var carriedSlotsAwaitSync = false
     /// With `.synchronous`, the directories a file was unlinked from in this section, synced before the header
     /// that no longer counts the files is written (``syncUnlinks()``).
     private var unlinkedFrom: [String] = []
@@ -118,16 +121,19 @@ struct CacheWriter {
     /// goes), so with `.synchronous` the mark is synced before it, once a section; the next open then finds the
     /// mark and recounts from the files, and what the byte limit is held to stays what `du` shows. Frames
     /// appended to an existing head segment need no synced mark: bytes past the header's head length are cut
-    /// off when the head is next opened.
+    /// off when the head is next opened. The slots of entries carried forward since the last sync are synced
+    /// with it: the segment they left may be the file that goes, and a reader (which never rebuilds) must find
+    /// them at their new frames.
     mutating func willChangeFiles(durably: Bool = false) throws(StoreError) {
         if !header.unfinished {
             header.unfinished = true
             try table.write(header)
             changed = true
         }
-        if durably && durability == .synchronous && !markIsDurable {
+        if durably && durability == .synchronous && (!markIsDurable || carriedSlotsAwaitSync) {
             try fileSystem.sync(table.fd, table.path)
             markIsDurable = true
+            carriedSlotsAwaitSync = false
         }
     }
 
