@@ -170,6 +170,8 @@ private func checkDirectory(table: [UInt8], segment: [UInt8], entry: [UInt8], ra
         _ = try cache.removeExpired()
         try cache.set([UInt8](repeating: 9, count: 20_000), forKey: "j")   // a large entry
         guard try cache.value(forKey: "j")?.count == 20_000 else { cacheFinding("a large value does not read back") }
+        try cache.set([UInt8](repeating: 8, count: 30_000), forKey: "j")   // replaced: the file's other name
+        guard try cache.value(forKey: "j") == [UInt8](repeating: 8, count: 30_000) else { cacheFinding("a replaced large value does not read back") }
         let listed = try cache.entries()
         let counted = cache.statistics.entryCount
         // Listing corrects a header's counts from the slots; a slot whose frame cannot be read is not listed.

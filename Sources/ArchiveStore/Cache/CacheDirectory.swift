@@ -7,7 +7,8 @@ import ArchivePlatform
 ///   ``largeThreshold(segmentSize:)`` bytes is a `put` frame whose payload is its keyed archive;
 /// - `large/<32 hex>.archive`: a larger entry, a file of its own named by the ``StableHash`` of its key (a keyed
 ///   archive with its checksum in the trailer, see `CacheEntryChecksum`), with an `external` frame in a segment
-///   that stands for it in the order of eviction;
+///   that stands for it in the order of eviction; `<32 hex>.1.archive` when it replaced a large entry under the
+///   plain name (``ExternalPayload``);
 /// - `cache.table`: where each key's frame is (``CacheTable``), the counts and the limits' figures;
 /// - `cache.lock`: the writers' lock (``WriterLock``), never written.
 ///
@@ -71,8 +72,43 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: `lock` is used on
 
     // MARK: Names
 
-    /// The file of a large entry.
-    func largeFile(_ hash: StableHash) -> String { PathName.join(largePath, hash.hex + ".archive") }
+    /// The file of a large entry: `<hash>.archive`, or `<hash>.1.archive` for the `alternate` name. A large
+    /// entry replaced by a large one is written under the name its old file does not have, so that the old file
+    /// stays whole until the new entry's slot names the new one (see ``ExternalPayload``).
+    func largeFile(_ hash: StableHash, alternate: Bool = false) -> String {
+        PathName.join(largePath, hash.hex + (alternate ? ".1.archive" : ".archive"))
+    }
+
+    /// Whether `name` in `large/` is a name the cache gives its large files (temporary files aside).
+    static func isLargeFileName(_ name: String) -> Bool {
+        (name.utf8.count == 40 && name.hasSuffix(".archive") || name.utf8.count == 42 && name.hasSuffix(".1.archive"))
+            && StableHash(hex: name.prefix(32)) != nil
+    }
+
+    /// The payload of an `external` frame: the large file's size, a little-endian `u64` whose top bit says the
+    /// file has the alternate name (a size never reaches 2^63; a reader of the format before sees a size past
+    /// any limit, a miss).
+    struct ExternalPayload: Equatable {
+        var size: Int
+        var alternate: Bool
+
+        init(size: Int, alternate: Bool) {
+            self.size = size
+            self.alternate = alternate
+        }
+
+        init(_ payload: ArraySlice<UInt8>) {
+            let raw = readLittleEndian(Array(payload), 0, width: 8)
+            size = Int(clamping: raw & ~(1 << 63))
+            alternate = raw & (1 << 63) != 0
+        }
+
+        var bytes: [UInt8] {
+            var bytes: [UInt8] = []
+            appendLittleEndian(UInt64(clamping: size) | (alternate ? 1 << 63 : 0), width: 8, to: &bytes)
+            return bytes
+        }
+    }
 
     /// The file of an entry in the format before segments: `<hh>/<hash>.archive`.
     func legacyFile(_ hash: StableHash) -> String {
@@ -219,11 +255,12 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: `lock` is used on
             let payload = Array(header.payload(in: frame, at: 0))
             return payload.count <= limit ? .entry(payload) : .gone
         }
-        let size = Int(clamping: readLittleEndian(Array(header.payload(in: frame, at: 0)), 0, width: 8))
+        let external = ExternalPayload(header.payload(in: frame, at: 0))
+        let size = external.size
         guard size <= limit else { return .gone }
         let file: [UInt8]?
         do {
-            file = try readLargeFile(largeFile(hash), limit: limit)
+            file = try readLargeFile(largeFile(hash, alternate: external.alternate), limit: limit)
         } catch where error.code == .symbolicLink || error.code == .notRegularFile {
             return .damaged   // not a file the cache wrote: the entry is lost (the link itself is left alone)
         }
@@ -288,7 +325,7 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: `lock` is used on
         AtomicReplace.sweepStaleTemporaries(of: [tablePath], fileSystem: fileSystem)
         guard let names = try? fileSystem.list(largePath) else { return }
         for name in names where name.utf8.count > 47 && name.hasPrefix(".") && StableHash(hex: name.dropFirst().prefix(32)) != nil
-            && name.dropFirst(33).hasPrefix(".archive.tmp-") {
+            && (name.dropFirst(33).hasPrefix(".archive.tmp-") || name.dropFirst(33).hasPrefix(".1.archive.tmp-")) {
             let file = PathName.join(largePath, name)
             if let info = try? fileSystem.linkStatus(file), info.isRegularFile { _ = try? fileSystem.unlink(file) }
         }

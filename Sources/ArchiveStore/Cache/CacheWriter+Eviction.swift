@@ -132,7 +132,7 @@ extension CacheWriter {
         changed = true
         // The new table has no mark yet: the next change marks it (and syncs the mark) again.
         markIsDurable = false
-        carriedSlotsAwaitSync = false
+        movedSlotsAwaitSync = false
     }
 
     /// Deals with the oldest segment's frames from the cursor on, until `done` or its end (then its file is
@@ -307,7 +307,7 @@ extension CacheWriter {
                 try table.write(moved, at: carried[k].index)
                 offset += carried[k].frame.count
             }
-            if durability == .synchronous { carriedSlotsAwaitSync = true }
+            if durability == .synchronous { movedSlotsAwaitSync = true }
             i = j
         }
         carried.removeAll(keepingCapacity: true)
@@ -322,9 +322,7 @@ extension CacheWriter {
         let removed = header.count
         let next = header.headSegment &+ 1
         let numbers = try directory.segments.numbers()
-        let large = (try fileSystem.list(directory.largePath) ?? []).filter {
-            $0.utf8.count == 40 && $0.hasSuffix(".archive") && StableHash(hex: $0.prefix(32)) != nil
-        }
+        let large = (try fileSystem.list(directory.largePath) ?? []).filter(CacheDirectory.isLargeFileName)
         var done = 0
         try willChangeFiles(durably: true)
         for number in numbers {

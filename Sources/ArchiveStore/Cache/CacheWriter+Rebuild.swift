@@ -22,7 +22,7 @@ extension CacheWriter {
             numbers = try directory.segments.numbers()
             head = max(numbers.last ?? head, head)
         }
-        struct Found { var segment: UInt32; var offset: Int; var length: Int; var expiry: Double?; var external: Bool }
+        struct Found { var segment: UInt32; var offset: Int; var length: Int; var expiry: Double?; var external: Bool; var alternate: Bool }
         var entries: [[UInt8]: Found] = [:]
         var sealed = 0
         var segmentBytes = 0
@@ -44,8 +44,9 @@ extension CacheWriter {
                 if frame.kind == .delete {
                     entries[key] = nil
                 } else {
-                    entries[key] = Found(segment: number, offset: offset, length: frame.length, expiry: frame.expiry,
-                                         external: frame.kind == .external)
+                    let external = frame.kind == .external
+                    entries[key] = Found(segment: number, offset: offset, length: frame.length, expiry: frame.expiry, external: external,
+                                         alternate: external && CacheDirectory.ExternalPayload(frame.payload(in: bytes, at: offset)).alternate)
                 }
                 offset += frame.length
             }
@@ -65,7 +66,7 @@ extension CacheWriter {
         // Large files: each named by a live external frame's key hash is kept; the rest go.
         var external: Set<String> = []
         for (key, found) in entries where found.external {
-            let name = CacheDirectory.hash(ofFrameKey: key).hex + ".archive"
+            let name = CacheDirectory.hash(ofFrameKey: key).hex + (found.alternate ? ".1.archive" : ".archive")
             if let info = try fileSystem.linkStatus(PathName.join(directory.largePath, name)), info.isRegularFile {
                 external.insert(name)
                 sealed += Int(clamping: info.allocatedBytes)
@@ -75,8 +76,9 @@ extension CacheWriter {
         }
         var swept = false
         for name in try fileSystem.list(directory.largePath) ?? [] where !external.contains(name) {
-            // Only names the cache gives its files: `<32 hex>.archive` (temporary files go in `sweepTemporaries`).
-            guard name.utf8.count == 40, name.hasSuffix(".archive"), StableHash(hex: name.prefix(32)) != nil else { continue }
+            // Only names the cache gives its files: `<32 hex>.archive` and `<32 hex>.1.archive` (temporary files go
+            // in `sweepTemporaries`).
+            guard CacheDirectory.isLargeFileName(name) else { continue }
             let file = PathName.join(directory.largePath, name)
             if let info = try fileSystem.linkStatus(file), info.isRegularFile, (try? fileSystem.unlink(file)) == true { swept = true }
         }

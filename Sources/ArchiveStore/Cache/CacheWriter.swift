@@ -33,9 +33,10 @@ struct CacheWriter {
     var carriedBytes = 0
     /// Whether this section's ``CacheTableHeader/unfinished`` mark is synced (see ``willChangeFiles(durably:)``).
     var markIsDurable = false
-    /// With `.synchronous`, whether slots eviction pointed at frames it carried forward were written since the
-    /// table was last synced: they are synced before a file is removed (see ``willChangeFiles(durably:)``).
-    var carriedSlotsAwaitSync = false
+    /// With `.synchronous`, whether slots that moved an entry off a file still to be removed (an entry eviction
+    /// carried forward, a large entry replaced) were written since the table was last synced: they are synced
+    /// before a file is removed (see ``willChangeFiles(durably:)``).
+    var movedSlotsAwaitSync = false
     /// With `.synchronous`, the directories a file was unlinked from in this section, synced before the header
     /// that no longer counts the files is written (``syncUnlinks()``).
     private var unlinkedFrom: [String] = []
@@ -121,19 +122,19 @@ struct CacheWriter {
     /// goes), so with `.synchronous` the mark is synced before it, once a section; the next open then finds the
     /// mark and recounts from the files, and what the byte limit is held to stays what `du` shows. Frames
     /// appended to an existing head segment need no synced mark: bytes past the header's head length are cut
-    /// off when the head is next opened. The slots of entries carried forward since the last sync are synced
-    /// with it: the segment they left may be the file that goes, and a reader (which never rebuilds) must find
-    /// them at their new frames.
+    /// off when the head is next opened. The slots that moved entries since the last sync are synced with it:
+    /// the file they left may be the one that goes, and a reader (which never rebuilds) must find the entries
+    /// where their slots now point.
     mutating func willChangeFiles(durably: Bool = false) throws(StoreError) {
         if !header.unfinished {
             header.unfinished = true
             try table.write(header)
             changed = true
         }
-        if durably && durability == .synchronous && (!markIsDurable || carriedSlotsAwaitSync) {
+        if durably && durability == .synchronous && (!markIsDurable || movedSlotsAwaitSync) {
             try fileSystem.sync(table.fd, table.path)
             markIsDurable = true
-            carriedSlotsAwaitSync = false
+            movedSlotsAwaitSync = false
         }
     }
 
@@ -323,22 +324,21 @@ struct CacheWriter {
         let tag = CacheSlot.tag(hash)
         let (index, old) = try find(key, tag: tag)
         let external = archive.count > largeThreshold
-        let largeFile = directory.largeFile(hash)
-        var oldLarge = 0
-        if old?.isExternal == true || external, let info = try fileSystem.linkStatus(largeFile), info.isRegularFile {
-            oldLarge = Int(clamping: info.allocatedBytes)
-        }
+        // A large entry replacing a large one goes under the name the old file does not have: until the new
+        // slot is written, the old slot still names a whole old file, whatever fails or is cut.
+        let oldAlternate = try old.map { (old) throws(StoreError) in try largeFileName(of: old) } ?? nil
+        let alternate = external && oldAlternate.map { !$0 } ?? false
         var frame: [UInt8]
         if external {
+            let file = directory.largeFile(hash, alternate: alternate)
             try willChangeFiles(durably: true)
             try directory.makeSubdirectory(directory.largePath, durability: durability)
-            try AtomicReplace.replace(largeFile, with: archive, durability: durability, fileSystem: fileSystem)
+            let replaced = try largeFileBlocks(file)   // a file left under that name (a failed write's) is replaced
+            try AtomicReplace.replace(file, with: archive, durability: durability, fileSystem: fileSystem)
             state.directoryBytes = directory.directoryBytes()   // `large/` may be new, or have grown a block
-            let allocated = Int(clamping: try fileSystem.linkStatus(largeFile)?.allocatedBytes ?? 0)
-            header.sealedBytes += allocated - oldLarge
-            var size: [UInt8] = []
-            appendLittleEndian(UInt64(archive.count), width: 8, to: &size)
-            frame = FrameHeader.encode(kind: .external, key: key, expiry: expiry, payload: size)
+            header.sealedBytes += try largeFileBlocks(file) - replaced
+            frame = FrameHeader.encode(kind: .external, key: key, expiry: expiry,
+                                       payload: CacheDirectory.ExternalPayload(size: archive.count, alternate: alternate).bytes)
         } else {
             frame = FrameHeader.encode(kind: .put, key: key, expiry: expiry, payload: archive)
         }
@@ -352,10 +352,13 @@ struct CacheWriter {
             header.count += 1
             if wasEmpty { header.used += 1 }
         }
-        if old?.isExternal == true && !external {
+        if let oldAlternate {
+            // The new slot is written (and with `.synchronous` synced first): the old entry's file goes (for a
+            // small entry, any file of the key).
+            if durability == .synchronous { movedSlotsAwaitSync = true }
             try willChangeFiles(durably: true)
-            if try fileSystem.unlink(largeFile) { header.sealedBytes -= oldLarge }
-            didUnlink(in: directory.largePath)
+            try removeLargeFile(hash, alternate: oldAlternate)
+            if !external { try removeLargeFile(hash, alternate: !oldAlternate) }
         }
         header.sealedBytes = max(0, header.sealedBytes)
         changed = true
@@ -386,13 +389,33 @@ struct CacheWriter {
         if slot.isExternal { try willChangeFiles(durably: true) }   // before the slot goes: else its file could outlive it unnamed
         try release(index, slot)
         if slot.isExternal {
-            let file = directory.largeFile(hash)
-            if let info = try fileSystem.linkStatus(file), info.isRegularFile, try fileSystem.unlink(file) {
-                header.sealedBytes = max(0, header.sealedBytes - Int(clamping: info.allocatedBytes))
-            }
-            didUnlink(in: directory.largePath)
+            try removeLargeFile(hash, alternate: false)
+            try removeLargeFile(hash, alternate: true)
         }
         changed = true
+    }
+
+    /// Which name the large file of the entry in `slot` has (``CacheDirectory/largeFile(_:alternate:)``), as
+    /// its frame says; `nil` for an entry that has no large file. A frame that cannot be read says the plain name.
+    func largeFileName(of slot: CacheSlot) throws(StoreError) -> Bool? {
+        guard slot.isExternal else { return nil }
+        guard case .frame(let bytes, let frame) = try directory.readFrame(slot), frame.kind == .external else { return false }
+        return CacheDirectory.ExternalPayload(frame.payload(in: bytes, at: 0)).alternate
+    }
+
+    /// The blocks the regular file at `file` takes (0 when there is none).
+    func largeFileBlocks(_ file: String) throws(StoreError) -> Int {
+        guard let info = try fileSystem.linkStatus(file), info.isRegularFile else { return 0 }
+        return Int(clamping: info.allocatedBytes)
+    }
+
+    /// Removes `hash`'s large file under the plain or the `alternate` name, when there is one, and takes its
+    /// blocks out of the counts (the caller marked the change, durably).
+    mutating func removeLargeFile(_ hash: StableHash, alternate: Bool) throws(StoreError) {
+        let file = directory.largeFile(hash, alternate: alternate)
+        guard let info = try fileSystem.linkStatus(file), info.isRegularFile else { return }
+        if try fileSystem.unlink(file) { header.sealedBytes = max(0, header.sealedBytes - Int(clamping: info.allocatedBytes)) }
+        didUnlink(in: directory.largePath)
     }
 
     /// Frees the slot at `location` if it still names the same frame (an entry a reader found damaged or

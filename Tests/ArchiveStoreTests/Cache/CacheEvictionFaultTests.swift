@@ -19,6 +19,32 @@ struct CacheEvictionFaultTests {
                                          fileSystem: fileSystem, keyHash: { StableHash($0.utf8) })
     }
 
+    /// A large entry replaced by a large one of another size, whose frame cannot be appended (the disk fails or
+    /// is full): the set fails, and the old value still reads back (the new file has the other name).
+    @Test(arguments: [EIO, ENOSPC])
+    func aFailedReplaceOfALargeEntryKeepsTheOldValue(errno: Int32) throws {
+        let fixture = try CacheFixture()
+        let old = payload("big", 0, size: 70 << 10)
+        try fixture.bytesCache().set(old, forKey: "big")
+        let failingSegments = FileSystem { call, path in call == .write && path.hasSuffix(".seg") ? .error(errno) : nil }
+        let cache = try fixture.bytesCache(fixture.options(), fileSystem: failingSegments)
+        let error = #expect(throws: StoreError.self) { try cache.set(payload("big", 1, size: 80 << 10), forKey: "big") }
+        #expect(error?.code == .io)
+        #expect(error?.errno == errno)
+        #expect(error?.path?.hasSuffix(".seg") == true)
+        #expect(try fixture.bytesCache().value(forKey: "big") == old)
+        // The new file stays (a rebuild may yet find a frame that names it), counted: what du shows.
+        let again = try fixture.bytesCache()
+        #expect(fixture.largeFiles().count == 2)
+        #expect(again.statistics.byteCount == fixture.diskUsage())
+        // The next set of the key replaces it, and the old file goes once the new slot is written.
+        let next = payload("big", 2, size: 90 << 10)
+        try again.set(next, forKey: "big")
+        #expect(try fixture.bytesCache().value(forKey: "big") == next)
+        #expect(fixture.largeFiles().count == 1)
+        #expect(again.statistics.byteCount == fixture.diskUsage())
+    }
+
     /// `.synchronous`: a trim that evicts two segments and carries a used entry out of the second. In every
     /// crash state, every entry the trim kept reads back (the carried entry's new slot is synced before the
     /// segment it left is unlinked).

@@ -11,8 +11,8 @@ import TestSupport
 @Suite("ArchiveCache: power cuts")
 struct CacheCrashTests {
     enum Operation: String, CaseIterable {
-        case setIntoAnEmptyCache, setSmall, setLarge, replace, remove, setEvictingByCount, trimCarryingTheOldestSegment,
-             setGrowingTheTable, removeExpired
+        case setIntoAnEmptyCache, setSmall, setLarge, replace, replaceLarge, replaceLargeWithSmall, remove, setEvictingByCount,
+             trimCarryingTheOldestSegment, setGrowingTheTable, removeExpired
     }
 
     struct Scenario: CustomTestStringConvertible {
@@ -59,6 +59,9 @@ struct CacheCrashTests {
             for i in 0..<4 { try set("k\(i)", payload("k\(i)", 1, size: 3_000)) }   // dead frames in the oldest segment
         default:
             for i in 0..<5 { try set("k\(i)", payload("k\(i)", 0), ttl: i == 4 ? .seconds(30) : .hours(1)) }
+            if scenario.operation == .replaceLarge || scenario.operation == .replaceLargeWithSmall {
+                try set("big", payload("big", 0, size: large))
+            }
         }
         return values
     }
@@ -78,6 +81,12 @@ struct CacheCrashTests {
         case .replace:
             try cache.set(payload("k1", 1), forKey: "k1")
             return ["k1": payload("k1", 1)]
+        case .replaceLarge:   // by a large entry of another size: a file of its own under the other name
+            try cache.set(payload("big", 1, size: large + 10_000), forKey: "big")
+            return ["big": payload("big", 1, size: large + 10_000)]
+        case .replaceLargeWithSmall:   // the file goes once the small entry's slot is written
+            try cache.set(payload("big", 1), forKey: "big")
+            return ["big": payload("big", 1)]
         case .remove:
             try cache.removeValue(forKey: "k2")
         case .trimCarryingTheOldestSegment:
