@@ -326,7 +326,8 @@ struct CacheWriter {
         let external = archive.count > largeThreshold
         // A large entry replacing a large one goes under the name the old file does not have: until the new
         // slot is written, the old slot still names a whole old file, whatever fails or is cut.
-        let oldAlternate = try old.map { (old) throws(StoreError) in try largeFileName(of: old) } ?? nil
+        var oldAlternate: Bool?
+        if let old { oldAlternate = try largeFileName(of: old) }
         let alternate = external && oldAlternate.map { !$0 } ?? false
         var frame: [UInt8]
         if external {
