@@ -589,12 +589,16 @@ public final class KeyedUnarchiver {
         return value
     }
 
-    /// The plist object index of `$objects[uid]`.
+    /// The plist object index of `$objects[uid]` (inline at each object read; the error is a call).
+    @inline(__always)
     func objectReference(_ uid: Int, key: String? = nil) throws -> Int {
-        guard uid >= 0 && uid < objects.count else {
-            throw error(.invalidReference, "UID \(uid) is not below the \(objects.count) objects", key: key, uid: uid)
-        }
+        guard uid >= 0 && uid < objects.count else { throw referenceError(uid, key: key) }
         return try reader.elementReference(objects, uid)
+    }
+
+    @inline(never)
+    private func referenceError(_ uid: Int, key: String?) -> KeyedArchiveError {
+        error(.invalidReference, "UID \(uid) is not below the \(objects.count) objects", key: key, uid: uid)
     }
 }
 
