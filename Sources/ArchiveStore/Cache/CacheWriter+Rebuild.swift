@@ -28,10 +28,9 @@ extension CacheWriter {
         var segmentBytes = 0
         for number in numbers {
             let path = directory.segments.file(number)
-            guard let fd = try fileSystem.openIfPresent(path, [.readOnly, .noFollow, .nonBlocking]) else { continue }
+            guard let fd = try directory.segments.openFile(number) else { continue }   // gone, or no regular file
             defer { fileSystem.close(fd) }
             let info = try fileSystem.status(fd, path)
-            guard info.isRegularFile else { continue }
             // A segment is never longer than this: what lies past it is not read (a hostile size is no allocation).
             let bytes = try fileSystem.read(fd, count: min(Int(clamping: info.size), CacheSegments.largestFile), at: 0, path)
             var offset = 0

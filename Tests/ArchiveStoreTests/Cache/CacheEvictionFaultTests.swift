@@ -146,4 +146,25 @@ struct CacheEvictionFaultTests {
         #expect(cache.statistics.entryCount == listed.count)
         #expect(try cache.value(forKey: "k11") == payload("k11", 0, size: 3_000))
     }
+
+    /// A symbolic link in place of a segment that is not the oldest, when the table is rebuilt (it was lost):
+    /// the rebuild passes over it, and the cache's other entries read and write on.
+    @Test func aRebuildPassesOverASymbolicLinkAmongTheSegments() throws {
+        let fixture = try CacheFixture()
+        let options = fixture.options(byteLimit: 400_000)
+        let setup = try fixture.bytesCache(options)
+        for i in 0..<12 { try setup.set(payload("k\(i)", 0, size: 3_000), forKey: "k\(i)") }
+        let segments = fixture.segmentFiles()
+        #expect(segments.count >= 3)
+        let second = fixture.path + "/" + segments[1]
+        try FileManager.default.moveItem(atPath: second, toPath: fixture.directory.path + "/elsewhere.seg")
+        try FileManager.default.createSymbolicLink(atPath: second, withDestinationPath: fixture.directory.path + "/elsewhere.seg")
+        try FileManager.default.removeItem(atPath: fixture.path + "/cache.table")
+        let cache = try fixture.bytesCache(options)
+        try cache.set([7], forKey: "new")   // the writer rebuilds the table
+        #expect(try cache.value(forKey: "new") == [7])
+        #expect(try cache.value(forKey: "k0") == payload("k0", 0, size: 3_000))
+        #expect(try cache.value(forKey: "k11") == payload("k11", 0, size: 3_000))
+        #expect(cache.statistics.entryCount == (try cache.entries()).count)
+    }
 }
