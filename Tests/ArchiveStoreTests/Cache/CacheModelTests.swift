@@ -184,7 +184,7 @@ struct CacheLoaderTests {
                 group.addTask {
                     try await cache.value(forKey: "k") { key in
                         await calls.increment()
-                        try await Task.sleep(for: .milliseconds(200))
+                        try await Task.sleep(nanoseconds: 200_000_000)
                         return payload(key, 1)
                     }
                 }
@@ -209,7 +209,7 @@ struct CacheLoaderTests {
                     do {
                         return .success(try await cache.value(forKey: "k") { _ in
                             await calls.increment()
-                            try await Task.sleep(for: .milliseconds(200))
+                            try await Task.sleep(nanoseconds: 200_000_000)
                             throw LoadFailed(id: 42)
                         })
                     } catch let error as LoadFailed {
