@@ -14,7 +14,8 @@ import TestSupport
 @Suite("ArchiveCache: killed writers")
 struct CacheKillTests {
     enum Operation: String, CaseIterable {
-        case setLarge, setSmallEvictingTheOldestSegment, replaceLargeWithSmall, trimCarryingTheOldestSegment, setGrowingTheTable
+        case setLarge, setSmallEvictingTheOldestSegment, replaceLargeWithSmall, replaceLargeWithLarge, trimCarryingTheOldestSegment,
+             setGrowingTheTable
     }
 
     /// 16 KiB segments either way, entries over 4 KiB in files of their own; room for 180 small entries (a table
@@ -47,6 +48,7 @@ struct CacheKillTests {
         case .setSmallEvictingTheOldestSegment:
             for i in 0..<30 { try cache.set(payload("n\(i)", 1, size: 600), forKey: "n\(i)") }
         case .replaceLargeWithSmall: try cache.set(payload("big1", 1, size: 600), forKey: "big1")
+        case .replaceLargeWithLarge: try cache.set(payload("big1", 1, size: 7_000), forKey: "big1")
         case .trimCarryingTheOldestSegment: try cache.trim(toByteLimit: 40 << 10)
         case .setGrowingTheTable: try cache.set(payload("new", 1, size: 16), forKey: "new")
         }
@@ -59,18 +61,22 @@ struct CacheKillTests {
             case (.setLarge, .rename(_, let to)): return to.hasSuffix(".archive")
             case (.setSmallEvictingTheOldestSegment, .unlink(let path)), (.trimCarryingTheOldestSegment, .unlink(let path)):
                 return path.hasSuffix(".seg")
-            case (.replaceLargeWithSmall, .unlink(let path)): return path.hasSuffix(".archive")
+            case (.replaceLargeWithSmall, .unlink(let path)), (.replaceLargeWithLarge, .unlink(let path)): return path.hasSuffix(".archive")
             case (.setGrowingTheTable, .rename(_, let to)): return to.hasSuffix("/cache.table")
             default: return false
             }
         }
     }
 
-    /// The names in `large/` that no entry's key names.
+    /// The names in `large/` that no entry's key names (under either of its two names), or more than one a key.
     static func unnamedLargeFiles(_ directory: String, _ cache: ArchiveCache<[UInt8]>) throws -> [String] {
-        let named = Set(try cache.entries().map { StableHash($0.key.utf8).hex + ".archive" })
+        let keys = Set(try cache.entries().map { StableHash($0.key.utf8).hex })
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/large")) ?? []
-        return names.filter { !named.contains($0) }.sorted()
+        var seen: Set<String> = []
+        return names.filter { name in
+            let hash = String(name.prefix(32))
+            return !(name == hash + ".archive" || name == hash + ".1.archive") || !keys.contains(hash) || !seen.insert(hash).inserted
+        }.sorted()
     }
 
     @Test(arguments: Operation.allCases)
