@@ -92,15 +92,10 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: `lock` is used on
         var size: Int
         var alternate: Bool
 
-        init(size: Int, alternate: Bool) {
-            self.size = size
-            self.alternate = alternate
-        }
-
-        init(_ payload: ArraySlice<UInt8>) {
+        /// The payload read from a frame's bytes.
+        static func read(_ payload: ArraySlice<UInt8>) -> ExternalPayload {
             let raw = readLittleEndian(Array(payload), 0, width: 8)
-            size = Int(clamping: raw & ~(1 << 63))
-            alternate = raw & (1 << 63) != 0
+            return ExternalPayload(size: Int(clamping: raw & ~(1 << 63)), alternate: raw & (1 << 63) != 0)
         }
 
         var bytes: [UInt8] {
@@ -255,7 +250,7 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: `lock` is used on
             let payload = Array(header.payload(in: frame, at: 0))
             return payload.count <= limit ? .entry(payload) : .gone
         }
-        let external = ExternalPayload(header.payload(in: frame, at: 0))
+        let external = ExternalPayload.read(header.payload(in: frame, at: 0))
         let size = external.size
         guard size <= limit else { return .gone }
         let file: [UInt8]?

@@ -45,7 +45,7 @@ extension CacheWriter {
                 } else {
                     let external = frame.kind == .external
                     entries[key] = Found(segment: number, offset: offset, length: frame.length, expiry: frame.expiry, external: external,
-                                         alternate: external && CacheDirectory.ExternalPayload(frame.payload(in: bytes, at: offset)).alternate)
+                                         alternate: external && CacheDirectory.ExternalPayload.read(frame.payload(in: bytes, at: offset)).alternate)
                 }
                 offset += frame.length
             }

@@ -401,7 +401,7 @@ struct CacheWriter {
     func largeFileName(of slot: CacheSlot) throws(StoreError) -> Bool? {
         guard slot.isExternal else { return nil }
         guard case .frame(let bytes, let frame) = try directory.readFrame(slot), frame.kind == .external else { return false }
-        return CacheDirectory.ExternalPayload(frame.payload(in: bytes, at: 0)).alternate
+        return CacheDirectory.ExternalPayload.read(frame.payload(in: bytes, at: 0)).alternate
     }
 
     /// The blocks the regular file at `file` takes (0 when there is none).
