@@ -54,6 +54,10 @@ func checkRoundTrips(_ value: PlistValue) {
     guard fromBinary == value else { finding("binary round trip changed the value") }
     let rewritten = mustSucceed("binary writer, second time") { try PropertyList.encode(fromBinary, format: .binary) }
     guard rewritten == binary else { finding("binary writer is not deterministic across a round trip") }
+    // A census that samples every collection of more than 4 members (estimates off either way, the plist
+    // written again when it outgrows them) writes the same bytes.
+    let sampled = mustSucceed("binary writer, sampling census") { try BinaryPlistWriter().encode(value, sampleSize: 1) }
+    guard sampled == binary else { finding("binary writer's sampled census changed the bytes") }
 
     // XML: when representable, comes back as its documented reading.
     if isXMLRepresentable(value) {

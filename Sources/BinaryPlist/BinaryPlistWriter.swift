@@ -15,52 +15,94 @@ public struct BinaryPlistWriter {
         self.limits = limits
     }
 
+    /// The members a first census visits of a collection of more than four times as many (see ``WriterCensus``).
+    static var sampleSize: Int { 256 }
+
     /// Encodes `value` to binary plist bytes.
     /// - Throws: ``PlistError`` `.depthLimitExceeded` for nesting deeper than the limit, `.invalidKey` for
     ///   a collection used as a dictionary key.
     public func encode(_ value: PlistValue) throws -> [UInt8] {
-        let census = try census(of: value)
-        // Object numbers in 32 bits (8-byte uniquing slots) whenever the count of values leaves room for them,
-        // and object offsets in 32 bits whenever the file is sure to stay below 2 GiB: no object's bytes take
-        // more than twice what the census counts for them (a string that is not ASCII: two bytes a UTF-16 unit,
-        // at most one unit a UTF-8 byte), and the writer writes at most one scalar past its objects' bytes.
-        guard census.values < Int(UInt32.max) else {
-            return Self.write(value, census, numbering: UInt.self, positions: UInt.self)
-        }
-        if census.estimatedSize < Int(UInt32.max / 4) {
-            return Self.write(value, census, numbering: UInt32.self, positions: UInt32.self)
-        }
-        return Self.write(value, census, numbering: UInt32.self, positions: UInt.self)
+        try encode(value, sampleSize: Self.sampleSize)
     }
+
+    /// ``encode(_:)`` after a first census of `sampleSize` (`nil`: an exact census): when it sampled, the plist
+    /// is written with widths that leave its estimates room, and written again after an exact census should the
+    /// objects outgrow them.
+    package func encode(_ value: PlistValue, sampleSize: Int?) throws -> [UInt8] {
+        let first = census(of: value, sampleSize: sampleSize)
+        if first.isExact {
+            return try Self.write(value, first, exact: true, limits: limits)
+        }
+        do {
+            return try Self.write(value, first, exact: false, limits: limits)
+        } catch is ProvisionalWidthsOutgrown {
+            return try Self.write(value, census(of: value, sampleSize: nil), exact: true, limits: limits)
+        }
+    }
+
+    /// The widths of an exact census, chosen as ``write(_:_:exact:limits:)`` chooses them: object numbers in
+    /// 32 bits (8-byte uniquing slots) whenever the count of values leaves room for them, and object offsets in
+    /// 32 bits whenever the file is sure to stay below 2 GiB: no object's bytes take more than twice what the
+    /// census counts for them (a string that is not ASCII: two bytes a UTF-16 unit, at most one unit a UTF-8
+    /// byte), and the writer writes at most one scalar past its objects' bytes. An estimate (a sampled census)
+    /// is given a quarter more room, and kept below ``provisionalCeiling``.
+    static func write(_ value: PlistValue, _ census: WriterCensus, exact: Bool, limits: PlistLimits) throws -> [UInt8] {
+        let ceiling = Self.provisionalCeiling
+        let values = exact ? census.values : min(census.values + census.values / 4 + 64, ceiling.values)
+        let size = exact ? census.estimatedSize : min(census.estimatedSize + census.estimatedSize / 4 + 64, ceiling.bytes)
+        guard values < Int(UInt32.max) else {
+            return try write(value, census, values: values, size: size, exact: exact, limits: limits,
+                             numbering: UInt.self, positions: UInt.self)
+        }
+        if size < Int(UInt32.max / 4) {
+            return try write(value, census, values: values, size: size, exact: exact, limits: limits,
+                             numbering: UInt32.self, positions: UInt32.self)
+        }
+        return try write(value, census, values: values, size: size, exact: exact, limits: limits,
+                         numbering: UInt32.self, positions: UInt.self)
+    }
+
+    /// The most an estimate may reserve: values (offsets, 4-byte references), bytes (of the array) and
+    /// uniquing slots. A sample of members far heavier than the others (a few large dictionaries among many
+    /// booleans) can overestimate a tree by as much as the collection is larger than the sample; the writer
+    /// grows past these where the plist is that large.
+    static var provisionalCeiling: (values: Int, bytes: Int, scalars: Int) { (1 << 24, 1 << 28, 1 << 20) }
 
     /// ``encode(_:)`` with object numbers of `Object` and offsets of `Position`, whatever the plist's size (tests
     /// write with each pair: the widths change the tables, never the bytes).
     func encode<Object: FixedWidthInteger & UnsignedInteger, Position: FixedWidthInteger & UnsignedInteger>(
         _ value: PlistValue, numbering: Object.Type, positions: Position.Type
     ) throws -> [UInt8] {
-        Self.write(value, try census(of: value), numbering: numbering, positions: positions)
+        let census = census(of: value, sampleSize: nil)
+        return try Self.write(value, census, values: census.values, size: census.estimatedSize, exact: true,
+                              limits: limits, numbering: numbering, positions: positions)
     }
 
-    /// The first pass (see ``WriterCensus``): the checks, and the counts that size the second.
-    private func census(of value: PlistValue) throws -> WriterCensus {
-        var census = WriterCensus(maxDepth: limits.maxDepth)
-        try withUnsafePointer(to: value) { try census.visit($0, depth: 1) }
+    /// The first pass (see ``WriterCensus``): the counts that size the second.
+    func census(of value: PlistValue, sampleSize: Int?) -> WriterCensus {
+        var census = WriterCensus(maxDepth: limits.maxDepth, sampleSize: sampleSize)
+        withUnsafePointer(to: value) { census.visit($0, depth: 1) }
         return census
     }
 
-    /// Writes the file into an array of the census's estimated size, which is the file when it fits and fills
-    /// at least half of it (no more capacity to spare than an array grown by appending can have); else the file
-    /// is written where the writer grew to and copied into an array of its size.
+    /// Writes the file into an array of the census's estimated size (`size`), which is the file when it fits and
+    /// fills at least half of it (no more capacity to spare than an array grown by appending can have); else the
+    /// file is written where the writer grew to and copied into an array of its size. References are as wide as
+    /// `values` needs; unless the census was `exact`, the writer throws ``ProvisionalWidthsOutgrown`` when the
+    /// objects outgrow them, or the offsets `Position`, or the numbers `Object`.
     private static func write<Object: FixedWidthInteger & UnsignedInteger, Position: FixedWidthInteger & UnsignedInteger>(
-        _ value: PlistValue, _ census: WriterCensus, numbering: Object.Type, positions: Position.Type
-    ) -> [UInt8] {
+        _ value: PlistValue, _ census: WriterCensus, values: Int, size: Int, exact: Bool, limits: PlistLimits,
+        numbering: Object.Type, positions: Position.Type
+    ) throws -> [UInt8] {
         // Never more than the writer reserved before, 16 bytes a value (the tree itself takes that much): a
         // scalar repeated many times is counted at each occurrence.
-        let capacity = min(census.estimatedSize, 64 + 16 * census.values)
+        let capacity = min(size, 64 + 16 * values)
         var elsewhere: [UInt8] = []
-        let file = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            var writer = ObjectWriter<Object, Position>(census, into: buffer)
-            _ = withUnsafePointer(to: value) { writer.add($0) }
+        let file = try [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            var writer = ObjectWriter<Object, Position>(census, values: values, exact: exact,
+                                                        maxDepth: limits.maxDepth, into: buffer)
+            _ = try withUnsafePointer(to: value) { try writer.add($0, depth: 1) }
+            if writer.outgrown { throw ProvisionalWidthsOutgrown() }
             if let size = writer.finishInPlace() {
                 count = size
             } else {
@@ -71,6 +113,10 @@ public struct BinaryPlistWriter {
         return file.isEmpty ? elsewhere : file
     }
 }
+
+/// Thrown by a writer whose objects outgrew the widths a sampled census's estimate chose; the plist is then
+/// written again after an exact census.
+struct ProvisionalWidthsOutgrown: Error {}
 
 /// The writing pass: each object's bytes written once, in object-number order, into one growing buffer, with
 /// the references of collections as wide as the census's count of values needs; each new scalar is written
@@ -95,6 +141,15 @@ private struct ObjectWriter<Object: FixedWidthInteger & UnsignedInteger, Positio
     var objectCount = 0
     /// The width of every reference written (from the census: enough for any object count it allows).
     let referenceWidth: Int
+    /// The most objects the widths allow: as many as `referenceWidth` bytes can number, below `Object.max`
+    /// (`Int.max` when the census was exact: its count of values is sure to fit them).
+    let objectLimit: Int
+    /// The most bytes `Position` offsets can reach (`Int.max` when the census was exact).
+    let positionLimit: Int
+    /// Whether the objects outgrew ``objectLimit`` or ``positionLimit``: the file is then written again.
+    var outgrown = false
+    /// The nesting the writer refuses beyond.
+    let maxDepth: Int
     /// The references written, for narrowing them at the end.
     var referenceCount = 0
 
@@ -108,8 +163,19 @@ private struct ObjectWriter<Object: FixedWidthInteger & UnsignedInteger, Positio
     var recentStrings = RecentStrings()
 
     /// A writer that writes into `buffer` (uninitialized) until it needs more.
-    init(_ census: WriterCensus, into buffer: UnsafeMutableBufferPointer<UInt8>) {
-        referenceWidth = byteWidth(toExceed: census.values)
+    init(_ census: WriterCensus, values: Int, exact: Bool, maxDepth: Int,
+         into buffer: UnsafeMutableBufferPointer<UInt8>) {
+        referenceWidth = byteWidth(toExceed: values)
+        self.maxDepth = maxDepth
+        if exact {
+            objectLimit = .max
+            positionLimit = .max
+        } else {
+            let numbered = referenceWidth >= 8 ? Int.max : 1 << (8 * referenceWidth)
+            let objectMax = Object.bitWidth >= Int.bitWidth ? Int.max : Int(truncatingIfNeeded: Object.max)
+            objectLimit = min(numbered, objectMax)
+            positionLimit = Position.bitWidth >= Int.bitWidth ? Int.max : Int(truncatingIfNeeded: Position.max)
+        }
         if let base = buffer.baseAddress {
             bytes = base
             capacity = buffer.count
@@ -119,9 +185,9 @@ private struct ObjectWriter<Object: FixedWidthInteger & UnsignedInteger, Positio
             bytes = .allocate(capacity: capacity)
             ownsBytes = true
         }
-        offsetCapacity = census.values
+        offsetCapacity = max(1, min(values, objectLimit))
         offsets = .allocate(capacity: offsetCapacity)
-        table = Table(capacity: census.valueScalars + 64)
+        table = Table(capacity: (exact ? census.valueScalars : min(census.valueScalars, BinaryPlistWriter.provisionalCeiling.scalars)) + 64)
         let header = BinaryPlistOutput.header
         let p = reserve(header.count)
         for (k, b) in header.enumerated() { p[k] = b }
@@ -145,6 +211,7 @@ private struct ObjectWriter<Object: FixedWidthInteger & UnsignedInteger, Positio
     @inline(never)
     mutating func grow(toFit n: Int) {
         capacity = max(2 * capacity, position + n)
+        if capacity > positionLimit { outgrown = true }
         if ownsBytes {
             bytes = Self.move(bytes, count: position, toCapacity: capacity)
             return
@@ -175,10 +242,12 @@ private struct ObjectWriter<Object: FixedWidthInteger & UnsignedInteger, Positio
         return objectCount - 1
     }
 
-    /// Never needed (the census counted every value), kept so that no count can write past the table.
+    /// Needed after a sampled census that counted too few values (an exact one counts every value), and kept so
+    /// that no count can write past the table; reaching ``objectLimit`` marks the writer ``outgrown``.
     @inline(never)
     mutating func growOffsets() {
-        offsetCapacity = 2 * offsetCapacity + 16
+        if objectCount >= objectLimit { outgrown = true }
+        offsetCapacity = outgrown ? 2 * offsetCapacity + 16 : min(2 * offsetCapacity + 16, objectLimit)
         offsets = Self.move(offsets, count: objectCount, toCapacity: offsetCapacity)
     }
 
@@ -342,52 +411,60 @@ private struct ObjectWriter<Object: FixedWidthInteger & UnsignedInteger, Positio
 
     /// Writes the value at `value` and its children depth-first (a dictionary's keys, then its values); returns
     /// its object. Values are read where they are, through pointers into the tree's arrays: a value passed on
-    /// would be copied (its payload retained and released) at every call. Recursion is bounded by the census's
-    /// depth check.
-    mutating func add(_ value: UnsafePointer<PlistValue>, hash: Int = Table.noHash) -> Int {
+    /// would be copied (its payload retained and released) at every call. `depth` is the value's nesting (the top
+    /// object is 1); recursion is bounded by the depth limit.
+    /// - Throws: ``PlistError`` `.depthLimitExceeded` for a collection deeper than the limit, `.invalidKey` for
+    ///   a collection used as a dictionary key: the first the writing meets.
+    mutating func add(_ value: UnsafePointer<PlistValue>, depth: Int, hash: Int = Table.noHash) throws -> Int {
         switch value.pointee {
         case .string(let s):
             return string(s, hash: hash)
         case .array(let items), .set(let items):
+            if depth > maxDepth { throw depthLimitExceeded() }
             let (me, refs) = openCollection(value.pointee.isSet ? 0xC0 : 0xA0, count: items.count, references: items.count)
             let width = referenceWidth
-            items.withUnsafeBufferPointer { items in
+            try items.withUnsafeBufferPointer { items in
                 guard let first = items.baseAddress else { return }
                 // The table slots of the elements are touched a block ahead of their writing; their hashes
                 // wait in a ring of two blocks.
                 let block = Self.lookahead
-                withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * block) { ring in
+                try withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * block) { ring in
                     prefetch(0..<min(items.count, block), into: ring) { first + $0 }
                     for i in items.indices {
                         if i % block == 0 && i + block < items.count {
                             prefetch((i + block)..<min(i + 2 * block, items.count), into: ring) { first + $0 }
                         }
-                        storeReference(add(first + i, hash: ring[i & (2 * block - 1)]), at: refs + i * width)
+                        storeReference(try add(first + i, depth: depth + 1, hash: ring[i & (2 * block - 1)]),
+                                       at: refs + i * width)
                     }
                 }
             }
             return me
         case .dictionary(let dict):
+            if depth > maxDepth { throw depthLimitExceeded() }
             let n = dict.count
             let (me, refs) = openCollection(0xD0, count: n, references: 2 * n)
             let width = referenceWidth
-            dict.entries.withUnsafeBufferPointer { entries in
+            try dict.entries.withUnsafeBufferPointer { entries in
                 guard let first = entries.baseAddress else { return }
+                // Every key is written before any value: the first collection among them is the error.
+                for i in 0..<n where entries[i].key.isCollection { throw invalidKey(entries[i].key) }
                 // The table slots of the first block of values are touched before the keys are written, the
                 // next ones a block ahead of their writing.
                 let block = Self.lookahead
-                withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * block) { ring in
+                try withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * block) { ring in
                     prefetch(0..<min(n, block), into: ring) { (first + $0).pointer(to: \.value) }
                     for i in 0..<n {
                         guard let key = (first + i).pointer(to: \.key) else { continue }
-                        storeReference(self.key(key), at: refs + i * width)
+                        storeReference(try self.key(key), at: refs + i * width)
                     }
                     for i in 0..<n {
                         if i % block == 0 && i + block < n {
                             prefetch((i + block)..<min(i + 2 * block, n), into: ring) { (first + $0).pointer(to: \.value) }
                         }
                         guard let value = (first + i).pointer(to: \.value) else { continue }
-                        storeReference(add(value, hash: ring[i & (2 * block - 1)]), at: refs + (n + i) * width)
+                        storeReference(try add(value, depth: depth + 1, hash: ring[i & (2 * block - 1)]),
+                                       at: refs + (n + i) * width)
                     }
                 }
             }
@@ -416,6 +493,16 @@ private struct ObjectWriter<Object: FixedWidthInteger & UnsignedInteger, Positio
         }
     }
 
+    @inline(never)
+    func depthLimitExceeded() -> PlistError {
+        PlistError(.depthLimitExceeded, "nesting deeper than \(maxDepth)")
+    }
+
+    @inline(never)
+    func invalidKey(_ key: PlistValue) -> PlistError {
+        PlistError(.invalidKey, "\(key.kindNameWithArticle) cannot be a dictionary key")
+    }
+
     /// A new object of one byte (`null`, `false`, `true`: each is written once).
     mutating func oneByteObject(_ byte: UInt8) -> Int {
         let p = reserve(1)
@@ -428,8 +515,10 @@ private struct ObjectWriter<Object: FixedWidthInteger & UnsignedInteger, Positio
     /// A dictionary key: the keys of a plist's many dictionaries repeat, so a string key is first looked up
     /// among the strings recently seen, by identity.
     @inline(__always)
-    private mutating func key(_ value: UnsafePointer<PlistValue>) -> Int {
-        guard case .string(let s) = value.pointee, let bits = RecentStrings.bits(of: s) else { return add(value) }
+    private mutating func key(_ value: UnsafePointer<PlistValue>) throws -> Int {
+        guard case .string(let s) = value.pointee, let bits = RecentStrings.bits(of: s) else {
+            return try add(value, depth: 1)
+        }
         if let object = recentStrings[bits] { return object }
         let object = string(s)
         recentStrings.insert(s, bits, object)

@@ -13,15 +13,19 @@ struct PresizedWriterTests {
     static let fixturePlists: [String] = (RepositoryFixtures.dataFiles(under: "bplist")
         + RepositoryFixtures.dataFiles(under: "keyed") + RepositoryFixtures.dataFiles(under: "inspector")).sorted()
 
+    /// The value of fixture `file`, or `nil` when it is not a plist we read (hostile, damaged or another format:
+    /// nothing to write).
+    static func fixtureValue(_ file: String) throws -> PlistValue? {
+        let bytes = try RepositoryFixtures.bytes(file)
+        do { return try PropertyList.decode(bytes) } catch {
+            guard error is PlistError else { throw error }
+            return nil
+        }
+    }
+
     @Test(arguments: fixturePlists)
     func writesTheReferenceBytesForEveryFixture(_ file: String) throws {
-        let bytes = try RepositoryFixtures.bytes(file)
-        let value: PlistValue
-        do { value = try PropertyList.decode(bytes) } catch {
-            // Not a plist we read (hostile, damaged or another format): nothing to write.
-            guard error is PlistError else { throw error }
-            return
-        }
+        guard let value = try Self.fixtureValue(file) else { return }
         let ours = try encode(value)
         #expect(ours == (try ReferenceBinaryPlistWriter.encode(value)), "\(file)")
         #expect(try PropertyList.decode(ours) == value, "\(file)")

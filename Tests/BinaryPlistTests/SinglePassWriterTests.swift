@@ -1,7 +1,7 @@
 import Testing
 @testable import BinaryPlist
 
-/// The writer's two passes: a census that checks and counts the collections, then one pass that writes each
+/// The writer's two passes: a census that counts the collections, then one pass that checks and writes each
 /// object where it goes, its references as wide as the census's count of values needs, narrowed at the end
 /// when uniquing leaves fewer objects than that width is for.
 @Suite("Single-pass binary plist writer")
@@ -55,7 +55,7 @@ struct SinglePassWriterTests {
                   .date(PlistDate(secondsSinceReferenceDate: 12.5)), .integer(PlistInteger(-3)), .string("")]
         let value = PlistValue.array(items)
         var census = WriterCensus(maxDepth: 512)
-        try withUnsafePointer(to: value) { try census.visit($0, depth: 1) }
+        withUnsafePointer(to: value) { census.visit($0, depth: 1) }
         let bytes = try encode(value)
         #expect(census.estimatedSize == bytes.count)
         #expect(bytes == (try ReferenceBinaryPlistWriter.encode(value)))
