@@ -54,10 +54,12 @@ struct WriterCensus {
         /// `Int.max / 16`, so that the sums made of these counts cannot overflow).
         func scaling(since before: Counts, by count: Int, over sampled: Int) -> Counts {
             func scaled(_ now: Int, _ then: Int) -> Int {
-                let (product, overflow) = (now - then).multipliedReportingOverflow(by: count)
                 let limit = Int.max / 16
+                let (product, overflow) = (now - then).multipliedReportingOverflow(by: count)
                 guard !overflow else { return limit }
-                return min(limit, then + (product + sampled - 1) / sampled)
+                let share = product / sampled + (product % sampled == 0 ? 0 : 1)
+                let (total, over) = then.addingReportingOverflow(share)
+                return over ? limit : min(limit, total)
             }
             var out = self
             out.values = scaled(values, before.values)
@@ -90,12 +92,28 @@ struct WriterCensus {
     var valueScalars: Int { max(0, counts.values - counts.collections - counts.keys - counts.constantOccurrences) }
 
     /// The size of the file were no scalar uniqued and every string ASCII: the header, the objects, the offset
-    /// table and the trailer, with references as wide as ``values`` needs.
+    /// table and the trailer, with references as wide as ``values`` needs. Kept below `Int.max / 4` (the scaled
+    /// counts of nested samples can reach sums no tree has).
     var estimatedSize: Int {
         let c = counts
-        let objects = BinaryPlistOutput.header.count + c.markerAndScalarBytes + c.references * byteWidth(toExceed: c.values)
-        let entries = c.values - c.keys + c.keyObjects
-        return objects + entries * byteWidth(toExceed: objects) + BinaryPlistTrailer.byteCount
+        let limit = Int.max / 4
+        func sum(_ terms: Int...) -> Int {
+            var total = 0
+            for t in terms {
+                let (s, overflow) = total.addingReportingOverflow(t)
+                guard !overflow, s <= limit else { return limit }
+                total = s
+            }
+            return total
+        }
+        func product(_ a: Int, _ b: Int) -> Int {
+            let (p, overflow) = a.multipliedReportingOverflow(by: b)
+            return overflow ? limit : min(p, limit)
+        }
+        let objects = sum(BinaryPlistOutput.header.count, c.markerAndScalarBytes,
+                          product(c.references, byteWidth(toExceed: c.values)))
+        let entries = sum(c.values - c.keys, c.keyObjects)
+        return sum(objects, product(entries, byteWidth(toExceed: objects)), BinaryPlistTrailer.byteCount)
     }
 
     /// Counts the value at `value` and everything in it; `depth` is its nesting (the top object is 1). Values are

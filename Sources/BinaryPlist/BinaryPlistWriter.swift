@@ -171,7 +171,7 @@ private struct ObjectWriter<Object: FixedWidthInteger & UnsignedInteger, Positio
             objectLimit = .max
             positionLimit = .max
         } else {
-            let numbered = referenceWidth >= 8 ? Int.max : 1 << (8 * referenceWidth)
+            let numbered = 8 * referenceWidth >= Int.bitWidth - 1 ? Int.max : 1 << (8 * referenceWidth)
             let objectMax = Object.bitWidth >= Int.bitWidth ? Int.max : Int(truncatingIfNeeded: Object.max)
             objectLimit = min(numbered, objectMax)
             positionLimit = Position.bitWidth >= Int.bitWidth ? Int.max : Int(truncatingIfNeeded: Position.max)

@@ -122,6 +122,19 @@ struct SampledCensusTests {
         #expect(bytes.capacity <= 2 * bytes.count + 64, "capacity \(bytes.capacity), \(bytes.count) bytes")
     }
 
+    @Test func nestedSamplesSaturateInsteadOfOverflowing() throws {
+        // 40 arrays, each the first of 5 members of the next: a sample of 1 scales each level by 5, 5^40 in all.
+        var value = PlistValue.bool(true)
+        for _ in 0..<40 { value = .array([value] + Array(repeating: .bool(false), count: 4)) }
+        let census = writer.census(of: value, sampleSize: 1)
+        #expect(!census.isExact)
+        #expect(census.values == Int.max / 16)
+        #expect(census.estimatedSize == Int.max / 4)
+        let bytes = try writer.encode(value, sampleSize: 1)
+        #expect(bytes == (try ReferenceBinaryPlistWriter.encode(value)))
+        #expect(bytes.capacity <= 2 * bytes.count + 64, "capacity \(bytes.capacity), \(bytes.count) bytes")
+    }
+
     @Test func reportsTheFirstRefusalInWritingOrderWhateverWasSampled() throws {
         var deep = PlistValue.array([])
         for _ in 0..<600 { deep = [deep] }
@@ -144,13 +157,14 @@ struct SampledCensusTests {
     }
 
     @Test func writesNestedSampledCollectionsAsTheExactCensusDoes() throws {
-        // Large collections inside large ones, sets among them, and a dictionary of more than 1,024 entries.
-        let inner = (0..<1_500).map { PlistValue.integer(PlistInteger($0 * 3)) }
+        // With a sample of 16 (collections of more than 64 members sampled): large collections inside large
+        // ones, sets among them, and a dictionary of 80 entries.
+        let inner = (0..<100).map { PlistValue.integer(PlistInteger($0 * 3)) }
         var big = PlistDictionary()
-        for i in 0..<1_200 { big["key \(i)"] = i % 2 == 0 ? .array(inner) : .string("value \(i % 7)") }
-        let value = PlistValue.array([.dictionary(big), .set(inner), .array(Array(repeating: .array(inner), count: 1_100))])
-        #expect(!writer.census(of: value, sampleSize: BinaryPlistWriter.sampleSize).isExact)
-        let bytes = try writer.encode(value)
+        for i in 0..<80 { big["key \(i)"] = i % 2 == 0 ? .array(inner) : .string("value \(i % 7)") }
+        let value = PlistValue.array([.dictionary(big), .set(inner), .array(Array(repeating: .array(inner), count: 70))])
+        #expect(!writer.census(of: value, sampleSize: 16).isExact)
+        let bytes = try writer.encode(value, sampleSize: 16)
         #expect(bytes == (try writer.encode(value, sampleSize: nil)))
         #expect(bytes == (try ReferenceBinaryPlistWriter.encode(value)))
     }
