@@ -28,11 +28,12 @@ struct SampledCensusTests {
         return .dictionary(PlistDictionary(entries))
     }
 
-    /// An array of `count` members in which those a census samples (every `count / 256`th from the first) are
+    /// An array of `count` members in which those a census of `sample` samples (every `count / sample`th from the first) are
     /// `sampled(i)` and the others `other(i)`.
-    func skewed(_ count: Int, sampled: (Int) -> PlistValue, other: (Int) -> PlistValue) -> PlistValue {
-        let stride = count / BinaryPlistWriter.sampleSize
-        return .array((0..<count).map { i in i % stride == 0 && i / stride < BinaryPlistWriter.sampleSize ? sampled(i) : other(i) })
+    func skewed(_ count: Int, sample: Int = BinaryPlistWriter.sampleSize, sampled: (Int) -> PlistValue,
+                other: (Int) -> PlistValue) -> PlistValue {
+        let stride = count / sample
+        return .array((0..<count).map { i in i % stride == 0 && i / stride < sample ? sampled(i) : other(i) })
     }
 
     @Test func samplesOnlyCollectionsOfMoreThanFourTimesTheSample() {
@@ -108,15 +109,15 @@ struct SampledCensusTests {
     }
 
     @Test func keepsAWildOverestimateBelowTheCeiling() throws {
-        // The 256 sampled members of 8,192 are one dictionary of 2,100 entries (one storage), the others `true`:
-        // the sample scales to 34 million values, 32 times the tree's. The writer reserves no more than the
-        // ceiling, and the file is copied out of the array it was written in.
+        // With a sample of 16, the 16 sampled members of 8,192 are one dictionary of 2,100 entries (one
+        // storage), the others `true`: the sample scales to 34 million values, 450 times the tree's. The writer
+        // reserves no more than the ceiling, and the file is copied out of the array it was written in.
         let heavy = PlistDictionary((0..<2_100).map { (PlistValue.string("k\($0)"), PlistValue.integer(PlistInteger($0))) })
-        let value = skewed(8_192, sampled: { _ in .dictionary(heavy) }, other: { _ in .bool(true) })
-        let sampled = writer.census(of: value, sampleSize: BinaryPlistWriter.sampleSize)
+        let value = skewed(8_192, sample: 16, sampled: { _ in .dictionary(heavy) }, other: { _ in .bool(true) })
+        let sampled = writer.census(of: value, sampleSize: 16)
         #expect(sampled.values > 34_000_000)
         #expect(sampled.values > BinaryPlistWriter.provisionalCeiling.values)
-        let bytes = try writer.encode(value)
+        let bytes = try writer.encode(value, sampleSize: 16)
         #expect(bytes == (try writer.encode(value, sampleSize: nil)))
         #expect(bytes == (try ReferenceBinaryPlistWriter.encode(value)))
         #expect(bytes.capacity <= 2 * bytes.count + 64, "capacity \(bytes.capacity), \(bytes.count) bytes")
