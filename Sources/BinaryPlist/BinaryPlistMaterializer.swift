@@ -6,12 +6,8 @@ struct BinaryPlistMaterializer {
     let maxDepth: Int
     let maxElements: Int
     var elements = 0
-    /// The collections on the current path from the top, outermost first (cycle detection). The first
-    /// ``shallowPath`` are searched in order; the rest are also in ``deepPath``. Nothing is allocated in
-    /// proportion to the document, so materializing each of many objects alone stays linear.
-    var path: [Int] = []
-    var deepPath: Set<Int> = []
-    static let shallowPath = 16
+    /// The collections open above the one being filled (cycle detection).
+    var path = CollectionPath()
     /// Recently read string keys by object index (direct-mapped): dictionary keys repeat the same objects.
     /// Made once a decode has read a few dozen values, so that materializing many small objects one by one
     /// does not pay for it each time.
@@ -21,21 +17,6 @@ struct BinaryPlistMaterializer {
         self.objects = objects
         self.maxDepth = objects.maxDepth
         self.maxElements = objects.elementBudget
-    }
-
-    private func isOnPath(_ index: Int) -> Bool {
-        if path.prefix(Self.shallowPath).contains(index) { return true }
-        return path.count > Self.shallowPath && deepPath.contains(index)
-    }
-
-    private mutating func enterPath(_ index: Int) {
-        path.append(index)
-        if path.count > Self.shallowPath { deepPath.insert(index) }
-    }
-
-    private mutating func leavePath() {
-        if path.count > Self.shallowPath, let index = path.last { deepPath.remove(index) }
-        path.removeLast()
     }
 
     /// A collection being filled. Plain offsets into the borrowed buffer: no reference counting per child.
@@ -133,7 +114,7 @@ struct BinaryPlistMaterializer {
         if depth > maxDepth {
             throw PlistError(.depthLimitExceeded, "nesting deeper than \(maxDepth)", byteOffset: start, objectIndex: index)
         }
-        if isOnPath(index) {
+        if path.contains(index) {
             throw PlistError(.cycle, "collection contains itself", byteOffset: start, objectIndex: index)
         }
         let (n, p) = try objects.count(marker, at: start, index)
@@ -142,7 +123,7 @@ struct BinaryPlistMaterializer {
             throw PlistError(.invalidCount, "count \(describeCount(UInt64(n))) is too large", byteOffset: start, objectIndex: index)
         }
         try objects.checkReferences(at: p, count: refCount.partialValue, index, start)
-        enterPath(index)
+        path.enter(index)
         var frame = Frame(index: index, start: start, kind: kind, refs: p, valueRefs: p + n * objects.referenceWidth, count: n)
         if kind == .dictionary {
             frame.entries.reserveCapacity(n)
@@ -153,7 +134,7 @@ struct BinaryPlistMaterializer {
     }
 
     private mutating func close(_ frame: Frame) -> PlistValue {
-        leavePath()
+        path.leave()
         switch frame.kind {
         case .array: return .array(frame.items)
         case .set: return .set(frame.items)

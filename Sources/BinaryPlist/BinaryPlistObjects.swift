@@ -35,7 +35,7 @@ public struct BinaryPlistObjects {
     /// The object area ends where the offset table begins.
     @usableFromInline let table: Int
     @usableFromInline let strict: Bool
-    let maxDepth: Int
+    @usableFromInline let maxDepth: Int
     /// The most values one ``materialize(_:)`` may produce (``PlistLimits/elementBudget(forInputOf:)``).
     public let elementBudget: Int
 
@@ -120,7 +120,8 @@ public struct BinaryPlistObjects {
     @inlinable @inline(__always)
     public func offset(_ index: Int) -> Int {
         // Checked below the object area's end (an Int) when the document was opened: it fits.
-        Int(truncatingIfNeeded: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: table + index * offsetWidth, as: UInt64.self)) &>> offsetShift)
+        // `table + index * offsetWidth` lies inside the checked offset table: no overflow.
+        Int(truncatingIfNeeded: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: table &+ index &* offsetWidth, as: UInt64.self)) &>> offsetShift)
     }
 
     /// The reference stored at byte `position`, checked against the object count.
@@ -211,6 +212,7 @@ public struct BinaryPlistObjects {
     ///
     /// One pass takes the largest reference (no branch per reference); only when it is out of range does a
     /// second pass find the first bad one, for the error.
+    @usableFromInline
     func checkReferences(at p: Int, count: Int, _ index: Int, _ start: Int) throws(PlistError) {
         try checkFits(count, referenceWidth, at: p, index, start)
         var largest: UInt64 = 0
@@ -537,32 +539,32 @@ public struct BinaryPlistObjects {
     }
 
     func asciiString(_ bytes: UnsafeRawBufferPointer, _ index: Int, _ start: Int) throws(PlistError) -> String {
-        var high: UInt8 = 0
-        for b in bytes { high |= b }
-        if high < 0x80 { return String(decoding: bytes, as: UTF8.self) }
+        StringView(bytes: bytes, encoding: try asciiEncoding(bytes, index, start)).string
+    }
+
+    /// How the bytes of an ASCII-marked string are read: as ASCII when every byte is below 0x80; else refused
+    /// under the strict policy, and under the lenient one read as UTF-8 when they are valid UTF-8, else as
+    /// ISO Latin-1.
+    @inlinable @inline(__always)
+    func asciiEncoding(_ bytes: UnsafeRawBufferPointer, _ index: Int, _ start: Int) throws(PlistError) -> StringView.Encoding {
+        if isASCII(bytes) { return .ascii }
+        return try nonASCIIEncoding(bytes, index, start)
+    }
+
+    @usableFromInline @inline(never)
+    func nonASCIIEncoding(_ bytes: UnsafeRawBufferPointer, _ index: Int, _ start: Int) throws(PlistError) -> StringView.Encoding {
         if strict {
             throw error(.invalidString, "ASCII string holds a byte above 0x7F", index, start)
         }
-        // Lenient: UTF-8 when valid, else ISO Latin-1.
-        if isValidUTF8(bytes) { return String(decoding: bytes, as: UTF8.self) }
-        var s = String()
-        s.unicodeScalars.reserveCapacity(bytes.count)
-        for b in bytes { s.unicodeScalars.append(Unicode.Scalar(b)) }
-        return s
+        return isValidUTF8(bytes) ? .utf8 : .latin1
     }
 
     func utf16String(at p: Int, units n: Int, _ index: Int, _ start: Int) throws(PlistError) -> String {
-        var units = [UInt16](repeating: 0, count: n)
-        var q = p
-        for i in 0..<n {
-            units[i] = UInt16(raw[q]) << 8 | UInt16(raw[q + 1])
-            q += 2
+        let bytes = UnsafeRawBufferPointer(rebasing: raw[p..<(p + 2 * n)])
+        if strict && !isWellFormedUTF16BigEndian(bytes) {
+            throw error(.invalidString, "UTF-16 string holds a lone surrogate", index, start)
         }
-        if strict {
-            let failed = transcode(units.makeIterator(), from: UTF16.self, to: UTF32.self, stoppingOnError: true) { _ in }
-            if failed { throw error(.invalidString, "UTF-16 string holds a lone surrogate", index, start) }
-        }
-        return String(decoding: units, as: UTF16.self)
+        return utf16BigEndianString(bytes)
     }
 }
 

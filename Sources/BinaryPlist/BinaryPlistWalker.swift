@@ -1,0 +1,326 @@
+extension BinaryPlistObjects {
+    /// Reports object `index` and everything below it to `body`, as ``Event``s, with nothing allocated per
+    /// value: a read of the whole document that builds no ``PlistValue`` tree.
+    ///
+    /// The walk checks exactly what ``materialize(_:)`` checks, in the same order: every object's marker,
+    /// count and bytes, every reference, string encodings under the document's
+    /// ``PlistLimits/stringPolicy``, dictionary keys that are collections, cycles, the depth limit and the
+    /// element budget (a shared object counts each time it is reached, so a small file cannot expand into a
+    /// huge walk). It throws the same ``PlistError`` at the same object. The events before the error have been
+    /// reported; a caller that needs all or nothing keeps what it builds until the walk returns.
+    ///
+    /// ```swift
+    /// let document = try BinaryPlistDocument(bytes)
+    /// var names = 0
+    /// try document.walk { event in
+    ///     if case .string(let s) = event, s.isEqual(to: "name") { names += 1 }
+    /// }
+    /// ```
+    ///
+    /// - Throws: a ``PlistError`` for bad input, or what `body` throws, unchanged.
+    @inlinable
+    public func walk(_ index: Int, _ body: (Event) throws -> Void) throws {
+        var reader = try events(index)
+        while let event = try reader.next() { try body(event) }
+    }
+
+    /// A reader that returns the ``Event``s of object `index` one at a time (see ``EventReader``).
+    ///
+    /// - Throws: `invalidReference` when `index` is not an object of the document.
+    public func events(_ index: Int) throws(PlistError) -> EventReader {
+        guard index >= 0 && index < objectCount else {
+            throw PlistError(.invalidReference, "reference \(index) is not below the object count \(objectCount)")
+        }
+        return EventReader(objects: self, root: index)
+    }
+}
+
+extension BinaryPlistDocument {
+    /// Reports the top object and everything below it to `body` (see ``BinaryPlistObjects/walk(_:_:)``).
+    ///
+    /// - Throws: a ``PlistError`` for bad input, or what `body` throws, unchanged.
+    @inlinable
+    public func walk(_ body: (BinaryPlistObjects.Event) throws -> Void) throws {
+        try withObjects { objects throws in try objects.walk(objects.topObject, body) }
+    }
+}
+
+extension BinaryPlistObjects {
+    /// The events of one object of a document, read one at a time: the pull form of ``walk(_:_:)``, for a
+    /// caller that keeps its own loop (and may stop early).
+    ///
+    /// `next()` returns the next ``Event`` or `nil` once the object has been reported whole. It checks what
+    /// ``materialize(_:)`` checks, in the same order (see ``walk(_:_:)``), and throws the same ``PlistError``;
+    /// after an error the reader is at its end. Like the ``BinaryPlistObjects`` it reads, a reader is valid only
+    /// inside the ``BinaryPlistDocument/withObjects(_:)`` that made it.
+    ///
+    /// ```swift
+    /// try document.withObjects { objects in
+    ///     var reader = try objects.events(objects.topObject)
+    ///     while let event = try reader.next() {
+    ///         if case .string(let s) = event, s.isEqual(to: "stop") { break }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Iterative, with an explicit stack, so that the depth limit, not the thread's stack size, bounds nesting.
+    /// The fast markers are read inline in the caller's loop; collections and rare markers are read out of line.
+    /// Mirrors rust-plist's `stream::Reader`; the fuzz target and `BinaryPlistWalkTests` hold it to the
+    /// materializer's value and error on every input.
+    public struct EventReader {
+        @usableFromInline let objects: BinaryPlistObjects
+        @usableFromInline let maxElements: Int
+        /// The values read so far, against the element budget.
+        @usableFromInline var elements = 0
+        /// The collection being read; at first, and once the object has been read whole, the root pseudo-frame.
+        @usableFromInline var current: Frame
+        /// The collections open around `current`, outermost first (the root pseudo-frame at the bottom).
+        @usableFromInline var parents: [Frame] = []
+        /// The collections open on the path (cycle detection).
+        @usableFromInline var path = CollectionPath()
+
+        /// A collection being read: positions in the borrowed buffer. The root pseudo-frame holds one element,
+        /// the object the reader was made for.
+        @usableFromInline
+        struct Frame {
+            @usableFromInline enum Kind { case root, array, dictionary }
+            @usableFromInline let kind: Kind
+            @usableFromInline let index: Int
+            @usableFromInline let start: Int
+            /// The position of the first reference (for the root pseudo-frame, the object's index).
+            @usableFromInline let refs: Int
+            /// The number of entries of a dictionary (its value references follow its `entries` key references).
+            @usableFromInline let entries: Int
+            /// References to read: elements, or keys and values.
+            @usableFromInline let count: Int
+            @usableFromInline var position = 0
+
+            @usableFromInline
+            init(kind: Kind, index: Int, start: Int, refs: Int, entries: Int, count: Int) {
+                self.kind = kind
+                self.index = index
+                self.start = start
+                self.refs = refs
+                self.entries = entries
+                self.count = count
+            }
+        }
+
+        @usableFromInline
+        init(objects: BinaryPlistObjects, root: Int) {
+            self.objects = objects
+            self.maxElements = objects.elementBudget
+            self.current = Frame(kind: .root, index: root, start: 0, refs: root, entries: 0, count: 1)
+        }
+
+        /// The next event, or `nil` when the object has been read whole.
+        @inlinable @inline(__always)
+        public mutating func next() throws(PlistError) -> Event? {
+            do {
+                return try step()
+            } catch {
+                finish()
+                throw error
+            }
+        }
+
+        @inlinable @inline(__always)
+        mutating func step() throws(PlistError) -> Event? {
+            let i = current.position
+            guard i < current.count else { return close() }
+            current.position = i + 1
+            let width = objects.referenceWidth
+            let child: Int
+            switch current.kind {
+            case .array:
+                child = objects.checkedReference(at: current.refs + i * width)
+            case .dictionary:
+                // Entry k's key, then its value: keys are stored first, then values.
+                child = objects.checkedReference(at: current.refs + dictionaryPosition(i) * width)
+            case .root:
+                child = current.refs
+            }
+            if let event = try scalar(child) { return event }
+            if current.kind == .dictionary && i & 1 == 0 {
+                throw PlistError(.invalidKey, "dictionary key is a collection", byteOffset: current.start,
+                                 objectIndex: current.index)
+            }
+            return try open(child)
+        }
+
+        /// Where reference `i` of the current dictionary is: entry `i / 2`'s key, then its value (the keys are
+        /// stored first, then the values).
+        @inlinable @inline(__always)
+        func dictionaryPosition(_ i: Int) -> Int {
+            i & 1 == 0 ? i >> 1 : current.entries + i >> 1
+        }
+
+        @inlinable @inline(__always)
+        mutating func count(_ index: Int) throws(PlistError) {
+            elements += 1
+            if elements > maxElements { throw budgetError(index) }
+        }
+
+        @usableFromInline @inline(never)
+        func budgetError(_ index: Int) -> PlistError {
+            PlistError(.elementLimitExceeded, "more than \(maxElements) values would be materialized", objectIndex: index)
+        }
+
+        /// Object `index` as an event when it is a scalar (counted against the budget first, as the
+        /// materializer counts it), or `nil` for a collection (left for `open(_:)`).
+        ///
+        /// The common markers are read here, inline in the caller's loop, and everything that fails or is rare
+        /// goes through the reader's out-of-line methods: no copy of `objects` on the fast path.
+        @inlinable @inline(__always)
+        mutating func scalar(_ index: Int) throws(PlistError) -> Event? {
+            try count(index)
+            let raw = objects.raw
+            let start = objects.offset(index)
+            let marker = raw[start]
+            switch marker >> 4 {
+            case 0xA, 0xC, 0xD:
+                return nil
+            case 0x5:
+                let (n, p) = try length(marker, start, index)
+                try fits(n, 1, p, index, start)
+                let bytes = UnsafeRawBufferPointer(rebasing: raw[p..<(p &+ n)])
+                return .string(StringView(bytes: bytes, encoding: isASCII(bytes) ? .ascii : try nonASCII(bytes, index, start)))
+            case 0x1 where marker & 0x0F <= 3 && 1 &<< Int(marker & 0x0F) <= objects.left(start &+ 1):
+                let width = 1 &<< Int(marker & 0x0F)
+                let v = readBigEndian(raw, start &+ 1, width)
+                // 1-, 2- and 4-byte integers are unsigned; 8-byte ones are signed.
+                return .integer(PlistInteger(high: width == 8 && Int64(bitPattern: v) < 0 ? -1 : 0, low: v))
+            case 0x4:
+                let (n, p) = try length(marker, start, index)
+                try fits(n, 1, p, index, start)
+                return .data(UnsafeRawBufferPointer(rebasing: raw[p..<(p &+ n)]))
+            case 0x2 where marker == 0x23 && 8 <= objects.left(start &+ 1):
+                return .real(Double(bitPattern: readBigEndian(raw, start &+ 1, 8)))
+            case 0x3 where marker == 0x33 && 8 <= objects.left(start &+ 1):
+                return .date(PlistDate(secondsSinceReferenceDate: Double(bitPattern: readBigEndian(raw, start &+ 1, 8))))
+            case 0x0 where marker == 0x08 || marker == 0x09:
+                return .bool(marker == 0x09)
+            default:
+                return try rare(index, start, marker)
+            }
+        }
+
+        /// The count after a marker and where the payload starts (``BinaryPlistObjects/count(_:at:_:)``), with
+        /// the 1-byte extended count of a 15- to 255-item string or data read inline.
+        @inlinable @inline(__always)
+        func length(_ marker: UInt8, _ start: Int, _ index: Int) throws(PlistError) -> (Int, Int) {
+            let low = Int(marker & 0x0F)
+            if low != 0x0F { return (low, start &+ 1) }
+            if objects.left(start &+ 1) >= 2 && objects.raw[start &+ 1] == 0x10 {
+                return (Int(objects.raw[start &+ 2]), start &+ 3)
+            }
+            return try extendedLength(start, index)
+        }
+
+        @usableFromInline @inline(never)
+        func extendedLength(_ start: Int, _ index: Int) throws(PlistError) -> (Int, Int) {
+            try objects.extendedCount(at: start, index)
+        }
+
+        /// ``BinaryPlistObjects/checkFits(_:_:at:_:_:)``, failing out of line.
+        @inlinable @inline(__always)
+        func fits(_ count: Int, _ size: Int, _ at: Int, _ index: Int, _ start: Int) throws(PlistError) {
+            let (bytes, overflow) = count.multipliedReportingOverflow(by: size)
+            if overflow || bytes > objects.left(at) { throw fitFailure(count, at, index, start) }
+        }
+
+        @usableFromInline @inline(never)
+        func fitFailure(_ count: Int, _ at: Int, _ index: Int, _ start: Int) -> PlistError {
+            objects.fitError(count, at, index, start)
+        }
+
+        @usableFromInline @inline(never)
+        func nonASCII(_ bytes: UnsafeRawBufferPointer, _ index: Int, _ start: Int) throws(PlistError) -> StringView.Encoding {
+            try objects.nonASCIIEncoding(bytes, index, start)
+        }
+
+        @usableFromInline @inline(never)
+        func rare(_ index: Int, _ start: Int, _ marker: UInt8) throws(PlistError) -> Event {
+            try objects.rareWalkScalar(index, start, marker)
+        }
+
+        /// Opens collection `index` (already counted), checking depth, cycles and references, and reports its
+        /// start.
+        @usableFromInline @inline(never)
+        mutating func open(_ index: Int) throws(PlistError) -> Event {
+            let start = objects.offset(index)
+            let marker = objects.raw[start]
+            let kind = marker >> 4
+            // The root pseudo-frame is at the bottom of `parents` once anything is open.
+            let depth = parents.count + 1
+            if depth > objects.maxDepth {
+                throw PlistError(.depthLimitExceeded, "nesting deeper than \(objects.maxDepth)", byteOffset: start,
+                                 objectIndex: index)
+            }
+            if path.contains(index) {
+                throw PlistError(.cycle, "collection contains itself", byteOffset: start, objectIndex: index)
+            }
+            let (n, p) = try objects.count(marker, at: start, index)
+            let refCount = kind == 0xD ? n.multipliedReportingOverflow(by: 2) : (partialValue: n, overflow: false)
+            if refCount.overflow {
+                throw PlistError(.invalidCount, "count \(describeCount(UInt64(n))) is too large", byteOffset: start,
+                                 objectIndex: index)
+            }
+            try objects.checkReferences(at: p, count: refCount.partialValue, index, start)
+            path.enter(index)
+            parents.append(current)
+            current = Frame(kind: kind == 0xD ? .dictionary : .array, index: index, start: start, refs: p,
+                            entries: n, count: refCount.partialValue)
+            switch kind {
+            case 0xA: return .beginArray(count: n)
+            case 0xC: return .beginSet(count: n)
+            default: return .beginDictionary(count: n)
+            }
+        }
+
+        /// Closes the current collection (`.end`), or returns `nil` at the root pseudo-frame: the object is read.
+        @usableFromInline @inline(never)
+        mutating func close() -> Event? {
+            guard let parent = parents.popLast() else { return nil }
+            path.leave()
+            current = parent
+            return .end
+        }
+
+        /// Puts the reader at its end, after an error.
+        @usableFromInline @inline(never)
+        mutating func finish() {
+            current = parents.first ?? current
+            current.position = current.count
+            parents = []
+            path = CollectionPath()
+        }
+    }
+}
+
+extension BinaryPlistObjects {
+    /// UTF-16 strings, null, other widths, UIDs and every malformed marker: the materializer's reading.
+    @usableFromInline @inline(never)
+    func rareWalkScalar(_ index: Int, _ start: Int, _ marker: UInt8) throws(PlistError) -> Event {
+        if marker >> 4 == 0x6 {
+            let (n, p) = try count(marker, at: start, index)
+            try checkFits(n, 2, at: p, index, start)
+            let bytes = UnsafeRawBufferPointer(rebasing: raw[p..<(p + 2 * n)])
+            if strict && !isWellFormedUTF16BigEndian(bytes) {
+                throw error(.invalidString, "UTF-16 string holds a lone surrogate", index, start)
+            }
+            return .string(StringView(bytes: bytes, encoding: .utf16BigEndian))
+        }
+        switch try scalar(index, start: start, marker: marker) {
+        case .null: return .null
+        case .bool(let b): return .bool(b)
+        case .integer(let i): return .integer(i)
+        case .real(let d): return .real(d)
+        case .date(let d): return .date(d)
+        case .uid(let u): return .uid(u)
+        case .string, .data, .array, .set, .dictionary:
+            // `scalar(_:start:marker:)` reads these markers (0x4-0x6) only, which are handled above.
+            throw error(.invalidMarker, "marker 0x\(hex(marker)) was not walked", index, start)
+        }
+    }
+}
