@@ -1,5 +1,6 @@
-// libFuzzer entry for the binary plist reader: validation, lazy object access, materialization, agreement
-// with format detection, then round trips through every writer (see FuzzSupport.swift).
+// libFuzzer entry for the binary plist reader: validation, lazy object access, materialization, the walk's
+// agreement with it (same value or same error, under default and strict limits), agreement with format
+// detection, then round trips through every writer (see FuzzSupport.swift).
 import BinaryPlist
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -19,6 +20,14 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
             guard keys.count == values.count, (Array(keys) + Array(values)).allSatisfy({ $0 >= 0 && $0 < document.objectCount })
             else { finding("dictionary references out of range") }
         }
+    }
+    checkWalk(document)
+    var strict = PlistLimits.default
+    strict.stringPolicy = .strict
+    strict.maxDepth = 8
+    strict.maxElements = 4096
+    if let strictDocument = plistErrorOrValue("BinaryPlistDocument.init, strict", { try BinaryPlistDocument(input, limits: strict) }) {
+        checkWalk(strictDocument)
     }
     guard let value = plistErrorOrValue("decodeTopObject", { try document.decodeTopObject() }) else { return 0 }
     checkDetection(input, value, .binary)

@@ -36,6 +36,23 @@ func mustSucceed<T>(_ what: String, _ body: () throws -> T) -> T {
     }
 }
 
+/// The walk of the top object must give what materializing it gives: the same value, or the same error (code,
+/// reason, byte offset and object index), and well-nested events.
+func checkWalk(_ document: BinaryPlistDocument) {
+    let materialized: Result<PlistValue, PlistError> = Result { () throws(PlistError) in try document.decodeTopObject() }
+    let walked: Result<PlistValue, PlistError>
+    do {
+        walked = .success(try document.withObjects { objects throws in
+            try BinaryPlistEventTree.value(of: objects.topObject, in: objects)
+        })
+    } catch let error as PlistError {
+        walked = .failure(error)
+    } catch {
+        finding("walk threw \(type(of: error)), not PlistError: \(error)")
+    }
+    guard walked == materialized else { finding("walk gave \(walked), materializing gave \(materialized)") }
+}
+
 /// A reader's result must match what `PropertyList.decodeWithFormat` (format detection) gives.
 func checkDetection(_ input: [UInt8], _ value: PlistValue, _ format: PlistFormat) {
     let detected = mustSucceed("PropertyList.decodeWithFormat on input the \(format) reader accepts") {
