@@ -54,7 +54,9 @@ enum RawWorkload {
 
         var ours = ["read": Measurement(impl: "ours", op: "read", workload: "raw", n: count),
                     "write": Measurement(impl: "ours", op: "write", workload: "raw", n: count),
-                    "validate": Measurement(impl: "ours", op: "validate", workload: "raw", n: count)]
+                    "validate": Measurement(impl: "ours", op: "validate", workload: "raw", n: count),
+                    "walk": Measurement(impl: "ours", op: "walk", workload: "raw", n: count),
+                    "events": Measurement(impl: "ours", op: "events", workload: "raw", n: count)]
         var theirs = ["read": Measurement(impl: "plistserialization", op: "read", workload: "raw", n: count),
                       "write": Measurement(impl: "plistserialization", op: "write", workload: "raw", n: count)]
         var floor = Measurement(impl: "ours", op: "tree-copy", workload: "raw", n: count)
@@ -64,6 +66,13 @@ enum RawWorkload {
             for oursFirst in order {
                 if oursFirst {
                     ours["validate"]?.samples.append(try timeMS { blackHole(try BinaryPlistDocument(bytes)) })
+                    // The streaming read: open and validate, then every object reported, nothing built.
+                    var sum = WalkSum()
+                    ours["walk"]?.samples.append(try timeMS { sum = try walkSum(bytes) })
+                    guard sum.objects == objectsInTree(value) else { throw BenchError("the walk reported \(sum.objects) values") }
+                    var pulled = WalkSum()
+                    ours["events"]?.samples.append(try timeMS { pulled = try eventSum(bytes) })
+                    guard pulled.objects == sum.objects && pulled.checksum == sum.checksum else { throw BenchError("the event reader disagrees with the walk") }
                     var read: PlistValue = .null
                     ours["read"]?.samples.append(try timeMS { read = try PropertyList.decode(bytes) })
                     blackHole(read)  // freed outside the timed part, as for Foundation below
@@ -89,14 +98,20 @@ enum RawWorkload {
                 }
             }
         }
-        for k in ["read", "validate"] { ours[k]?.bytes = bytes.count }
+        for k in ["read", "validate", "walk", "events"] { ours[k]?.bytes = bytes.count }
         theirs["read"]?.bytes = bytes.count
-        let all = [ours["read"], theirs["read"], ours["write"], theirs["write"], ours["validate"]].compactMap { $0 }
+        let all = [ours["read"], theirs["read"], ours["walk"], ours["events"], ours["write"], theirs["write"], ours["validate"]].compactMap { $0 }
         report(all) { _ in "plistserialization" }
         if let r = ours["read"] {
             print(String(format: "ours read throughput: %.0f MB/s", Double(bytes.count) / 1e6 / (r.median / 1000)))
             print(String(format: "model floor (tree-copy: the tree read, allocated and filled again, no parsing): %.2f ms, %.0f MB/s of input; read / floor %.2f",
                          floor.median, Double(bytes.count) / 1e6 / (floor.median / 1000), r.median / floor.median))
+        }
+        if let w = ours["walk"] {
+            print(String(format: "ours walk throughput (streaming read, no tree): %.0f MB/s", Double(bytes.count) / 1e6 / (w.median / 1000)))
+        }
+        if let e = ours["events"] {
+            print(String(format: "ours events throughput (pull reader, no tree): %.0f MB/s", Double(bytes.count) / 1e6 / (e.median / 1000)))
         }
     }
 }
@@ -136,6 +151,62 @@ extension RawWorkload {
     }
 }
 
+/// What a walk consumer adds up, touching every value: the integers, the bits of reals and dates, and the
+/// lengths of strings and data (so no event can be optimized away).
+struct WalkSum {
+    var objects = 0
+    var checksum: UInt64 = 0
+}
+
+extension WalkSum {
+    @inline(__always)
+    mutating func add(_ event: BinaryPlistObjects.Event) {
+        switch event {
+        case .end: return
+        case .beginArray(let n), .beginSet(let n), .beginDictionary(let n): checksum &+= UInt64(n)
+        case .null: break
+        case .bool(let b): checksum &+= b ? 1 : 0
+        case .integer(let i): checksum &+= i.low
+        case .real(let d): checksum &+= d.bitPattern
+        case .date(let d): checksum &+= d.secondsSinceReferenceDate.bitPattern
+        case .uid(let u): checksum &+= u.value
+        case .string(let s): checksum &+= UInt64(s.bytes.count)
+        case .data(let d): checksum &+= UInt64(d.count)
+        }
+        objects += 1
+    }
+}
+
+extension RawWorkload {
+    /// `bytes` opened and walked whole (`BinaryPlistDocument.walk`), each event folded into a ``WalkSum``.
+    static func walkSum(_ bytes: [UInt8]) throws -> WalkSum {
+        let document = try BinaryPlistDocument(bytes)
+        var sum = WalkSum()
+        try document.walk { sum.add($0) }
+        return sum
+    }
+
+    /// The same through the pull reader (`BinaryPlistObjects.events`), the caller's own loop.
+    static func eventSum(_ bytes: [UInt8]) throws -> WalkSum {
+        let document = try BinaryPlistDocument(bytes)
+        return try document.withObjects { objects throws(PlistError) in
+            var sum = WalkSum()
+            var reader = try objects.events(objects.topObject)
+            while let event = try reader.next() { sum.add(event) }
+            return sum
+        }
+    }
+
+    /// The values a walk of `value` reports: every scalar, collection and dictionary key.
+    static func objectsInTree(_ value: PlistValue) -> Int {
+        switch value {
+        case .array(let a), .set(let a): return 1 + a.reduce(0) { $0 + objectsInTree($1) }
+        case .dictionary(let d): return 1 + d.entries.reduce(0) { $0 + 1 + objectsInTree($1.value) }
+        default: return 1
+        }
+    }
+}
+
 struct BenchError: Error, CustomStringConvertible {
     let description: String
     init(_ d: String) { description = d }
@@ -150,6 +221,8 @@ extension RawWorkload {
         for _ in 0..<repeats {
             if op == "write" { blackHole(try PropertyList.encode(value, format: .binary)) }
             else if op == "tree-copy" { blackHole(freshCopy(value)) }
+            else if op == "walk" { blackHole(try walkSum(bytes)) }
+            else if op == "events" { blackHole(try eventSum(bytes)) }
             else { blackHole(try PropertyList.decode(bytes)) }
         }
     }

@@ -30,7 +30,7 @@ let usage = """
       --save <file>    raw-profile: also write the plist it works on to <file>
 
     PROFILING (fixed work, no timing; Benchmarks/callgrind.sh counts their instructions):
-      raw-profile [n] read|write|tree-copy
+      raw-profile [n] read|write|tree-copy|walk|events
                                       n (100000) records, --rounds times
       w1-profile [n] encode|decode    n (100000) shapes, --rounds times
     """
