@@ -162,7 +162,7 @@ extension BinaryPlistObjects {
         }
 
         @usableFromInline @inline(never)
-        func budgetError(_ index: Int) -> PlistError {
+        mutating func budgetError(_ index: Int) -> PlistError {
             PlistError(.elementLimitExceeded, "more than \(maxElements) values would be materialized", objectIndex: index)
         }
 
@@ -170,7 +170,9 @@ extension BinaryPlistObjects {
         /// materializer counts it), or `nil` for a collection (left for `open(_:)`).
         ///
         /// The common markers are read here, inline in the caller's loop, and everything that fails or is rare
-        /// goes through the reader's out-of-line methods: no copy of `objects` on the fast path.
+        /// goes through the reader's out-of-line methods: no copy of `objects` on the fast path. The helpers it
+        /// calls are `mutating` although they change nothing: a non-mutating call from here made the compiler
+        /// copy the whole reader (192 bytes, a `memcpy`) for each call, twice per string or data value.
         @inlinable @inline(__always)
         mutating func scalar(_ index: Int) throws(PlistError) -> Event? {
             try count(index)
@@ -208,7 +210,7 @@ extension BinaryPlistObjects {
         /// The count after a marker and where the payload starts (``BinaryPlistObjects/count(_:at:_:)``), with
         /// the 1-byte extended count of a 15- to 255-item string or data read inline.
         @inlinable @inline(__always)
-        func length(_ marker: UInt8, _ start: Int, _ index: Int) throws(PlistError) -> (Int, Int) {
+        mutating func length(_ marker: UInt8, _ start: Int, _ index: Int) throws(PlistError) -> (Int, Int) {
             let low = Int(marker & 0x0F)
             if low != 0x0F { return (low, start &+ 1) }
             if objects.left(start &+ 1) >= 2 && objects.raw[start &+ 1] == 0x10 {
@@ -218,29 +220,29 @@ extension BinaryPlistObjects {
         }
 
         @usableFromInline @inline(never)
-        func extendedLength(_ start: Int, _ index: Int) throws(PlistError) -> (Int, Int) {
+        mutating func extendedLength(_ start: Int, _ index: Int) throws(PlistError) -> (Int, Int) {
             try objects.extendedCount(at: start, index)
         }
 
         /// ``BinaryPlistObjects/checkFits(_:_:at:_:_:)``, failing out of line.
         @inlinable @inline(__always)
-        func fits(_ count: Int, _ size: Int, _ at: Int, _ index: Int, _ start: Int) throws(PlistError) {
+        mutating func fits(_ count: Int, _ size: Int, _ at: Int, _ index: Int, _ start: Int) throws(PlistError) {
             let (bytes, overflow) = count.multipliedReportingOverflow(by: size)
             if overflow || bytes > objects.left(at) { throw fitFailure(count, at, index, start) }
         }
 
         @usableFromInline @inline(never)
-        func fitFailure(_ count: Int, _ at: Int, _ index: Int, _ start: Int) -> PlistError {
+        mutating func fitFailure(_ count: Int, _ at: Int, _ index: Int, _ start: Int) -> PlistError {
             objects.fitError(count, at, index, start)
         }
 
         @usableFromInline @inline(never)
-        func nonASCII(_ bytes: UnsafeRawBufferPointer, _ index: Int, _ start: Int) throws(PlistError) -> StringView.Encoding {
+        mutating func nonASCII(_ bytes: UnsafeRawBufferPointer, _ index: Int, _ start: Int) throws(PlistError) -> StringView.Encoding {
             try objects.nonASCIIEncoding(bytes, index, start)
         }
 
         @usableFromInline @inline(never)
-        func rare(_ index: Int, _ start: Int, _ marker: UInt8) throws(PlistError) -> Event {
+        mutating func rare(_ index: Int, _ start: Int, _ marker: UInt8) throws(PlistError) -> Event {
             try objects.rareWalkScalar(index, start, marker)
         }
 
