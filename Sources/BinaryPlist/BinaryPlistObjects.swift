@@ -517,9 +517,7 @@ public struct BinaryPlistObjects {
             try checkFits(n, 1, at: p, index, start)
             return .string(try asciiString(UnsafeRawBufferPointer(rebasing: raw[p..<(p + n)]), index, start))
         case 0x6:
-            let (n, p) = try count(marker, at: start, index)
-            try checkFits(n, 2, at: p, index, start)
-            return .string(try utf16String(at: p, units: n, index, start))
+            return .string(utf16BigEndianString(try utf16Bytes(marker, start, index)))
         case 0x8:
             let width = low + 1
             guard width <= left(start + 1) else {
@@ -559,12 +557,17 @@ public struct BinaryPlistObjects {
         return isValidUTF8(bytes) ? .utf8 : .latin1
     }
 
-    func utf16String(at p: Int, units n: Int, _ index: Int, _ start: Int) throws(PlistError) -> String {
+    /// The big-endian UTF-16 bytes of the string object at `start` (marker 0x6): its count, that the units fit
+    /// in the object area, and under the strict policy that no surrogate is alone. The tree read and the event
+    /// reader both read UTF-16 strings here.
+    func utf16Bytes(_ marker: UInt8, _ start: Int, _ index: Int) throws(PlistError) -> UnsafeRawBufferPointer {
+        let (n, p) = try count(marker, at: start, index)
+        try checkFits(n, 2, at: p, index, start)
         let bytes = UnsafeRawBufferPointer(rebasing: raw[p..<(p + 2 * n)])
         if strict && !isWellFormedUTF16BigEndian(bytes) {
             throw error(.invalidString, "UTF-16 string holds a lone surrogate", index, start)
         }
-        return utf16BigEndianString(bytes)
+        return bytes
     }
 }
 

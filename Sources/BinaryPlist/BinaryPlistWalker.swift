@@ -305,13 +305,7 @@ extension BinaryPlistObjects {
     @usableFromInline @inline(never)
     func rareWalkScalar(_ index: Int, _ start: Int, _ marker: UInt8) throws(PlistError) -> Event {
         if marker >> 4 == 0x6 {
-            let (n, p) = try count(marker, at: start, index)
-            try checkFits(n, 2, at: p, index, start)
-            let bytes = UnsafeRawBufferPointer(rebasing: raw[p..<(p + 2 * n)])
-            if strict && !isWellFormedUTF16BigEndian(bytes) {
-                throw error(.invalidString, "UTF-16 string holds a lone surrogate", index, start)
-            }
-            return .string(StringView(bytes: bytes, encoding: .utf16BigEndian))
+            return .string(StringView(bytes: try utf16Bytes(marker, start, index), encoding: .utf16BigEndian))
         }
         switch try scalar(index, start: start, marker: marker) {
         case .null: return .null
