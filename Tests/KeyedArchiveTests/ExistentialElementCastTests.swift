@@ -84,7 +84,16 @@ private final class Holder: KeyedArchivable {
     func encode(with coder: KeyedArchiver) { coder.encode(drawables, forKey: "items") }
 }
 
-private let registry = ClassRegistry([Holder.self, Square.self, FramedSquare.self, Disc.self, Plain.self])
+/// Writes and reads `items` as `[Any]`: classes, a struct and a string side by side.
+private final class AnyHolder: KeyedArchivable {
+    var items: [Any]
+    init(_ items: [Any]) { self.items = items }
+    init(coder: KeyedUnarchiver) throws { items = try coder.decode([Any].self, forKey: "items") }
+    func encode(with coder: KeyedArchiver) { coder.encode(items, forKey: "items") }
+}
+
+private let registry = ClassRegistry([Holder.self, AnyHolder.self, Square.self, FramedSquare.self, Disc.self, Plain.self,
+                                      Point.self])
 
 /// The casts of decoded class instances to an existential element type, answered by the runtime once per
 /// dynamic class (`ExistentialElementCasts`): the same elements, dispatch and errors as `as?` on each.
@@ -279,5 +288,32 @@ struct ExistentialElementCastTests {
             }
         }
         #expect(Set(shapes.map { ObjectIdentifier($0 as AnyObject) }).count == 60)
+    }
+
+    /// The archiver reaches an element of `[Any]` or `[any Drawable]` through an `Any`: a class instance by its
+    /// reference (its class checked to be the one cached), a struct by the cast. Both kinds, a subclass and a
+    /// shared instance, twice each so that the second round takes the cache.
+    @Test func theArchiverTakesClassesByReferenceAndStructsByCast() throws {
+        let square = Square(side: 2)
+        let framed = FramedSquare(side: 3)
+        let items: [Any] = [square, Point(x: 1, y: 2), framed, "text", square, Point(x: 1, y: 2), framed, square]
+        let bytes = try KeyedArchiver.archivedData(withRootObject: AnyHolder(items))
+        #expect(try KeyedArchiver.archivedData(withRootObject: AnyHolder(items)) == bytes)
+        let read = try #require(try KeyedUnarchiver.withUnarchiver(for: bytes, registry: registry, requiresSecureCoding: false) {
+            try $0.decodeTopLevelObject(of: AnyHolder.self, forKey: "root")
+        }).items
+        #expect(read.count == 8)
+        #expect(read.map { "\(type(of: $0))" } == ["Square", "Point", "FramedSquare", "String", "Square", "Point",
+                                                      "FramedSquare", "Square"])
+        let first = try #require(read[0] as? Square)
+        #expect(read[4] as? Square === first && read[7] as? Square === first)
+        #expect(read[2] as? FramedSquare === read[6] as? FramedSquare)
+        #expect((read[2] as? FramedSquare)?.area() == 10)
+        #expect(read[1] as? Point == Point(x: 1, y: 2) && read[5] as? Point == Point(x: 1, y: 2))
+        #expect(read[3] as? String == "text")
+        // Two equal structs are two objects, a shared instance one: 2 Squares' fields + 2 Points' fields.
+        let objects = try PropertyList.decode(bytes).dictionaryValue?["$objects"]?.arrayValue ?? []
+        #expect(objects.filter { $0.dictionaryValue?["side"] != nil }.count == 2)
+        #expect(objects.filter { $0.dictionaryValue?["x"] != nil }.count == 2)
     }
 }
