@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Noise-free figures for the codec: instructions (callgrind's Ir) per W1 shape (keyed encode and decode) and
-# per plist object (raw read, walk and write), counted on fixed sizes. Wall times on shared machines swing by
+# per plist object (raw read, walk, pull reader and write), counted on fixed sizes. Wall times on shared machines swing by
 # 10-20%; these counts are the same on every run of the same binary.
 #
 #   Benchmarks/callgrind.sh [path/to/keyed-bench]     default: Benchmarks/.build/release/keyed-bench
@@ -10,7 +10,7 @@
 # measured: give it when measuring an older build).
 # Each figure is (instructions of 3 operations - instructions of 1) / 2 / items: the set-up (building the
 # model, the first encode) is counted in both runs and cancels out. Output, one line per figure:
-#   CALLGRIND op=<w1-encode|w1-decode|raw-write|raw-read|raw-walk> items=<n> unit=<shape|object> instructions_per_item=<x>
+#   CALLGRIND op=<w1-encode|w1-decode|raw-write|raw-read|raw-walk|raw-events> items=<n> unit=<shape|object> instructions_per_item=<x>
 # Installs valgrind from Debian's packages when it is missing.
 set -euo pipefail
 
@@ -60,3 +60,4 @@ figure w1-decode shape "$shapes" w1-profile "$shapes" decode
 figure raw-write object "$objects" raw-profile "$records" write
 figure raw-read object "$objects" raw-profile "$records" read
 figure raw-walk object "$objects" raw-profile "$records" walk
+figure raw-events object "$objects" raw-profile "$records" events
