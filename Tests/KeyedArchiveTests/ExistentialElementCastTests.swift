@@ -84,12 +84,21 @@ private final class Holder: KeyedArchivable {
     func encode(with coder: KeyedArchiver) { coder.encode(drawables, forKey: "items") }
 }
 
-/// Writes and reads `items` as `[Any]`: classes, a struct and a string side by side.
+/// Writes and reads `items` as `[Any]`: classes, a struct and a string side by side. It writes them as
+/// `elements` says: `[Any]`, `[any KeyedArchivable]` (opaque existentials) or `[AnyObject]`.
 private final class AnyHolder: KeyedArchivable {
+    enum Elements { case any, archivable, object }
     var items: [Any]
-    init(_ items: [Any]) { self.items = items }
+    var elements = Elements.any
+    init(_ items: [Any], as elements: Elements = .any) { (self.items, self.elements) = (items, elements) }
     init(coder: KeyedUnarchiver) throws { items = try coder.decode([Any].self, forKey: "items") }
-    func encode(with coder: KeyedArchiver) { coder.encode(items, forKey: "items") }
+    func encode(with coder: KeyedArchiver) {
+        switch elements {
+        case .any: coder.encode(items, forKey: "items")
+        case .archivable: coder.encode(items.compactMap { $0 as? any KeyedArchivable }, forKey: "items")
+        case .object: coder.encode(items.map { $0 as AnyObject }, forKey: "items")
+        }
+    }
 }
 
 private let registry = ClassRegistry([Holder.self, AnyHolder.self, Square.self, FramedSquare.self, Disc.self, Plain.self,
@@ -315,5 +324,24 @@ struct ExistentialElementCastTests {
         let objects = try PropertyList.decode(bytes).dictionaryValue?["$objects"]?.arrayValue ?? []
         #expect(objects.filter { $0.dictionaryValue?["side"] != nil }.count == 2)
         #expect(objects.filter { $0.dictionaryValue?["x"] != nil }.count == 2)
+    }
+
+    /// The reference read from a class-bound existential (`[any Drawable]`), from a bare reference (`[Any]`,
+    /// `[AnyObject]`) and the runtime's cast of an opaque existential (`[any KeyedArchivable]`) write the same
+    /// archive.
+    @Test func everyElementFormOfTheSameInstancesWritesTheSameBytes() throws {
+        let square = Square(side: 2)
+        let disc = Disc(radius: 1)
+        let framed = FramedSquare(side: 3)
+        let instances: [any Drawable] = [square, disc, framed, square, disc, framed]
+        let expected = try KeyedArchiver.archivedData(withRootObject: AnyHolder(instances))
+        for elements in [AnyHolder.Elements.archivable, .object] {
+            #expect(try KeyedArchiver.archivedData(withRootObject: AnyHolder(instances, as: elements)) == expected)
+        }
+        // `Holder` writes the `[any Drawable]` itself; its class name differs, its elements do not.
+        let drawables = try decode(try KeyedArchiver.archivedData(withRootObject: Holder(instances)), .drawable).drawables
+        #expect(drawables.map { "\(type(of: $0))" } == ["Square", "Disc", "FramedSquare", "Square", "Disc", "FramedSquare"])
+        #expect(drawables[0] === drawables[3] && drawables[1] === drawables[4] && drawables[2] === drawables[5])
+        #expect(drawables.map { $0.area() } == [4, 3, 10, 4, 3, 10])
     }
 }

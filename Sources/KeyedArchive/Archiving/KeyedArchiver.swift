@@ -418,6 +418,15 @@ public final class KeyedArchiver {
 
     /// Encodes `value` as an object without the ``willEncode`` hook (its children still pass through it).
     func encodeUnhooked(_ value: Any) -> Int32 {
+        // A class instance of a type found archivable before, by its reference: `type(of:)` on the `Any` and a
+        // cast to the class would each ask the runtime to unwrap the existential an `[any SomeShape]` element
+        // is stored as (`storedClassReference(in:)`).
+        if let object = storedClassReference(in: value) {
+            let typeID = ObjectIdentifier(Swift.type(of: object))
+            if let known = state.pointee.archivableTypes[typeID], let uid = encodeArchivable(object: object, exactly: known) {
+                return uid
+            }
+        }
         // The commonest standard values by their exact type, before the protocol-conformance lookup (one
         // `type(of:)`: it is a runtime call for an `Any`).
         let typeID = ObjectIdentifier(type(of: value))
@@ -440,14 +449,25 @@ public final class KeyedArchiver {
 
     /// Encodes `value`, whose dynamic type is `type`, through a cast to that concrete type (no conformance
     /// lookup); `nil` when the cast fails.
+    /// Encodes the class instance `object`, whose class is `type`, as a `type` (no cast); `nil` when its class
+    /// is not `type` itself.
+    func encodeArchivable(object: AnyObject, exactly type: any KeyedArchivable.Type) -> Int32? {
+        func encode<T: KeyedArchivable>(_: T.Type) -> Int32? {
+            // The instance's class is `T` itself, so the reference is a `T`.
+            guard ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(T.self) else { return nil }
+            return encodeArchivable(unsafeBitCast(object, to: T.self))
+        }
+        return encode(type)
+    }
+
     func encodeArchivable(_ value: Any, exactly type: any KeyedArchivable.Type) -> Int32? {
         func encode<T: KeyedArchivable>(_: T.Type) -> Int32? {
             if T.self is AnyObject.Type {
                 // A class: the reference, then its class checked to be `T` itself, so that it is a `T`. An
                 // element of `[any SomeShape]` reaches here as an `Any` holding an existential, which the
-                // cast to `T` below unwraps at about twice the cost of the cast to `AnyObject`
-                // (`Benchmarks/callgrind.sh` w1-encode).
-                let object = value as AnyObject
+                // cast to `T` below unwraps at about twice the cost of the cast to `AnyObject`, and that cast
+                // at several times the cost of reading the reference (`storedClassReference(in:)`).
+                let object = storedClassReference(in: value) ?? (value as AnyObject)
                 guard ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(T.self) else { return nil }
                 return encodeArchivable(unsafeBitCast(object, to: T.self))
             }
