@@ -68,8 +68,12 @@ struct ArchivePlistBuilder {
     mutating func real(_ v: Double) -> Int32 {
         if let n = reals[v.bitPattern] { return n }
         let n = appendScalar { buffer in
-            buffer.bytes.append(0x23)
-            buffer.writeBigEndian(v.bitPattern, width: 8)
+            // The marker and the bits, big-endian, in one append of nine bytes.
+            withUnsafeTemporaryAllocation(byteCount: 9, alignment: 1) { nine in
+                nine[0] = 0x23
+                nine.storeBytes(of: v.bitPattern.bigEndian, toByteOffset: 1, as: UInt64.self)
+                buffer.bytes.append(contentsOf: nine.assumingMemoryBound(to: UInt8.self))
+            }
         }
         reals.insert(v.bitPattern, n)
         return n
@@ -163,10 +167,17 @@ struct ArchivePlistBuilder {
     mutating func dictionary(pairs: ArraySlice<Int32>) -> Int32 {
         let count = pairs.count / 2
         let start = pool.count
-        var i = pairs.startIndex
-        while i < pairs.endIndex { pool.append(pairs[i]); i += 2 }
-        i = pairs.startIndex + 1
-        while i < pairs.endIndex { pool.append(pairs[i]); i += 2 }
+        // The pairs appended as they are (one copy, the pool grown as appends grow it), then rewritten in place
+        // as the keys, then the values: an append per reference checked the pool's uniqueness each time.
+        pool.append(contentsOf: pairs)
+        pairs.withUnsafeBufferPointer { pairs in
+            pool.withUnsafeMutableBufferPointer { pool in
+                for k in 0..<count {
+                    pool[start + k] = pairs[2 * k]
+                    pool[start + count + k] = pairs[2 * k + 1]
+                }
+            }
+        }
         nodes.append(Node(kind: .dictionary, start: Int32(truncatingIfNeeded: start), count: Int32(truncatingIfNeeded: count)))
         return Int32(truncatingIfNeeded: nodes.count - 1)
     }

@@ -3,13 +3,18 @@
 /// so repeated values (constants, common sizes) share one plist object while a stream of distinct values
 /// costs no large-table cache misses. The result depends only on the input, so output stays deterministic.
 struct RecentIntegerCache {
-    private var keys: [UInt64]
-    private var values: [Int32]
+    /// A slot: its key and its value (-1: empty). One array, so that a lookup and an insert touch one buffer
+    /// (one bounds check, one uniqueness check for the insert).
+    private struct Slot {
+        var key: UInt64
+        var value: Int32
+    }
+
+    private var slots: [Slot]
     private let mask: Int
 
     init(size: Int = 8192) {
-        keys = Array(repeating: 0, count: size)
-        values = Array(repeating: -1, count: size)
+        slots = Array(repeating: Slot(key: 0, value: -1), count: size)
         mask = size - 1
     }
 
@@ -24,14 +29,12 @@ struct RecentIntegerCache {
 
     @inline(__always)
     subscript(key: UInt64) -> Int32? {
-        let i = slot(key)
-        return values[i] >= 0 && keys[i] == key ? values[i] : nil
+        let entry = slots[slot(key)]
+        return entry.value >= 0 && entry.key == key ? entry.value : nil
     }
 
     @inline(__always)
     mutating func insert(_ key: UInt64, _ value: Int32) {
-        let i = slot(key)
-        keys[i] = key
-        values[i] = value
+        slots[slot(key)] = Slot(key: key, value: value)
     }
 }
