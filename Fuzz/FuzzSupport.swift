@@ -152,14 +152,17 @@ func jsonReading(of value: PlistValue) -> PlistValue {
     }
 }
 
-/// Whether plist-JSON can hold `value`: no dictionary with two keys equal as values (the parser refuses them).
+/// Whether plist-JSON can hold `value`: no dictionary with two keys equal as the parser reads them back (it
+/// refuses them): two reals or dates that are NaNs with different payloads are two keys in the plist and one
+/// `"nan"` in plist-JSON (a harness finding at 3,364,640 executions, stop 43).
 func isJSONRepresentable(_ value: PlistValue) -> Bool {
     switch value {
     case .array(let items), .set(let items): return items.allSatisfy(isJSONRepresentable)
     case .dictionary(let dict):
         var seen = Set<PlistValue>()
         for entry in dict.entries {
-            guard !entry.key.isCollection, seen.insert(entry.key).inserted, isJSONRepresentable(entry.value) else {
+            guard !entry.key.isCollection, seen.insert(jsonReading(of: entry.key)).inserted,
+                  isJSONRepresentable(entry.value) else {
                 return false
             }
         }
