@@ -455,7 +455,7 @@ public final class KeyedArchiver {
         func encode<T: KeyedArchivable>(_: T.Type) -> Int32? {
             // The instance's class is `T` itself, so the reference is a `T`.
             guard ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(T.self) else { return nil }
-            return encodeArchivable(unsafeBitCast(object, to: T.self))
+            return encodeArchivable(unsafeBitCast(object, to: T.self), exact: true)
         }
         return encode(type)
     }
@@ -469,7 +469,7 @@ public final class KeyedArchiver {
                 // at several times the cost of reading the reference (`storedClassReference(in:)`).
                 let object = storedClassReference(in: value) ?? (value as AnyObject)
                 guard ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(T.self) else { return nil }
-                return encodeArchivable(unsafeBitCast(object, to: T.self))
+                return encodeArchivable(unsafeBitCast(object, to: T.self), exact: true)
             }
             // A pattern, not `as? T`: the cast then writes `T` itself, with no `Optional<T>` (whose metadata
             // an unspecialized function looks up at every call).
@@ -532,8 +532,10 @@ public final class KeyedArchiver {
     var classKey: Int32 { knownKeyNode(.classKey) }
 
     /// Encodes an archivable object; `substituted`: its `replacementObject(for:)` was already asked.
-    func encodeArchivable(_ object: some KeyedArchivable, substituted: Bool = false) -> Int32 {
-        let type = Swift.type(of: object)
+    /// `exact`: the caller checked that `object`'s dynamic type is its static type, which then stands for it
+    /// (`type(of:)` on an unspecialized generic value is a runtime call).
+    func encodeArchivable<T: KeyedArchivable>(_ object: T, substituted: Bool = false, exact: Bool = false) -> Int32 {
+        let type = exact ? T.self : Swift.type(of: object)
         if state.pointee.depth >= maxDepth { return withObjectFrame(classUID: { 0 }, {}) }
         let typeID = ObjectIdentifier(type)
         let infoIndex: Int

@@ -11,6 +11,11 @@
 /// Objective-C interoperates; existential metadata has kind 0x303, then flags whose bit 31 is clear when the
 /// existential is class-constrained and whose bits 24-29 name a special protocol such as `Error`). The same
 /// ABI facts as ``ExistentialElementCasts``, which writes such elements on the decoding side.
+///
+/// `stored(_:)` sees the stored type because the package builds in the Swift 6 language mode, which opens an
+/// `Any` passed to an unconstrained generic parameter (SE-0352); without that opening `Stored` would be `Any`
+/// itself, whose metadata is no class or class-bound existential: the answer would always be `nil` (safe,
+/// and every value would take the runtime's cast again).
 @inline(__always)
 func storedClassReference(in value: Any) -> AnyObject? {
     func stored<Stored>(_ stored: Stored) -> AnyObject? {
