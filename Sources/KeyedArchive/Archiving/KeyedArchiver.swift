@@ -447,8 +447,6 @@ public final class KeyedArchiver {
         return encodeStandard(value)
     }
 
-    /// Encodes `value`, whose dynamic type is `type`, through a cast to that concrete type (no conformance
-    /// lookup); `nil` when the cast fails.
     /// Encodes the class instance `object`, whose class is `type`, as a `type` (no cast); `nil` when its class
     /// is not `type` itself.
     func encodeArchivable(object: AnyObject, exactly type: any KeyedArchivable.Type) -> Int32? {
@@ -460,14 +458,16 @@ public final class KeyedArchiver {
         return encode(type)
     }
 
+    /// Encodes `value`, whose dynamic type is `type`, through a cast to that concrete type (no conformance
+    /// lookup); `nil` when the cast fails. A class instance that ``storedClassReference(in:)`` reads took
+    /// ``encodeArchivable(object:exactly:)`` before; what reaches here is a value, or an instance stored some
+    /// other way (an opaque existential, an error).
     func encodeArchivable(_ value: Any, exactly type: any KeyedArchivable.Type) -> Int32? {
         func encode<T: KeyedArchivable>(_: T.Type) -> Int32? {
             if T.self is AnyObject.Type {
-                // A class: the reference, then its class checked to be `T` itself, so that it is a `T`. An
-                // element of `[any SomeShape]` reaches here as an `Any` holding an existential, which the
-                // cast to `T` below unwraps at about twice the cost of the cast to `AnyObject`, and that cast
-                // at several times the cost of reading the reference (`storedClassReference(in:)`).
-                let object = storedClassReference(in: value) ?? (value as AnyObject)
+                // A class: the reference, then its class checked to be `T` itself, so that it is a `T` (the
+                // runtime's cast to `T` unwraps an existential stored in the `Any` at about twice the cost).
+                let object = value as AnyObject
                 guard ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(T.self) else { return nil }
                 return encodeArchivable(unsafeBitCast(object, to: T.self), exact: true)
             }
