@@ -347,6 +347,26 @@ public struct BinaryPlistObjects {
         return Double(bitPattern: readBigEndian(raw, start + 1, 8))
     }
 
+    /// The bytes of dictionary `d`'s key references (`d.count` references of the document's reference
+    /// width): a view into the document, valid as long as these objects are. Two dictionaries of one document
+    /// hold the same key objects in the same order exactly when these bytes are equal.
+    @inlinable @inline(__always)
+    package func keyReferenceBytes(_ d: DictionaryView) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: raw[d.keys ..< d.keys &+ d.count &* referenceWidth])
+    }
+
+    /// The 8-byte real that value `i` of dictionary `d` refers to, or `nil` when `i` is outside the dictionary,
+    /// the reference is not below the object count, or the object is anything else (so that a caller's general
+    /// path reads it again and reports what is wrong). One unaligned load for the reference: `d`'s references
+    /// were checked to fit in the object area when it was read, and the offset table and trailer follow that.
+    @inlinable @inline(__always)
+    public func real(_ d: DictionaryView, valueAt i: Int) -> Double? {
+        guard i >= 0, i < d.count else { return nil }
+        let bits = referenceBits(at: d.keys &+ (d.count &+ i) &* referenceWidth)
+        guard bits < UInt64(objectCount) else { return nil }
+        return real(Int(truncatingIfNeeded: bits))
+    }
+
     /// The string object `index` when it is plain ASCII; `nil` for anything else (including other strings).
     @inlinable @inline(__always)
     public func plainString(_ index: Int) -> String? {

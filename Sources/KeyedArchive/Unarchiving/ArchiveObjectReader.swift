@@ -47,6 +47,11 @@ final class ArchiveObjectReader {
     @inline(__always)
     func real(_ object: Int) -> Double? { objects.real(object) }
 
+    /// The real that value `i` of `d` refers to; `nil` for anything else, or a bad reference (read it again
+    /// through ``valueReference(_:_:)`` for the error).
+    @inline(__always)
+    func real(_ d: DictionaryView, valueAt i: Int) -> Double? { objects.real(d, valueAt: i) }
+
     @inline(__always)
     func dictionary(_ object: Int) throws -> DictionaryView? {
         try checked { () throws(PlistError) in try objects.dictionary(object) }

@@ -1,31 +1,86 @@
 /// The UIDs whose decoding has begun and not finished (the unarchiver's cycle check), one bit per UID.
 /// A `Set<Int>` hashed every object; the archive's object count bounds the UIDs, so a bit array does.
+///
+/// The words are raw memory owned by the unarchiver's decoding state and freed with it
+/// (``deallocate()``): an array would be checked for uniqueness at every insert and remove, twice an object.
+/// UIDs outside `0..<count` are never members (inserting one does nothing).
 struct UIDBitSet {
-    private var words: [UInt64]
+    private let words: UnsafeMutablePointer<UInt64>
+    private let wordCount: Int
 
     init(count: Int) {
-        words = Array(repeating: 0, count: (max(count, 0) + 63) >> 6)
+        wordCount = (max(count, 0) + 63) >> 6
+        words = UnsafeMutablePointer<UInt64>.allocate(capacity: max(wordCount, 1))
+        words.initialize(repeating: 0, count: max(wordCount, 1))
     }
+
+    /// Frees the words; called once, when the decoding state goes.
+    func deallocate() { words.deallocate() }
 
     @inline(__always)
     func contains(_ uid: Int) -> Bool {
         let w = uid >> 6
-        guard uid >= 0, w < words.count else { return false }
+        guard uid >= 0, w < wordCount else { return false }
         return words[w] & (1 << UInt64(uid & 63)) != 0
     }
 
     @inline(__always)
-    mutating func insert(_ uid: Int) {
+    func insert(_ uid: Int) {
         let w = uid >> 6
-        guard uid >= 0, w < words.count else { return }
+        guard uid >= 0, w < wordCount else { return }
         words[w] |= 1 << UInt64(uid & 63)
     }
 
     @inline(__always)
-    mutating func remove(_ uid: Int) {
+    func remove(_ uid: Int) {
         let w = uid >> 6
-        guard uid >= 0, w < words.count else { return }
+        guard uid >= 0, w < wordCount else { return }
         words[w] &= ~(1 << UInt64(uid & 63))
+    }
+}
+
+/// The keys from the top object down to the object being decoded, which an error's key path names. Raw
+/// memory owned by the unarchiver's decoding state and freed with it (``deallocate()``): a push and a pop an
+/// object, with none of an array's uniqueness checks.
+struct KeyPathStack {
+    private var storage: UnsafeMutablePointer<String>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init() {
+        capacity = 16
+        storage = UnsafeMutablePointer<String>.allocate(capacity: capacity)
+    }
+
+    /// Releases the keys and frees the storage; called once, when the decoding state goes.
+    func deallocate() {
+        storage.deinitialize(count: count)
+        storage.deallocate()
+    }
+
+    @inline(__always)
+    mutating func push(_ key: String) {
+        if count == capacity { grow() }
+        (storage + count).initialize(to: key)
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func pop() {
+        guard count > 0 else { return }
+        count -= 1
+        (storage + count).deinitialize(count: 1)
+    }
+
+    /// The keys, outermost first.
+    var keys: [String] { Array(UnsafeBufferPointer(start: storage, count: count)) }
+
+    private mutating func grow() {
+        let larger = UnsafeMutablePointer<String>.allocate(capacity: capacity * 2)
+        larger.moveInitialize(from: storage, count: count)
+        storage.deallocate()
+        storage = larger
+        capacity *= 2
     }
 }
 

@@ -79,7 +79,7 @@ public final class KeyedUnarchiver {
         var valid: Bool = true
         var depth: Int = 0
         var decodedCount: Int = 0
-        var keyPath: [String] = []
+        var keyPath = KeyPathStack()
         var pending: [Int: [(AnyObject) -> Void]] = [:]
         var classCache: ResolvedClassCache = ResolvedClassCache()
         /// Recently found keys and their plist string objects.
@@ -157,6 +157,10 @@ public final class KeyedUnarchiver {
 
     deinit {
         for entry in state.pointee.elementCasts { entry.casts?.deallocate() }
+        state.pointee.instances.deallocate()
+        state.pointee.inProgress.deallocate()
+        state.pointee.registeredKeys.deallocate()
+        state.pointee.keyPath.deallocate()
         state.deinitialize(count: 1)
         state.deallocate()
     }
@@ -213,8 +217,10 @@ public final class KeyedUnarchiver {
 
     /// `0` when missing. Mirrors `decodeDouble(forKey:)`.
     public func decode(_ type: Double.Type, forKey key: String) throws -> Double {
-        guard let ref = try valueReference(forKey: key) else { return 0 }
-        if let d = reader.real(ref) { return d }
+        try checkValid()
+        guard let i = try position(ofUserKey: key) else { return 0 }
+        if let d = reader.real(state.pointee.frame.fields, valueAt: i) { return d }
+        let ref = try reader.valueReference(state.pointee.frame.fields, i)
         guard let v = try scalar(at: ref) else { return 0 }
         switch v {
         case .real(let d): return d
@@ -393,7 +399,7 @@ public final class KeyedUnarchiver {
         if requiresSecureCoding { try request(T.self, at: ref, key: key) }
         let v = try reader.value(ref)
         if case .uid(let uid) = v, state.pointee.inProgress.contains(uid) {
-            let path = (state.pointee.keyPath + [key]).joined(separator: ".")
+            let path = (state.pointee.keyPath.keys + [key]).joined(separator: ".")
             state.pointee.pending[uid, default: []].append { [weak self] object in
                 if let t = object as? T {
                     assign(t)
@@ -421,7 +427,7 @@ public final class KeyedUnarchiver {
 
     func error(_ code: KeyedArchiveError.Code, _ reason: String, key: String? = nil, uid: Int? = nil,
                chain: [String]? = nil) -> KeyedArchiveError {
-        var path = state.pointee.keyPath
+        var path = state.pointee.keyPath.keys
         if let key { path.append(key) }
         if path.count > 12 { path = Array(path.prefix(4)) + ["…"] + Array(path.suffix(6)) }
         return KeyedArchiveError(code, reason, objectIndex: uid ?? (state.pointee.frame.uid >= 0 ? state.pointee.frame.uid : nil),
@@ -605,21 +611,41 @@ public final class KeyedUnarchiver {
 /// Decoded class instances by UID (one UID, one instance). The table is allocated when the first instance is
 /// stored, so decoding value types only (the records of a store, say) never touches a table the size of
 /// `$objects`.
+///
+/// Raw memory owned by the unarchiver's decoding state and freed with it (``deallocate()``), so that a store
+/// is one assignment, not an array's uniqueness check and copy-on-write path. UIDs outside `0..<count` hold
+/// nothing (storing there does nothing).
 struct InstanceTable {
-    private var slots: [AnyObject?] = []
+    private var slots: UnsafeMutablePointer<AnyObject?>?
     private let count: Int
 
-    init(count: Int) { self.count = count }
+    init(count: Int) { self.count = max(count, 0) }
 
-    /// The instance decoded for `uid` (a UID below the count), or `nil`.
+    /// Releases the instances and frees the table; called once, when the decoding state goes.
+    func deallocate() {
+        guard let slots else { return }
+        slots.deinitialize(count: count)
+        slots.deallocate()
+    }
+
+    /// The instance decoded for `uid`, or `nil`.
+    @inline(__always)
     subscript(uid: Int) -> AnyObject? {
-        get { uid < slots.count ? slots[uid] : nil }
+        get {
+            guard let slots, uid >= 0, uid < count else { return nil }
+            return slots[uid]
+        }
         set {
-            if slots.isEmpty {
-                guard newValue != nil else { return }
-                slots = Array(repeating: nil, count: count)
+            guard uid >= 0, uid < count else { return }
+            if let slots {
+                slots[uid] = newValue
+                return
             }
-            slots[uid] = newValue
+            guard newValue != nil else { return }
+            let table = UnsafeMutablePointer<AnyObject?>.allocate(capacity: count)
+            table.initialize(repeating: nil, count: count)
+            table[uid] = newValue
+            slots = table
         }
     }
 }
