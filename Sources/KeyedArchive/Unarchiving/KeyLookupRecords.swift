@@ -13,8 +13,8 @@ import BinaryPlist
 /// the first request that differs, or once the record is taken over by another object, the rest of that
 /// object's lookups take the general path.
 struct KeyLookupRecord {
-    /// The recorded object's key objects, in dictionary order.
-    var keyObjects: [Int] = []
+    /// The recorded object's key references as the document stores them, in dictionary order.
+    var keyBytes: [UInt8] = []
     /// Per request of the recorded object, in order: the raw key asked for, the position found (-1: missing)
     /// and whether the raw key begins with "$" (so a user key equal to it is not that raw key: see
     /// ``KeyedUnarchiver/replayedPosition(ofUserKey:)``).
@@ -35,38 +35,53 @@ extension KeyedUnarchiver {
     /// its own, or to record its lookups into the older of its class's records.
     @inline(__always)
     func beginKeyLookups(slot: Int) {
-        let fields = state.pointee.frame.fields
-        let n = fields.count
+        let keyBytes = reader.objects.keyReferenceBytes(state.pointee.frame.fields)
         let first = slot * Self.recordsPerSlot
         if state.pointee.keyLookups.count < first + Self.recordsPerSlot {
             state.pointee.keyLookups.append(contentsOf: repeatElement(KeyLookupRecord(),
                 count: first + Self.recordsPerSlot - state.pointee.keyLookups.count))
         }
         state.pointee.lookupClock += 1
-        var oldest = first
-        for r in first..<(first + Self.recordsPerSlot) {
-            if state.pointee.keyLookups[r].lastUse < state.pointee.keyLookups[oldest].lastUse { oldest = r }
-            guard state.pointee.keyLookups[r].keyObjects.count == n, n > 0 else { continue }
-            var same = true
-            for i in 0..<n where state.pointee.keyLookups[r].keyObjects[i] != reader.uncheckedKeyReference(fields, i) {
-                same = false
-                break
+        let clock = state.pointee.lookupClock
+        // One access to the records for the whole search (no uniqueness check per field).
+        let (record, generation, replaying) = state.pointee.keyLookups.withUnsafeMutableBufferPointer { records in
+            var oldest = first
+            for r in first..<(first + Self.recordsPerSlot) {
+                if records[r].lastUse < records[oldest].lastUse { oldest = r }
+                guard !keyBytes.isEmpty, records[r].keyBytes.withUnsafeBytes({ Self.same($0, keyBytes) }) else { continue }
+                records[r].lastUse = clock
+                return (r, records[r].generation, true)
             }
-            guard same else { continue }
-            state.pointee.keyLookups[r].lastUse = state.pointee.lookupClock
-            state.pointee.frame.lookupRecord = r
-            state.pointee.frame.lookupGeneration = state.pointee.keyLookups[r].generation
-            state.pointee.frame.replaying = true
-            return
+            records[oldest].generation += 1
+            records[oldest].lastUse = clock
+            records[oldest].answers.removeAll(keepingCapacity: true)
+            records[oldest].keyBytes.removeAll(keepingCapacity: true)
+            records[oldest].keyBytes.append(contentsOf: keyBytes)
+            return (oldest, records[oldest].generation, false)
         }
-        state.pointee.keyLookups[oldest].generation += 1
-        state.pointee.keyLookups[oldest].lastUse = state.pointee.lookupClock
-        state.pointee.keyLookups[oldest].answers.removeAll(keepingCapacity: true)
-        state.pointee.keyLookups[oldest].keyObjects.removeAll(keepingCapacity: true)
-        for i in 0..<n { state.pointee.keyLookups[oldest].keyObjects.append(reader.uncheckedKeyReference(fields, i)) }
-        state.pointee.frame.lookupRecord = oldest
-        state.pointee.frame.lookupGeneration = state.pointee.keyLookups[oldest].generation
-        state.pointee.frame.replaying = false
+        state.pointee.frame.lookupRecord = record
+        state.pointee.frame.lookupGeneration = generation
+        state.pointee.frame.replaying = replaying
+    }
+
+    /// Whether two byte ranges are equal, eight bytes at a time.
+    @inline(__always)
+    private static func same(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        let n = a.count
+        guard n == b.count else { return false }
+        guard n > 0, let p = a.baseAddress, let q = b.baseAddress else { return true }
+        var i = 0
+        while i &+ 8 <= n {
+            guard p.loadUnaligned(fromByteOffset: i, as: UInt64.self) == q.loadUnaligned(fromByteOffset: i, as: UInt64.self) else {
+                return false
+            }
+            i &+= 8
+        }
+        while i < n {
+            guard p.load(fromByteOffset: i, as: UInt8.self) == q.load(fromByteOffset: i, as: UInt8.self) else { return false }
+            i &+= 1
+        }
+        return true
     }
 
     /// The recorded answer to request `request` for `key` when the current frame replays a record that
