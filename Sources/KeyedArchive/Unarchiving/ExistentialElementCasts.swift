@@ -63,17 +63,18 @@ struct ExistentialElementCasts {
     /// for the memory that now holds it: no generic copy, move or destroy of an `E` per element.
     @inline(__always)
     func initialize<E>(_ element: UnsafeMutablePointer<E>, to value: Any) -> Bool {
-        let id = ObjectIdentifier(type(of: value))
-        for i in 0..<count where entry(i).load(as: ObjectIdentifier.self) == id {
-            // An instance a hook handed back boxed under another type (an existential erased by generic
-            // code) is no bare reference: the runtime casts it.
-            guard let reference = Self.reference(in: value) else { break }
-            // The class's representation, its first word this element's reference.
-            let words = UnsafeMutableRawPointer(element)
-            words.copyMemory(from: entry(i) + Self.word, byteCount: elementWords * Self.word)
-            words.storeBytes(of: reference, as: UnsafeRawPointer.self)
-            _ = Unmanaged<AnyObject>.fromOpaque(reference).retain()
-            return true
+        // The instance, when `value` stores one (bare or in a class-bound existential), and its dynamic
+        // class: the isa read of `type(of:)` on a reference, not the runtime's search of an `Any`'s contents.
+        if let object = storedClassReference(in: value) {
+            let id = ObjectIdentifier(type(of: object))
+            for i in 0..<count where entry(i).load(as: ObjectIdentifier.self) == id {
+                // The class's representation, its first word this element's reference, retained for the
+                // memory that now holds it.
+                let words = UnsafeMutableRawPointer(element)
+                words.copyMemory(from: entry(i) + Self.word, byteCount: elementWords * Self.word)
+                words.storeBytes(of: Unmanaged.passRetained(object).toOpaque(), as: UnsafeMutableRawPointer.self)
+                return true
+            }
         }
         guard let cast = value as? E else { return false }
         element.initialize(to: cast)

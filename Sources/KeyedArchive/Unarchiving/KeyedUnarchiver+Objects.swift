@@ -207,6 +207,18 @@ extension KeyedUnarchiver {
     @inline(__always)
     func enter<R>(_ uid: Int, _ chain: [String], _ fields: ArchiveObjectReader.DictionaryView, key: String,
                   slot: Int = -1, _ body: () throws -> R) throws -> R {
+        var outer = try openFrame(uid, chain, fields, key: key, slot: slot)
+        defer { closeFrame(&outer) }
+        return try body()
+    }
+
+    /// Makes `uid`'s fields the current frame, one level deeper, and returns the frame it replaces, which
+    /// ``closeFrame(_:)`` puts back (on every path out, thrown errors included). The hot path of custom
+    /// objects calls the pair directly: no closure, so no retain of the unarchiver for a closure's context and
+    /// no generic result box per object.
+    @inline(__always)
+    func openFrame(_ uid: Int, _ chain: [String], _ fields: ArchiveObjectReader.DictionaryView, key: String,
+                   slot: Int = -1) throws -> Frame {
         guard state.pointee.depth < maxDepth else {
             throw error(.depthLimitExceeded, "objects nest deeper than \(maxDepth)", key: key, uid: uid)
         }
@@ -214,14 +226,17 @@ extension KeyedUnarchiver {
         var other = Frame(uid: uid, fields: fields, classChain: chain, slot: slot)
         swap(&state.pointee.frame, &other)
         if slot >= 0 { beginKeyLookups(slot: slot) }
-        state.pointee.keyPath.append(key)
+        state.pointee.keyPath.push(key)
         state.pointee.depth += 1
-        defer {
-            state.pointee.depth -= 1
-            state.pointee.keyPath.removeLast()
-            swap(&state.pointee.frame, &other)
-        }
-        return try body()
+        return other
+    }
+
+    /// Restores the frame ``openFrame(_:_:_:key:slot:)`` replaced.
+    @inline(__always)
+    func closeFrame(_ outer: inout Frame) {
+        state.pointee.depth -= 1
+        state.pointee.keyPath.pop()
+        swap(&state.pointee.frame, &outer)
     }
 
     /// Runs `body` with `frame` as the current object (the one whose keys are read), then restores the one
@@ -291,18 +306,25 @@ extension KeyedUnarchiver {
             return try withRequestChecked(resolved, uid: uid, key: key) {
                 if resolved.substitutes { return try decodeSubstituting(type, uid: uid, resolved, fields, key: key) }
                 state.pointee.inProgress.insert(uid)
-                let object: any KeyedArchivable = try enter(uid, resolved.chain, fields, key: key, slot: resolved.slot) {
-                    try type.init(coder: self)
+                var outer = try openFrame(uid, resolved.chain, fields, key: key, slot: resolved.slot)
+                let object: any KeyedArchivable
+                do {
+                    object = try type.init(coder: self)
+                } catch {
+                    closeFrame(&outer)
+                    throw error
                 }
+                closeFrame(&outer)
                 state.pointee.inProgress.remove(uid)
                 if state.pointee.hooked { return try register(object, replacement: nil, uid: uid) }
-                if let instance = object.archiveIdentity {
-                    state.pointee.instances[uid] = instance
-                    if !state.pointee.pending.isEmpty, let waiting = state.pointee.pending.removeValue(forKey: uid) {
-                        for assign in waiting { assign(instance) }
-                    }
+                // A class instance is returned as the reference it is registered as (what a later reference to
+                // it returns too): an `Any` of the class, with no copy of the `any KeyedArchivable` box into it.
+                guard let instance = object.archiveIdentity else { return object }
+                state.pointee.instances[uid] = instance
+                if !state.pointee.pending.isEmpty, let waiting = state.pointee.pending.removeValue(forKey: uid) {
+                    for assign in waiting { assign(instance) }
                 }
-                return object
+                return instance
             }
         case .codable(let type):
             return try withRequestChecked(resolved, uid: uid, key: key) {
