@@ -364,7 +364,11 @@ public struct BinaryPlistObjects {
         guard i >= 0, i < d.count else { return nil }
         let bits = referenceBits(at: d.keys &+ (d.count &+ i) &* referenceWidth)
         guard bits < UInt64(objectCount) else { return nil }
-        return real(Int(truncatingIfNeeded: bits))
+        // The object's offset lies below the offset table (checked when the document was opened), so the
+        // marker and, when 8 bytes follow it before the table, the eight bytes of the real are in the file.
+        let start = offset(Int(truncatingIfNeeded: bits))
+        guard raw[start] == 0x23, table &- start > 8 else { return nil }
+        return Double(bitPattern: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: start &+ 1, as: UInt64.self)))
     }
 
     /// The string object `index` when it is plain ASCII; `nil` for anything else (including other strings).
