@@ -136,3 +136,35 @@ private final class Survivor: KeyedArchivable {
         #expect(back?.value == 9_007_199_254_740_992)
     }
 }
+
+/// Keeps the unarchiver it is decoded with, so a test can call it after the decode's scope ended.
+private final class Escaper: KeyedArchivable {
+    static var archivedClassName: String { "Escaper" }
+    nonisolated(unsafe) static var kept: KeyedUnarchiver?
+    init() {}
+    init(coder: KeyedUnarchiver) throws { Self.kept = coder }
+    func encode(with coder: KeyedArchiver) { coder.encode(1.5, forKey: "x") }
+}
+
+@Suite struct UnarchiverOutsideItsScopeTests {
+    /// Every read of an unarchiver kept past its decode is refused (the document's bytes are gone), the
+    /// unkeyed read too.
+    @Test func everyReadAfterTheScopeThrowsInsteadOfReadingFreedBytes() throws {
+        let bytes = try KeyedArchiver.archivedData(withRootObject: Escaper())
+        _ = try KeyedUnarchiver.unarchivedObject(ofType: Escaper.self, from: bytes, registry: ClassRegistry([Escaper.self]))
+        let kept = try #require(Escaper.kept)
+        defer { Escaper.kept = nil }
+        let reads: [(String, () throws -> Void)] = [
+            ("decodeNext", { _ = try kept.decodeNext(Double.self) }),
+            ("decode(Double)", { _ = try kept.decode(Double.self, forKey: "x") }),
+            ("containsValue", { _ = try kept.containsValue(forKey: "x") }),
+            ("allKeys", { _ = try kept.allKeys() }),
+            ("decodeIfPresent", { _ = try kept.decodeIfPresent(String.self, forKey: "x") }),
+        ]
+        for (name, read) in reads {
+            let error = #expect(throws: KeyedArchiveError.self, "\(name)") { try read() }
+            #expect(error?.code == .invalidValue, "\(name)")
+            #expect(error?.reason == "the unarchiver is used outside the scope that created it", "\(name)")
+        }
+    }
+}
