@@ -359,8 +359,10 @@ public struct BinaryPlistObjects {
     /// the reference is not below the object count, or the object is anything else (so that a caller's general
     /// path reads it again and reports what is wrong). One unaligned load for the reference: `d`'s references
     /// were checked to fit in the object area when it was read, and the offset table and trailer follow that.
+    /// Package-only: it trusts `d` to be a view this document made (``dictionary(_:)``), as its loads are
+    /// unchecked.
     @inlinable @inline(__always)
-    public func real(_ d: DictionaryView, valueAt i: Int) -> Double? {
+    package func real(_ d: DictionaryView, valueAt i: Int) -> Double? {
         guard i >= 0, i < d.count else { return nil }
         let bits = referenceBits(at: d.keys &+ (d.count &+ i) &* referenceWidth)
         guard bits < UInt64(objectCount) else { return nil }

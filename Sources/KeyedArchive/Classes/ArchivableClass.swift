@@ -23,7 +23,8 @@ public protocol ArchivableClass: SendableMetatype {
     static var archivedSuperclassNames: [String] { get }
 
     /// The instance whose identity decides sharing: `self` for a class, `nil` for a value type. Provided by
-    /// the library; do not implement it.
+    /// the library; do not implement it (the unarchiver registers and returns this instance as the decoded
+    /// object, so any other answer changes what decoding gives).
     var archiveIdentity: AnyObject? { get }
 }
 
