@@ -25,11 +25,11 @@ private final class ChainNode: KeyedArchivable {
     }
 }
 
-/// Its initializer reads a key of its own, then throws.
-private final class Failing: KeyedArchivable {
-    static var archivedClassName: String { "Failing" }
+/// Its initializer reads a key of its own, then throws (`FailedObjectReadAgainTests` uses it too).
+class Failing: KeyedArchivable {
+    class var archivedClassName: String { "Failing" }
     init() {}
-    init(coder: KeyedUnarchiver) throws {
+    required init(coder: KeyedUnarchiver) throws {
         _ = try coder.decode(Double.self, forKey: "inner")
         throw KeyedArchiveError(.invalidValue, "refused on purpose")
     }

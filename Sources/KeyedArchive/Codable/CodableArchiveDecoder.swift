@@ -277,14 +277,18 @@ final class CodableArchiveDecoder: Decoder {
         u.state.pointee.depth += 1
         let value: T
         do {
-            defer { u.state.pointee.depth -= 1 }
+            defer {
+                u.state.pointee.depth -= 1
+                // Also when `init(from:)` throws: a caller that catches the error and decodes the object again
+                // gets the same error, not a cycle.
+                if isClass { u.state.pointee.inProgress.remove(object.uid) }
+            }
             value = try u.onFrame(KeyedUnarchiver.Frame(uid: object.uid, fields: object.fields, classChain: object.chain,
                                                         slot: object.slot)) {
                 try withCurrent(.object(object), T.self) { try T(from: self) }
             }
         }
         if isClass {
-            u.state.pointee.inProgress.remove(object.uid)
             let instance = value as AnyObject
             u.state.pointee.instances[object.uid] = instance
             if let waiting = u.state.pointee.pending.removeValue(forKey: object.uid) { for assign in waiting { assign(instance) } }

@@ -311,7 +311,10 @@ extension KeyedUnarchiver {
                 do {
                     object = try type.init(coder: self)
                 } catch {
+                    // A caller that catches this error and reads the object again gets the same error, not a
+                    // cycle: the object is no longer being decoded.
                     closeFrame(&outer)
+                    state.pointee.inProgress.remove(uid)
                     throw error
                 }
                 closeFrame(&outer)
@@ -346,14 +349,17 @@ extension KeyedUnarchiver {
                                     _ fields: ArchiveObjectReader.DictionaryView, key: String) throws -> Any? {
         state.pointee.inProgress.insert(uid)
         var replacement: Any?? = nil
-        let object: any KeyedArchivable = try enter(uid, resolved.chain, fields, key: key, slot: resolved.slot) {
-            let object = try type.init(coder: self)
-            if let substituting = object as? any KeyedArchiveSubstituting {
-                replacement = .some(try substituting.awakeAfter(using: self))
+        let object: any KeyedArchivable
+        do {
+            defer { state.pointee.inProgress.remove(uid) }
+            object = try enter(uid, resolved.chain, fields, key: key, slot: resolved.slot) {
+                let object = try type.init(coder: self)
+                if let substituting = object as? any KeyedArchiveSubstituting {
+                    replacement = .some(try substituting.awakeAfter(using: self))
+                }
+                return object
             }
-            return object
         }
-        state.pointee.inProgress.remove(uid)
         return try register(object, replacement: replacement, uid: uid)
     }
 
