@@ -84,6 +84,19 @@ private struct CodableAsksTwice: Codable {
         #expect(back.after == 4.5)
     }
 
+    @Test func aCustomObjectRefusedForDepthIsRefusedForDepthAgain() throws {
+        // The root takes the one level `maxDepth: 1` allows: the shared child is refused before its initializer.
+        let bytes = try KeyedArchiver.archivedData(withRootObject: AsksTwice(Failing()))
+        let registry = ClassRegistry([AsksTwice<Failing>.self, Failing.self])
+        let root = try KeyedUnarchiver.withUnarchiver(for: bytes, registry: registry, maxDepth: 1) {
+            try $0.decodeTopLevelObject(forKey: "root")
+        }
+        let back = try #require(root as? AsksTwice<Failing>)
+        #expect(back.errors.map(\.code) == [.depthLimitExceeded, .depthLimitExceeded])
+        #expect(back.errors.map(\.reason) == ["objects nest deeper than 1", "objects nest deeper than 1"])
+        #expect(back.after == 4.5)
+    }
+
     @Test func aSubstitutingObjectReadAgainAfterItThrewGivesItsOwnErrorAgain() throws {
         let bytes = try KeyedArchiver.archivedData(withRootObject: AsksTwice(FailingSubstitute()))
         let registry = ClassRegistry([AsksTwice<FailingSubstitute>.self, FailingSubstitute.self])

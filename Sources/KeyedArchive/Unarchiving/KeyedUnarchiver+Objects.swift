@@ -305,20 +305,18 @@ extension KeyedUnarchiver {
         case .custom(let type):
             return try withRequestChecked(resolved, uid: uid, key: key) {
                 if resolved.substitutes { return try decodeSubstituting(type, uid: uid, resolved, fields, key: key) }
-                state.pointee.inProgress.insert(uid)
                 var outer = try openFrame(uid, resolved.chain, fields, key: key, slot: resolved.slot)
+                state.pointee.inProgress.insert(uid)
                 let object: any KeyedArchivable
                 do {
+                    // On every path out: a caller that catches a thrown error and reads the object again gets
+                    // the same error, not a cycle.
+                    defer {
+                        state.pointee.inProgress.remove(uid)
+                        closeFrame(&outer)
+                    }
                     object = try type.init(coder: self)
-                } catch {
-                    // A caller that catches this error and reads the object again gets the same error, not a
-                    // cycle: the object is no longer being decoded.
-                    closeFrame(&outer)
-                    state.pointee.inProgress.remove(uid)
-                    throw error
                 }
-                closeFrame(&outer)
-                state.pointee.inProgress.remove(uid)
                 if state.pointee.hooked { return try register(object, replacement: nil, uid: uid) }
                 // A class instance is returned as the reference it is registered as (what a later reference to
                 // it returns too): an `Any` of the class, with no copy of the `any KeyedArchivable` box into it.
