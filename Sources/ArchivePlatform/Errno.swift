@@ -13,6 +13,8 @@ package struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     package static let isDirectory = Errno(_EISDIR)
     package static let wouldBlock = Errno(_EWOULDBLOCK)
     package static let permissionDenied = Errno(_EACCES)
+    /// `EROFS`: a write to a file system mounted read-only.
+    package static let readOnlyFileSystem = Errno(_EROFS)
     package static let notPermitted = Errno(_EPERM)
     package static let badDescriptor = Errno(_EBADF)
     package static let invalid = Errno(_EINVAL)

@@ -43,6 +43,7 @@ var _EISDIR: CInt { EISDIR }
 var _EWOULDBLOCK: CInt { EWOULDBLOCK }
 var _EAGAIN: CInt { EAGAIN }
 var _EACCES: CInt { EACCES }
+var _EROFS: CInt { EROFS }
 var _EPERM: CInt { EPERM }
 var _EBADF: CInt { EBADF }
 var _EINVAL: CInt { EINVAL }

@@ -79,12 +79,19 @@ extension FormCache {
 
     /// Adds the records whose ids are free, in one commit.
     private func importRecords(_ records: [FormRecord], progress: ProgressHandler? = nil) throws(StoreError) -> LegacyImportResult {
-        let added = try repository.add(contentsOf: records, skippingExisting: true, progress: progress)
-        // Each added id was added for its first record in `records`; every other record was skipped.
-        var unclaimed = Set(added.map(\.id))
         var skipped: [String] = []
-        for record in records where unclaimed.remove(record.id) == nil { skipped.append(record.id) }
-        return LegacyImportResult(imported: added, skippedIDs: skipped)
+        var skippedPositions: Set<Int> = []
+        var position = 0
+        // The records are handed over in order, and every skipped one is reported as it is read: the rest were added.
+        try repository.add(contentsOf: records.lazy.map { record -> FormRecord in
+            position += 1
+            return record
+        }, skippingExisting: true, progress: progress) { record in
+            skipped.append(record.id)
+            skippedPositions.insert(position - 1)
+        }
+        let imported = records.enumerated().filter { !skippedPositions.contains($0.offset) }.map(\.element)
+        return LegacyImportResult(imported: imported, skippedIDs: skipped)
     }
 
     static func legacyModels(in bytes: [UInt8], source: String) throws(StoreError) -> [LegacyFormModel] {

@@ -86,8 +86,10 @@ struct RecordLogTests {
         #expect(try ArchiveRepository<SampleRecord>.records(inArchive: exported, source: "x") == records)
         // Read back into another store.
         let other = ArchiveRepository<SampleRecord>(path: directory.file("Other.archive"))
-        #expect(try other.add(contentsOf: records, skippingExisting: true) == records)
-        #expect(try other.add(contentsOf: records, skippingExisting: true) == [])
+        #expect(try other.add(contentsOf: records, skippingExisting: true) == records.count)
+        var skipped: [String] = []
+        #expect(try other.add(contentsOf: records, skippingExisting: true, skipped: { skipped.append($0.id) }) == 0)
+        #expect(skipped == records.map(\.id))
         #expect(try other.all() == records)
     }
 
@@ -471,7 +473,7 @@ struct RecordLogTests {
         #expect(try repository.get("id7") == sampleRecords(7..<8)[0])
         #expect(try lockNamed.all() == sampleRecords(0..<1))
         let index = try directory.read("Forms.archive.index")
-        #expect(Array(index.prefix(8)) == RecordIndex.magic)
+        #expect(Array(index.prefix(8)) == IndexFile.magic)
         #expect(readLittleEndian(index, 32, width: 8) == 2)   // the two live records
     }
 

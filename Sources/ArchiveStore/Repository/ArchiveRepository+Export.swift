@@ -11,7 +11,7 @@ extension ArchiveRepository {
     /// Writes every record as one ordinary keyed archive to `destination` (replaced atomically, mode 0600):
     /// root object `ArchiveRepositoryFile` with keys `version` and `records` (an NSArray of the records), as
     /// stores were kept before the record log. Apple's `NSKeyedUnarchiver` reads it; so does
-    /// ``records(inArchive:source:)``, so that ``add(contentsOf:skippingExisting:progress:)`` can take it back.
+    /// ``records(inArchive:source:)``, so that ``add(contentsOf:skippingExisting:progress:skipped:)`` can take it back.
     /// `progress` counts the records read, of the store's count.
     public func exportArchive(to destination: String, progress: ProgressHandler? = nil) throws(StoreError) {
         let total = progress == nil ? nil : try count()
@@ -41,11 +41,25 @@ extension ArchiveRepository {
         }
         let moved = try locked(createsDirectory: false) { () throws(StoreError) -> String in
             do throws(StoreError) {
-                try forEach { _ throws(StoreError) in }
+                // Every frame read, commits past the newest slot and damage hiding some included.
+                switch try StoreHandle.open(path, fileSystem: fileSystem, counters: counters, unpublished: .held) {
+                case .absent:
+                    throw StoreError(.notFound, "there is no store file to move aside", path: path)
+                case .singleArchive(let bytes):
+                    _ = try RepositoryFile<Record>.decode(bytes, path: path)
+                case .log(let handle):
+                    try checkVersion(handle.state.recordVersion)
+                    let version = handle.state.recordVersion
+                    try handle.forEachFrame(handle.table.liveEntries) { frame throws(StoreError) in _ = try decode(frame, version: version) }
+                }
             } catch where [.corrupt, .unsupportedVersion, .damagedCommit].contains(error.code) {
                 let destination = path + "." + suffix
                 guard try fileSystem.linkStatus(destination) == nil else {
                     throw StoreError(.io, "cannot move the store aside: the destination exists", path: destination)
+                }
+                reader.withLock { state in
+                    state.handle?.retire()
+                    state.handle = nil
                 }
                 try fileSystem.rename(path, destination)
                 _ = try? fileSystem.unlink(indexPath)

@@ -14,41 +14,64 @@ import KeyedArchive
 /// ```swift
 /// let repository = ArchiveRepository<Workout>(path: directory + "/Workouts.archive")
 /// try repository.add(Workout(id: "w1", count: 12))
-/// extension ArchiveRepository where Record == Workout {
-///     func maximumCount() throws(StoreError) -> Int? { try all().map(\.count).max() }
+/// try repository.write { transaction in
+///     try transaction.update(Workout(id: "w1", count: 13))
+///     try transaction.add(Workout(id: "w2", count: 8))
 /// }
 /// ```
 ///
-/// The store is a record log (`RecordLog` in the sources): each record is framed as its own keyed archive and appended,
-/// with a checksum, after the others; a removal appends a small delete frame. An id index beside it
-/// (`<path>.index`) says where each live record is, so `get`, `add`, `update` and `remove` read a few small
-/// ranges and append one frame, whatever the number of records. The index is merged with the newest frames
-/// every thousand writes or so, and the log is rewritten without its dead frames when they outweigh the live
-/// ones.
+/// **The store** is a record log (`RecordLog` in the sources): each record is framed as its own keyed archive
+/// and appended, with a checksum, after the others; a removal appends a small delete frame. A commit is its
+/// frames, the last one flagged, synced once: every frame carries the chain of the checksums before it, so
+/// that after a crash the last whole commit is found by following the chain, and a slot at the start of the
+/// file (written after the sync, without one of its own) tells readers in other processes that the store
+/// changed. An id index beside the log (`<path>.index`) lets a new repository object open the store without
+/// reading the whole log; it is written again from time to time, away from the callers' path, and the log is
+/// rewritten without its dead frames when they outweigh the live ones.
 ///
-/// Every change is made while holding an in-process mutex and an exclusive `flock` on `<path>.lock`: the
-/// frames are written past the committed end and synced, then one of the log's two commit slots is written
-/// and synced. A reader takes no lock and sees the last commit, never part of a change; a crash at any point
-/// leaves the last commit. Whole rewrites (the first write, migration, compaction, ``modify(_:)``) go to a
-/// temporary file renamed into place. A file that cannot be read (a damaged frame, header or archive) is
-/// reported as ``StoreError/Code/corrupt`` and never overwritten; ``moveAside(suffix:)`` renames it out of the
-/// way on request.
+/// **An open handle.** The object keeps the store open and its live records' locations in memory. Before each
+/// call it reads the commit slots once and applies what other processes committed since; `get` then reads one
+/// frame. ``close()`` lets the file go; the next call opens it again. Every record stays an ordinary keyed
+/// archive: ``exportArchive(to:progress:)`` writes them as one archive that Apple's `NSKeyedUnarchiver` reads.
 ///
-/// A store file written before the record log (one keyed archive holding every record) is read as it is and
-/// becomes a record log on the first change. ``exportArchive(to:progress:)`` writes that single archive back, for
-/// Apple's `NSKeyedUnarchiver` or any other reader, and ``add(contentsOf:skippingExisting:progress:)`` reads records
-/// back in.
+/// **Writers** take an in-process mutex and an exclusive `flock` on `<path>.lock` for one commit (a single
+/// change, a ``write(_:)`` transaction, an import) and release both before returning. Readers take no lock and
+/// see whole commits. A file that cannot be read (a damaged frame, header or archive) is reported as
+/// ``StoreError/Code/corrupt`` and never overwritten; ``moveAside(suffix:)`` renames it out of the way on
+/// request.
 ///
-/// Plays the part of a Core Data persistent store or an `NSKeyedArchiver.archiveRootObject(_:toFile:)` cache.
+/// A store file written before the record log (one keyed archive holding every record), or a log of an older
+/// format, is read as it is and rewritten as a current log on the first change.
+///
+/// Plays the part of a Core Data persistent store (or a Realm) or an `NSKeyedArchiver.archiveRootObject(_:toFile:)`
+/// cache.
 public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// The store file.
     public let path: String
     /// The options the repository was created with.
     public let options: RepositoryOptions
-    /// The writers of this object, one at a time; `true` once the store's file attributes were checked.
-    let writers = Locked(false)
     /// The options' file system, giving what it creates the options' protection class and backup exclusion.
     let fileSystem: FileSystem
+    /// The writers of this object, one at a time, and their lock file.
+    let writers = Locked(WriterState())
+    /// The open store, brought up to date by each call.
+    let reader = Locked(ReaderState())
+    /// Index writing that runs away from the callers (see ``StoreTuning/maintainsInBackground``).
+    let maintenance = Locked(MaintenanceState())
+    let counters = StoreCounters()
+
+    /// What the writers of this object keep between commits.
+    struct WriterState {
+        /// The lock file, open; `nil` until the first change.
+        var lock: WriterLock?
+        /// Whether the store's file attributes were checked and dead writers' temporary files swept.
+        var firstWriteDone = false
+    }
+
+    /// The handle readers and writers share.
+    struct ReaderState {
+        var handle: StoreHandle?
+    }
 
     /// A repository kept in the store file at `path` (created, with its directory, on the first write).
     public init(path: String, options: RepositoryOptions = RepositoryOptions()) {
@@ -107,6 +130,70 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// The id index next to the store (`<path>.index`), derived from the store and rebuilt when missing.
     public var indexPath: String { path + ".index" }
 
+    /// What this object has done to the store so far (commits, syncs, bytes written, refreshes).
+    public var statistics: RepositoryStatistics { counters.statistics }
+
+    /// Lets the store file go: background index work this object started is waited for and the file closed.
+    /// The next call opens it again. Mirrors `sqlite3_close` (GRDB's `DatabaseQueue.close()`); a repository
+    /// needs no closing before it is released.
+    public func close() {
+        waitForMaintenance()
+        reader.withLock { $0.handle = nil }
+        writers.withLock { $0.lock = nil }
+    }
+
+    // MARK: The open store
+
+    /// The store as readers see it.
+    enum CurrentStore {
+        case absent
+        case singleArchive([UInt8])
+        case log(StoreHandle)
+    }
+
+    /// Runs `body` on the store opened, or brought up to date with one read of its commit slots, holding the
+    /// handle's lock (keep it short: decode outside).
+    func withStore<Result>(_ body: (CurrentStore) throws(StoreError) -> Result) throws(StoreError) -> Result {
+        try reader.withLock { (state: inout ReaderState) throws(StoreError) -> Result in
+            do throws(StoreError) {
+                for _ in 0..<4 {
+                    if let handle = state.handle {
+                        if try handle.refresh() == .current { return try body(.log(handle)) }
+                        state.handle = nil
+                    }
+                    switch try StoreHandle.open(path, fileSystem: fileSystem, counters: counters, unpublished: readerUnpublished) {
+                    case .absent:
+                        return try body(.absent)
+                    case .singleArchive(let bytes):
+                        return try body(.singleArchive(bytes))
+                    case .log(let handle):
+                        if handle.state.isRetired, try fileSystem.status(path)?.inode != handle.inode { continue }
+                        state.handle = handle
+                        return try body(.log(handle))
+                    }
+                }
+            } catch {
+                state.handle = nil
+                throw error
+            }
+            throw StoreError(.io, "the store keeps being replaced while it is opened", path: path)
+        }
+    }
+
+    /// How a reader takes commits no slot publishes yet: holding the writer lock if it is free now (no writer is
+    /// in the middle of a commit then), never waiting for it.
+    var readerUnpublished: StoreHandle.Unpublished {
+        let lockPath = lockPath
+        let fileSystem = fileSystem
+        return StoreHandle.Unpublished { body throws(StoreError) -> Bool in
+            guard let lock = try? WriterLock(path: lockPath, fileSystem: fileSystem),
+                  (try? lock.acquire(exclusive: true, waiting: .never)) == true
+            else { return false }
+            defer { lock.release() }
+            try body()
+            return true
+        }
+    }
 
     // MARK: Reading
 
@@ -118,54 +205,107 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     }
 
     /// Calls `body` with every record, in the order of their last write, holding one record in memory at a
-    /// time. Every frame of the store is checked on the way; damage stops the walk with
-    /// ``StoreError/Code/corrupt``. Stop early by throwing.
+    /// time. Every frame read is checked; damage stops the walk with ``StoreError/Code/corrupt``. Stop early
+    /// by throwing.
     public func forEach(_ body: (Record) throws(StoreError) -> Void) throws(StoreError) {
-        switch try StoreFile.open(path, fileSystem: fileSystem, writable: false, tuning: options.tuning) {
-        case .absent:
-            return
-        case .singleArchive(let bytes):
-            for record in try RepositoryFile<Record>.decode(bytes, path: path).records { try body(record) }
-        case .log(let snapshot):
-            try checkVersion(snapshot)
-            try snapshot.forEachLiveFrame { frame throws(StoreError) in try body(try decode(frame, snapshot)) }
+        try forEachLive(where: nil, body)
+    }
+
+    /// The live records of the store, from the commit read when the call began, for which `included` (given the
+    /// frame's expiry) is true, decoded one at a time.
+    func forEachLive(where included: ((LiveEntry) -> Bool)?, _ body: (Record) throws(StoreError) -> Void) throws(StoreError) {
+        let source = try withStore { store throws(StoreError) -> LiveSource in
+            switch store {
+            case .absent: return .records([])
+            case .singleArchive(let bytes): return .records(try RepositoryFile<Record>.decode(bytes, path: path).records)
+            case .log(let handle):
+                try checkVersion(handle.state.recordVersion)
+                var entries = handle.table.liveEntries
+                if let included { entries.removeAll { !included($0) } }
+                return .frames(handle, entries, handle.state.recordVersion)
+            }
+        }
+        switch source {
+        case .records(let records):
+            for record in records where included == nil { try body(record) }
+            if let included {
+                for record in records where included(LiveEntry(hash: 0, offset: 0, length: 1,
+                                                               expiryBits: (Self.expiry(record) ?? .nan).bitPattern)) {
+                    try body(record)
+                }
+            }
+        case .frames(let handle, let entries, let version):
+            try handle.forEachFrame(entries) { frame throws(StoreError) in try body(try decode(frame, version: version)) }
         }
     }
 
-    /// The record with `id`, or `nil`. Reads the index and one frame.
+    private enum LiveSource {
+        case records([Record])
+        case frames(StoreHandle, [LiveEntry], Int)
+    }
+
+    /// The record with `id`, or `nil`. Reads one frame.
     public func get(_ id: Record.ID) throws(StoreError) -> Record? {
-        switch try StoreFile.open(path, fileSystem: fileSystem, writable: false, tuning: options.tuning) {
-        case .absent:
-            return nil
-        case .singleArchive(let bytes):
-            let key = Self.key(id)
-            return try RepositoryFile<Record>.decode(bytes, path: path).records.first { Self.key($0.id) == key }
-        case .log(let snapshot):
-            try checkVersion(snapshot)
-            guard let location = try snapshot.locate(Self.key(id)) else { return nil }
-            return try decode(try snapshot.frame(at: location), snapshot)
+        let key = Self.key(id)
+        let found = try withStore { store throws(StoreError) -> Found in
+            switch store {
+            case .absent:
+                return .none
+            case .singleArchive(let bytes):
+                return .record(try RepositoryFile<Record>.decode(bytes, path: path).records.first { Self.key($0.id) == key })
+            case .log(let handle):
+                try checkVersion(handle.state.recordVersion)
+                guard let entry = try handle.entry(for: key) else { return .none }
+                return .frame(try handle.frame(entry), handle.state.recordVersion)
+            }
+        }
+        switch found {
+        case .none: return nil
+        case .record(let record): return record
+        case .frame(let frame, let version): return try decode(frame, version: version)
         }
     }
 
-    /// The number of records, read from the store's last commit.
+    private enum Found {
+        case none
+        case record(Record?)
+        case frame(LogFrame, Int)
+    }
+
+    /// Whether a record has `id`, without decoding it.
+    public func contains(_ id: Record.ID) throws(StoreError) -> Bool {
+        let key = Self.key(id)
+        return try withStore { store throws(StoreError) -> Bool in
+            switch store {
+            case .absent: return false
+            case .singleArchive(let bytes): return try RepositoryFile<Record>.decode(bytes, path: path).records.contains { Self.key($0.id) == key }
+            case .log(let handle): return try handle.entry(for: key) != nil
+            }
+        }
+    }
+
+    /// The number of records: kept with the open store, so a count costs one read of the commit slots.
     public func count() throws(StoreError) -> Int {
-        switch try StoreFile.open(path, fileSystem: fileSystem, writable: false, tuning: options.tuning) {
-        case .absent: return 0
-        case .singleArchive(let bytes): return try RepositoryFile<Record>.decode(bytes, path: path).records.count
-        case .log(let snapshot):
-            try checkVersion(snapshot)
-            return snapshot.state.liveCount
+        try withStore { store throws(StoreError) -> Int in
+            switch store {
+            case .absent: return 0
+            case .singleArchive(let bytes): return try RepositoryFile<Record>.decode(bytes, path: path).records.count
+            case .log(let handle):
+                try checkVersion(handle.state.recordVersion)
+                return handle.table.count
+            }
         }
     }
 
-    /// The records for which `isIncluded` is true, in the order of ``all()``.
+    /// The records for which `isIncluded` is true, in the order of ``all()``. Every record is decoded.
     public func filter(_ isIncluded: (Record) -> Bool) throws(StoreError) -> [Record] {
         var records: [Record] = []
         try forEach { record throws(StoreError) in if isIncluded(record) { records.append(record) } }
         return records
     }
 
-    /// The first record, in the order of ``all()``, for which `predicate` is true.
+    /// The first record, in the order of ``all()``, for which `predicate` is true; records are decoded until it
+    /// is found.
     public func first(where predicate: (Record) -> Bool) throws(StoreError) -> Record? {
         var found: Record?
         do {
@@ -181,121 +321,22 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         return found
     }
 
-    /// The number of records for which `predicate` is true.
+    /// The number of records for which `predicate` is true. Every record is decoded.
     public func count(where predicate: (Record) -> Bool) throws(StoreError) -> Int {
         var count = 0
         try forEach { record throws(StoreError) in if predicate(record) { count += 1 } }
         return count
     }
 
-    /// The records whose ``ArchiveRecord/expiryDate`` is at or before `date`, found from the index alone
-    /// (only they are decoded), in the order of ``all()``.
+    /// The records whose ``ArchiveRecord/expiryDate`` is at or before `date`, found from the table alone (only
+    /// they are decoded), in the order of ``all()``.
     public func expired(at date: Date) throws(StoreError) -> [Record] {
-        switch try StoreFile.open(path, fileSystem: fileSystem, writable: false, tuning: options.tuning) {
-        case .absent:
-            return []
-        case .singleArchive(let bytes):
-            return try RepositoryFile<Record>.decode(bytes, path: path).records.filter { Self.isExpired($0, at: date) }
-        case .log(let snapshot):
-            try checkVersion(snapshot)
-            return try expiredRecords(in: snapshot, at: date).map(\.record)
+        let limit = date.timeIntervalSince1970
+        var records: [Record] = []
+        try forEachLive(where: { entry in entry.expiry.map { $0 <= limit } ?? false }) { record throws(StoreError) in
+            records.append(record)
         }
-    }
-
-    // MARK: The writer
-
-    /// Runs `body` on the store opened for writing, under both locks, then merges the index or compacts the
-    /// log if due. Returns `nil`, having written nothing, when there is no store and `createsStore` is false.
-    /// A store from before the record log, or at an older record version, is first rewritten as a record log
-    /// at the current version.
-    func withWriter<Result>(
-        createsStore: Bool, _ body: (StoreSnapshot) throws(StoreError) -> Result
-    ) throws(StoreError) -> Result? {
-        try locked(createsDirectory: createsStore) { () throws(StoreError) -> Result? in
-            var durabilityDoubt: StoreError?
-            guard let snapshot = try openForWriting(createsStore: createsStore, durabilityDoubt: &durabilityDoubt) else {
-                return nil
-            }
-            let result = try body(snapshot)
-            if snapshot.needsCompaction {
-                try? snapshot.compact()
-            } else {
-                snapshot.maintainIndex()
-            }
-            if let durabilityDoubt { throw durabilityDoubt }
-            return result
-        } ?? nil
-    }
-
-    /// Runs `body` holding the in-process mutex and the store's lock file (waiting at most
-    /// ``RepositoryOptions/lockTimeout``), after removing temporary files of writers that died. Returns `nil`
-    /// without running it when the store's directory does not exist and `createsDirectory` is false.
-    func locked<Result>(createsDirectory: Bool, _ body: () throws(StoreError) -> Result) throws(StoreError) -> Result? {
-        try writers.withLock { (attributesChecked: inout Bool) throws(StoreError) -> Result? in
-            if try fileSystem.linkStatus(PathName.directory(of: path)) == nil {
-                guard createsDirectory else { return nil }
-                try fileSystem.makeDirectories(PathName.directory(of: path))
-            }
-            return try WriterLock.holding(lockPath, waiting: .atMost(seconds: options.lockTimeout), fileSystem: fileSystem) { () throws(StoreError) -> Result in
-                AtomicReplace.sweepStaleTemporaries(of: [path, indexPath], fileSystem: fileSystem)
-                if !attributesChecked {
-                    try restoreAttributes()
-                    attributesChecked = true
-                }
-                return try body()
-            }
-        }
-    }
-
-    /// The first change of this object: the store's files that exist get the options' protection class and
-    /// backup exclusion again where they differ (a store made before the options were set, or copied in).
-    func restoreAttributes() throws(StoreError) {
-        let wanted = fileSystem.newItems
-        guard (fileSystem.attributes.protects && wanted.protection != nil)
-            || (fileSystem.attributes.excludesFromBackup && wanted.excludedFromBackup) else { return }
-        for file in [path, indexPath, lockPath] where try fileSystem.linkStatus(file)?.isRegularFile == true {
-            try fileSystem.restoreAttributes(file, protection: wanted.protection, excludedFromBackup: wanted.excludedFromBackup)
-        }
-    }
-
-    /// The store as a record log at the current version, opened read-write.
-    func openForWriting(createsStore: Bool, durabilityDoubt: inout StoreError?) throws(StoreError) -> StoreSnapshot? {
-        for _ in 0..<3 {
-            let records: [Record]
-            switch try StoreFile.open(path, fileSystem: fileSystem, writable: true, tuning: options.tuning) {
-            case .absent:
-                guard createsStore else { return nil }
-                records = []
-            case .singleArchive(let bytes):
-                records = try RepositoryFile<Record>.decode(bytes, path: path).records
-                if Set(records.map { Self.key($0.id) }).count != records.count {
-                    // A record log holds one record an id; the store holds some id twice (get returned the first).
-                    // The file is kept as it is beside the store, so that no record it held is lost.
-                    try AtomicReplace.replace(path + ".before-migration", with: bytes, fileSystem: fileSystem)
-                }
-            case .log(let snapshot):
-                try checkVersion(snapshot)
-                if snapshot.state.chain == nil {
-                    // A format 1 log: rewritten as format 2, frames copied as they are.
-                    do throws(StoreError) {
-                        try snapshot.compact()
-                    } catch where error.code == .durabilityUnknown {
-                        durabilityDoubt = error
-                    }
-                    continue
-                }
-                guard snapshot.state.recordVersion != Record.archiveFormatVersion else { return snapshot }
-                var migrated: [Record] = []
-                try snapshot.forEachLiveFrame { frame throws(StoreError) in migrated.append(try decode(frame, snapshot)) }
-                records = migrated
-            }
-            do throws(StoreError) {
-                try install(records)
-            } catch where error.code == .durabilityUnknown {
-                durabilityDoubt = error
-            }
-        }
-        throw StoreError(.io, "the store changed while it was being rewritten", path: path)
+        return records
     }
 
     // MARK: Records and frames
@@ -311,17 +352,17 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         return expiry <= date
     }
 
-    /// The record's keyed archive, read back before it is returned: a record that archives to something the
-    /// unarchiver refuses (a date of infinity, say) is refused here, so the store never holds a record it
-    /// cannot read.
+    /// The record's keyed archive. With ``RepositoryOptions/verifiesRecords`` it is read back first, so that a
+    /// record whose `init(coder:)` cannot read what its `encode(with:)` wrote is refused before it is stored.
     /// - Throws: ``StoreError/Code/invalidArgument``.
     func archived(_ record: Record) throws(StoreError) -> [UInt8] {
         let bytes: [UInt8]
         do {
-            bytes = try KeyedArchiver.archivedData(withRootObject: record)
+            bytes = try KeyedArchiver.archivedData(withRootObject: record, refusingUnreadableValues: true)
         } catch {
             throw StoreError(.invalidArgument, "cannot archive the record: \(error)", path: path, recordID: "\(record.id)")
         }
+        guard options.verifiesRecords else { return bytes }
         let readBack: Record?
         do {
             readBack = try KeyedUnarchiver.unarchivedObject(ofType: Record.self, from: bytes, registry: RepositoryFile<Record>.registry,
@@ -336,10 +377,9 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         return bytes
     }
 
-    /// The record of a put frame, migrated when the log is at an older record version.
+    /// The record of a put frame of a log at record version `version`, migrated when that is older.
     /// - Throws: ``StoreError/Code/corrupt`` with the frame's offset.
-    func decode(_ frame: LogFrame, _ snapshot: StoreSnapshot) throws(StoreError) -> Record {
-        let version = snapshot.state.recordVersion
+    func decode(_ frame: LogFrame, version: Int) throws(StoreError) -> Record {
         let record: Record?
         do {
             if version == Record.archiveFormatVersion {
@@ -368,39 +408,12 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     }
 
     /// Refuses a log written at a newer record version.
-    func checkVersion(_ snapshot: StoreSnapshot) throws(StoreError) {
-        let version = snapshot.state.recordVersion
+    func checkVersion(_ version: Int) throws(StoreError) {
         if version > Record.archiveFormatVersion {
             throw StoreError(.unsupportedVersion,
                              "store format version \(version) is newer than this build's \(Record.archiveFormatVersion); open it with a newer version of the program that wrote it",
                              path: path)
         }
-    }
-
-    /// The expired records with their frames, in log order.
-    func expiredRecords(in snapshot: StoreSnapshot, at date: Date, progress: ProgressHandler? = nil)
-        throws(StoreError) -> [(record: Record, key: [UInt8], location: FrameLocation)]
-    {
-        let limit = date.timeIntervalSince1970
-        var locations: [FrameLocation] = []
-        try snapshot.forEachLiveLocation { location throws(StoreError) in
-            if let expiry = location.expiry, expiry <= limit { locations.append(location) }
-        }
-        locations.sort { $0.ordinal < $1.ordinal }
-        var result: [(record: Record, key: [UInt8], location: FrameLocation)] = []
-        result.reserveCapacity(locations.count)
-        for var location in locations {
-            if location.length == 0 {
-                // From the index, which does not keep lengths: read the frame's header.
-                let header = try snapshot.frameHeader(at: location.offset)
-                location.length = header.length
-            }
-            let frame = try snapshot.frame(at: location)
-            let record = try decode(frame, snapshot)
-            result.append((record, frame.key, location))
-            progress?(result.count, locations.count)
-        }
-        return result
     }
 }
 

@@ -2,37 +2,48 @@
 /// changed in place except for its two commit slots.
 ///
 /// ```
-/// 0      header (64): "ARCHLOG1", format version u32 (2; 1 is read too), zero u32, generation u64,
-///        CRC-32 of bytes 0..<24
-/// 64     commit slot A (64)     } the valid slot with the higher sequence is the state of the store;
-/// 128    commit slot B (64)     } a commit writes the other slot, so a torn write leaves the old state
+/// 0      header (64): "ARCHLOG1", format version u32 (3; 1 and 2 are read too), zero u32, generation u64
+///        (the file's salt), CRC-32 of bytes 0..<24
+/// 64     commit slot A (64)     } the valid slot with the higher sequence is the last published commit;
+/// 128    commit slot B (64)     } a commit writes the other slot
 /// 192    zero (64)
-/// 256    frames, one after another, up to the committed length of the current slot
+/// 256    frames, one after another
 /// ```
 ///
-/// Commit slot: sequence u64, committed length u64 (end of the last committed frame), frame count u64,
-/// live record count u64, live bytes u64 (the frames of live records), record format version u64,
-/// generation u64 (the header's), chain u32, CRC-32 of bytes 0..<60 (u32). The chain is the CRC-32 of the
-/// frames' own checksums, each as four little-endian bytes, in log order: it names the exact history of
-/// frames a commit covers, so that an index (which records the chain at the length it covers) is used only
-/// with the log it was made from, and a log whose frames are not those its commit names is refused.
-/// (Format 1 slots have the CRC-32 of bytes 0..<56 in place of the chain and a zero u32 after it; a writer
-/// rewrites such a log as format 2 on its first change.)
+/// Frame: see ``FrameHeader``: length u32, kind u8, flags u8 (bit 0: the last frame of a commit), key length
+/// u16, expiry u64, CRC-32 u32, link u32, then the key (the record id's description, UTF-8) and, for a put,
+/// the record as an ordinary keyed archive whose root object is the record.
 ///
-/// Frame: see ``FrameHeader``: length u32, kind u8, zero u8, key length u16, expiry u64, CRC-32 u32, zero u32,
-/// then the key (the record id's description, UTF-8) and, for a put, the record as an ordinary keyed archive
-/// whose root object is the record.
+/// **The chain.** Every frame's link is the log's chain before it: the chain starts at the CRC-32 of the
+/// generation's eight little-endian bytes (the salt, new for every file) and after each frame is the CRC-32 of
+/// that frame's checksum as four little-endian bytes, continued from the chain before it. A frame belongs to
+/// the log when it matches its checksum and its link is the chain so far, so bytes left past the end by a
+/// failed or torn write, or a frame of another file or of an earlier life of this one, never pass for the log.
 ///
-/// All integers are little-endian. Bytes past the committed length belong to a write that was never
-/// committed (a crash or a failed write); readers ignore them and the next writer cuts them off, unless
-/// the newer commit slot is damaged while they are intact frames: then the last commit may be what the
-/// damage hides, and the store is reported (``StoreError/Code/damagedCommit``) instead of cut.
+/// **A commit** is its frames, the last flagged, appended after the last commit and synced once. Then one of
+/// the two slots is written, without a sync of its own: it publishes the commit to readers in other processes
+/// (who read only the slots to learn that the store changed) and is the checkpoint that later readers start
+/// from. The slot is not what makes the commit durable: after a power cut, the slot may be the one before the
+/// last commit (the next commit's sync makes it durable), and the commits past it are found by following the
+/// chain from it up to the last flagged frame whose frames all belong. A damaged slot costs nothing but that
+/// walk: the other slot is an older checkpoint.
 ///
-/// No Apple API: Core Data's SQLite store plays this part, with its write-ahead log.
+/// Commit slot: sequence u64, committed length u64 (end of the last published frame), frame count u64, live
+/// record count u64, live bytes u64 (the frames of live records), record format version u32, flags u32 (bit 0:
+/// this file was replaced, see ``StoreHandle``), generation u64 (the header's), chain u32 (at the committed
+/// length), CRC-32 of bytes 0..<60.
+///
+/// Formats 1 and 2 (read, and rewritten as format 3 by the first change): frames carry no flags and no link,
+/// a commit is the frames synced and then a slot, synced too, naming them; the chain (format 2; format 1 has
+/// the CRC-32 of bytes 0..<56 in its place) starts at zero and is checked against the slot's. A damaged newer
+/// slot with intact frames after the older one is ``StoreError/Code/damagedCommit`` there.
+///
+/// All integers are little-endian. No Apple API: Core Data's SQLite store plays this part, with its
+/// write-ahead log, whose frames carry a salt and a cumulative checksum in the same way.
 enum RecordLog {
     static let magic: [UInt8] = Array("ARCHLOG1".utf8)
     /// The format this build writes.
-    static let formatVersion: UInt64 = 2
+    static let formatVersion: UInt64 = 3
     static let headerSize = 64
     static let slotSize = 64
     static let firstFrame = 256
@@ -41,13 +52,20 @@ enum RecordLog {
     static let largestKey = Int(UInt16.max)
     /// The largest frame (4 GiB - 1).
     static let largestFrame = Int(UInt32.max)
+    /// The slot flag of a file that a rewrite replaced (see ``StoreHandle``).
+    static let retiredFlag: UInt32 = 1
 
     /// Whether `prefix` (the first bytes of a file) starts like a record log.
     static func isLog(_ prefix: [UInt8]) -> Bool {
         prefix.count >= magic.count && prefix[0..<magic.count].elementsEqual(magic)
     }
 
-    /// The first 256 bytes of a new log (format 2) of `state`'s generation, with `state` in slot A.
+    /// The chain before the first frame of a format 3 log of `generation`.
+    static func seed(generation: UInt64) -> UInt32 {
+        withUnsafeBytes(of: generation.littleEndian) { Checksum.crc32(continuing: 0, $0) }
+    }
+
+    /// The first 256 bytes of a new log (format 3) of `state`'s generation, with `state` in slot A.
     static func prologue(_ state: LogState) -> [UInt8] {
         var bytes = magic
         appendLittleEndian(formatVersion, width: 4, to: &bytes)
@@ -64,6 +82,8 @@ enum RecordLog {
 
     /// What the first 256 bytes of a log say.
     struct Prologue {
+        /// The format (1, 2 or 3).
+        var format: UInt64
         /// The valid slot with the higher sequence.
         var state: LogState
         /// The offset of the other slot when it fails its checksum although it was written (not all zero):
@@ -83,21 +103,28 @@ enum RecordLog {
             throw StoreError(.corrupt, "the header's checksum does not match", path: path, offset: 0)
         }
         let version = readLittleEndian(bytes, 8, width: 4)
-        guard version == 1 || version == formatVersion else {
+        guard (1...formatVersion).contains(version) else {
             throw StoreError(.unsupportedVersion, "store file format \(version) is not \(formatVersion); open it with a newer version of the program that wrote it",
                              path: path, offset: 8)
         }
         let generation = readLittleEndian(bytes, 16, width: 8)
-        let offsets = [headerSize, headerSize + slotSize]
-        let slots = offsets.map { LogState(parsing: bytes, at: $0, generation: generation, format: version) }
-        guard let state = slots.compactMap({ $0 }).max(by: { $0.sequence < $1.sequence }) else {
+        guard let (state, damaged) = slots(bytes, generation: generation, format: version) else {
             throw StoreError(.corrupt, "both commit slots are damaged", path: path, offset: headerSize)
         }
+        return Prologue(format: version, state: state, damagedSlot: damaged)
+    }
+
+    /// The newer valid slot of `bytes` (at least the first 192 bytes of a log), and the offset of the other
+    /// when it was written but fails its checksum; `nil` when neither is valid.
+    static func slots(_ bytes: [UInt8], generation: UInt64, format: UInt64) -> (LogState, Int?)? {
+        let offsets = [headerSize, headerSize + slotSize]
+        let slots = offsets.map { LogState(parsing: bytes, at: $0, generation: generation, format: format) }
+        guard let state = slots.compactMap({ $0 }).max(by: { $0.sequence < $1.sequence }) else { return nil }
         var damaged: Int?
         for (slot, offset) in zip(slots, offsets) where slot == nil {
             if bytes[offset..<offset + slotSize].contains(where: { $0 != 0 }) { damaged = offset }
         }
-        return Prologue(state: state, damagedSlot: damaged)
+        return (state, damaged)
     }
 
     /// The file offset of the slot that the commit of `state` writes.
@@ -114,27 +141,32 @@ struct LogState: Hashable, Sendable {
     /// The bytes of the frames of live records.
     var liveBytes: Int
     var recordVersion: Int
+    /// Slot flags (format 3): ``RecordLog/retiredFlag``.
+    var flags: UInt32 = 0
     var generation: UInt64
     /// The chain of the frames' checksums up to `committed` (see ``RecordLog``); `nil` in a format 1 log.
     var chain: UInt32?
 
-    /// An empty log of a new random generation.
+    /// An empty format 3 log of a new random generation.
     static func empty(recordVersion: Int) -> LogState {
-        LogState(sequence: 0, committed: RecordLog.firstFrame, frameCount: 0, liveCount: 0, liveBytes: 0,
-                 recordVersion: recordVersion, generation: UInt64.random(in: 1 ... .max), chain: 0)
+        let generation = UInt64.random(in: 1 ... .max)
+        return LogState(sequence: 0, committed: RecordLog.firstFrame, frameCount: 0, liveCount: 0, liveBytes: 0,
+                        recordVersion: recordVersion, generation: generation, chain: RecordLog.seed(generation: generation))
     }
 
     /// The chain after a frame whose checksum is `checksum`.
     static func chain(_ chain: UInt32, after checksum: UInt32) -> UInt32 { Checksum.crc32(continuing: chain, word: checksum) }
 
-    /// The slot's 64 bytes (format 2).
+    /// The slot's 64 bytes (format 3).
     func serialized() -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(RecordLog.slotSize)
-        for word in [sequence, UInt64(committed), UInt64(frameCount), UInt64(liveCount), UInt64(liveBytes),
-                     UInt64(recordVersion), generation] {
+        for word in [sequence, UInt64(committed), UInt64(frameCount), UInt64(liveCount), UInt64(liveBytes)] {
             appendLittleEndian(word, width: 8, to: &bytes)
         }
+        appendLittleEndian(UInt64(UInt32(truncatingIfNeeded: recordVersion)), width: 4, to: &bytes)
+        appendLittleEndian(UInt64(flags), width: 4, to: &bytes)
+        appendLittleEndian(generation, width: 8, to: &bytes)
         appendLittleEndian(UInt64(chain ?? 0), width: 4, to: &bytes)
         appendLittleEndian(UInt64(Checksum.crc32(bytes)), width: 4, to: &bytes)
         return bytes
@@ -142,6 +174,9 @@ struct LogState: Hashable, Sendable {
 
     /// Bytes of frames that no live record needs (replaced, removed, delete frames).
     var deadBytes: Int { committed - RecordLog.firstFrame - liveBytes }
+
+    /// Whether a rewrite replaced the file that holds this slot.
+    var isRetired: Bool { flags & RecordLog.retiredFlag != 0 }
 }
 
 extension LogState {
@@ -153,13 +188,17 @@ extension LogState {
               readLittleEndian(bytes, offset + 48, width: 8) == generation
         else { return nil }
         let words = (0..<6).map { readLittleEndian(bytes, offset + 8 * $0, width: 8) }
+        // Format 3 keeps the record version in 32 bits and flags in the other 32.
+        let version = format >= 3 ? words[5] & 0xFFFF_FFFF : words[5]
+        let flags = format >= 3 ? UInt32(truncatingIfNeeded: words[5] >> 32) : 0
         let limit = UInt64(Int64.max / 2)
         let first = UInt64(RecordLog.firstFrame)
-        guard words.allSatisfy({ $0 < limit }), words[1] >= first, words[4] <= words[1] - first, words[3] <= words[2],
-              words[2] <= (words[1] - first) / UInt64(RecordLog.frameHeaderSize),
+        guard words[0..<5].allSatisfy({ $0 < limit }), version < limit, words[1] >= first, words[4] <= words[1] - first,
+              words[3] <= words[2], words[2] <= (words[1] - first) / UInt64(RecordLog.frameHeaderSize),
+              flags & ~RecordLog.retiredFlag == 0,
               let committed = intFromDisk(words[1]), let frameCount = intFromDisk(words[2]),
               let liveCount = intFromDisk(words[3]), let liveBytes = intFromDisk(words[4]),
-              let recordVersion = intFromDisk(words[5])
+              let recordVersion = intFromDisk(version)
         else { return nil }
         sequence = words[0]
         self.committed = committed
@@ -167,6 +206,7 @@ extension LogState {
         self.liveCount = liveCount
         self.liveBytes = liveBytes
         self.recordVersion = recordVersion
+        self.flags = flags
         self.generation = generation
         chain = format == 1 ? nil : UInt32(readLittleEndian(bytes, offset + 56, width: 4))
     }

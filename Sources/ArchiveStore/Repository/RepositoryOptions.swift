@@ -24,6 +24,13 @@ public struct RepositoryOptions: Sendable {
     /// this does nothing. Default `false`: a repository holds what a user made, which backups should keep.
     public var excludedFromBackup = false
 
+    /// Whether every record is decoded again right after it is archived, before anything is written: a record
+    /// whose `init(coder:)` cannot read what its `encode(with:)` writes is then refused with
+    /// ``StoreError/Code/invalidArgument`` instead of stored. A check for development and tests (it costs a
+    /// decode per write); values the archiver itself would write unreadably (a date of infinity) are refused
+    /// either way. Default `false`.
+    public var verifiesRecords = false
+
     /// The file system the store goes through; tests inject faults with it.
     package var fileSystem: FileSystem = .kernel
 

@@ -29,6 +29,10 @@ package struct AtomicReplace {
         let fd = try fileSystem.open(temporary, [.readWrite, .create, .exclusive, .noFollow], permissions: FileSystem.filePermissions)
         do throws(StoreError) {
             try fileSystem.setPermissions(fd, FileSystem.filePermissions, temporary)
+            // Held until the file is closed: a sweep removes only temporary files nobody holds (see
+            // ``sweepStaleTemporaries(of:fileSystem:)``), so work that runs without the writer lock (an index
+            // written in the background) keeps its file.
+            _ = try fileSystem.lock(fd, exclusive: true, wait: false, temporary)
         } catch {
             fileSystem.close(fd)
             _ = try? fileSystem.unlink(temporary)
@@ -49,6 +53,11 @@ package struct AtomicReplace {
     package mutating func append(_ bytes: [UInt8]) throws(StoreError) {
         try fileSystem.write(fd, bytes, at: position, temporary)
         position += bytes.count
+    }
+
+    /// Reads back up to `count` bytes written at `offset`.
+    package func read(count: Int, at offset: Int) throws(StoreError) -> [UInt8] {
+        try fileSystem.read(fd, count: count, at: offset, temporary)
     }
 
     /// Writes `bytes` at `offset` (a header filled in last).
@@ -124,9 +133,9 @@ package struct AtomicReplace {
                       temporaryPrefix(of: path) + "\(Kernel.processID)-\(UInt32.random(in: 0 ... .max))")
     }
 
-    /// Removes the temporary files of `paths` (all in one directory) left by writers that died. The caller
-    /// holds the writer lock, which every writer holds while its temporary files exist, so every such file is
-    /// stale. Only regular files are removed. Failures are ignored: the next writer tries again.
+    /// Removes the temporary files of `paths` (all in one directory) left by writers that died: regular files
+    /// that nobody holds a lock on (a writer holds one on each temporary file it has open, see
+    /// ``init(replacing:temporary:fileSystem:)``). Failures are ignored: the next writer tries again.
     package static func sweepStaleTemporaries(of paths: [String], fileSystem: FileSystem) {
         guard let first = paths.first else { return }
         let directory = PathName.directory(of: first)
@@ -134,7 +143,11 @@ package struct AtomicReplace {
         guard let names = try? fileSystem.list(directory) else { return }
         for name in names where prefixes.contains(where: { name.hasPrefix($0) }) {
             let file = PathName.join(directory, name)
-            if let info = try? fileSystem.linkStatus(file), info.isRegularFile { _ = try? fileSystem.unlink(file) }
+            guard let info = try? fileSystem.linkStatus(file), info.isRegularFile,
+                  let fd = try? fileSystem.open(file, [.readOnly, .noFollow, .nonBlocking])
+            else { continue }
+            if (try? fileSystem.lock(fd, exclusive: true, wait: false, file)) == true { _ = try? fileSystem.unlink(file) }
+            fileSystem.close(fd)
         }
     }
 }

@@ -83,6 +83,8 @@ public final class KeyedArchiver {
         set { state.pointee.maxDepth = newValue }
     }
 
+    /// Whether a non-finite date fails the archive (see ``archivedData(withRootObject:refusingUnreadableValues:)``).
+    var refusesNonFiniteDates = false
     var conditionals: [ObjectIdentifier] = []
     var integerObjects: [Int64: Int32] = [:]
     var realObjects: [UInt64: Int32] = [:]
@@ -112,6 +114,16 @@ public final class KeyedArchiver {
     /// Archives `rootObject` under the key `root`. Mirrors `NSKeyedArchiver.archivedData(withRootObject:requiringSecureCoding:)`.
     public static func archivedData(withRootObject rootObject: Any?, format: PlistFormat = .binary) throws -> [UInt8] {
         let archiver = KeyedArchiver(outputFormat: format)
+        archiver.encodeValue(rootObject, forKey: "root")
+        return try archiver.finishEncoding()
+    }
+
+    /// ``archivedData(withRootObject:format:)-(_,_)`` (binary), refusing what ``KeyedUnarchiver`` would refuse to
+    /// read back of the values the archiver writes itself (a non-finite date): a store archives records this way
+    /// instead of decoding each one again.
+    package static func archivedData(withRootObject rootObject: Any?, refusingUnreadableValues: Bool) throws -> [UInt8] {
+        let archiver = KeyedArchiver()
+        archiver.refusesNonFiniteDates = refusingUnreadableValues
         archiver.encodeValue(rootObject, forKey: "root")
         return try archiver.finishEncoding()
     }

@@ -22,9 +22,13 @@ extension KeyedUnarchiver {
 }
 
 extension KeyedArchiver {
-    /// An `NSDate` object (`NS.time`).
+    /// An `NSDate` object (`NS.time`). With ``refusesNonFiniteDates``, a date the unarchiver would refuse (an
+    /// infinite or NaN `NS.time`) fails the archive instead.
     func dateObject(_ date: Date) -> Int32 {
-        withObjectFrame(classUID: { classObject(.date) }) {
+        if refusesNonFiniteDates && !date.timeIntervalSinceReferenceDate.isFinite {
+            record(KeyedArchiveError(.invalidValue, "a date of \(date.timeIntervalSinceReferenceDate) seconds is not a finite time; an unarchiver refuses it"))
+        }
+        return withObjectFrame(classUID: { classObject(.date) }) {
             addField(knownKeyNode(.time), state.pointee.builder.real(date.timeIntervalSinceReferenceDate))
         }
     }

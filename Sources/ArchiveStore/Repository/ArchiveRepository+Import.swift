@@ -1,0 +1,161 @@
+import KeyedArchive
+
+/// Bulk import: any sequence of records, streamed into one commit with bounded memory.
+extension ArchiveRepository {
+    /// Adds the records of `records` in one commit (all or nothing), reading the sequence once, one record at a
+    /// time, and returns how many were added. What is built is written ahead of the commit every few megabytes
+    /// (``StoreTuning``), so memory holds the records' locations, not the records: an import of a million records
+    /// from a lazy sequence stays well under 256 MB.
+    ///
+    /// With `skippingExisting`, a record whose id is taken (in the store, or earlier in `records`) is left out
+    /// and handed to `skipped`; without it, such a record throws ``StoreError/Code/duplicateID`` and nothing is
+    /// added. `progress` counts the records read, of `records.underestimatedCount` when that is not zero. The
+    /// writer lock is held for the whole import: other writers wait (up to ``RepositoryOptions/lockTimeout``),
+    /// readers do not.
+    ///
+    /// ```swift
+    /// let added = try repository.add(contentsOf: (0..<1_000_000).lazy.map { Workout(id: "w\($0)", count: $0) })
+    /// ```
+    ///
+    /// Mirrors Core Data's `NSBatchInsertRequest` and Realm's `add(_:update:)` of a sequence in one write.
+    @discardableResult
+    public func add<Records: Sequence>(contentsOf records: Records, skippingExisting: Bool = false,
+                                       progress: ProgressHandler? = nil,
+                                       skipped: ((Record) -> Void)? = nil) throws(StoreError) -> Int
+        where Records.Element == Record
+    {
+        let estimate = records.underestimatedCount
+        let total = estimate > 0 ? estimate : nil
+        // An empty sequence writes nothing and creates nothing: its first record is read before anything is locked.
+        var iterator = records.makeIterator()
+        guard let first = iterator.next() else { return 0 }
+        var pending: Record? = first
+        let records = IteratorSequence(AnyIterator<Record> {
+            if let record = pending {
+                pending = nil
+                return record
+            }
+            return iterator.next()
+        })
+        let added = try locked(createsDirectory: true) { () throws(StoreError) -> Int in
+            var durabilityDoubt: StoreError?
+            let handle = try writableHandle(durabilityDoubt: &durabilityDoubt)
+            let added: Int
+            if let handle {
+                added = try importRecords(records, into: handle, skippingExisting: skippingExisting, progress: progress,
+                                          total: total, skipped: skipped)
+                maintain(handle)
+            } else {
+                added = try importRecords(records, skippingExisting: skippingExisting, progress: progress, total: total,
+                                          skipped: skipped)
+            }
+            if let durabilityDoubt { throw durabilityDoubt }
+            return added
+        }
+        return added ?? 0
+    }
+
+    /// The import into an open store: one commit, written ahead as it grows.
+    private func importRecords<Records: Sequence>(_ records: Records, into handle: StoreHandle, skippingExisting: Bool,
+                                                  progress: ProgressHandler?, total: Int?,
+                                                  skipped: ((Record) -> Void)?) throws(StoreError) -> Int
+        where Records.Element == Record
+    {
+        let (start, chain) = reader.withLock { _ in (handle.state.committed, handle.state.chain ?? 0) }
+        var builder = CommitBuilder(start: start, chain: chain, path: path)
+        // The records this import added so far, to find an id it repeats.
+        var added = LiveTable()
+        var read = 0
+        do throws(StoreError) {
+            for record in records {
+                read += 1
+                let payload = try archived(record)
+                let key = Self.key(record.id)
+                let hash = handle.keyHash(key)
+                var taken = try reader.withLock { _ throws(StoreError) in try handle.locate(key, hash: hash) } != nil
+                if !taken {
+                    taken = try added.firstIndex(hash: hash) { index throws(StoreError) -> Bool in
+                        try importedKey(at: added.entries[index], matches: key, builder: builder, handle: handle)
+                    } != nil
+                }
+                if taken {
+                    guard skippingExisting else { throw RepositoryFile<Record>.duplicateID(record.id, path: path) }
+                    skipped?(record)
+                    progress?(read, total)
+                    continue
+                }
+                let offset = builder.size
+                try builder.put(key: key, hash: hash, expiryBits: (Self.expiry(record) ?? .nan).bitPattern, payload: payload,
+                                replacing: nil, recordID: "\(record.id)")
+                added.insert(LiveEntry(hash: hash, offset: offset, length: builder.size - offset, expiryBits: 0))
+                progress?(read, total)
+                if builder.bytes.count >= options.tuning.writeAheadBytes {
+                    let at = start + builder.drained
+                    if let ahead = builder.drain() { try handle.writeAhead(ahead, at: at) }
+                }
+            }
+            guard added.count > 0 else {
+                if builder.drained > 0 { handle.abandonWriteAhead(after: start) }
+                return 0
+            }
+            let commit = builder.finish()
+            try handle.appendAndSync(commit)
+            reader.withLock { _ in handle.applyCommitted(commit) }
+            return added.count
+        } catch {
+            if builder.drained > 0 { handle.abandonWriteAhead(after: start) }
+            throw error
+        }
+    }
+
+    /// Whether the frame this import built at `entry` (an offset from the commit's start) holds `key`: in the
+    /// builder still, or written ahead.
+    private func importedKey(at entry: LiveEntry, matches key: [UInt8], builder: CommitBuilder,
+                             handle: StoreHandle) throws(StoreError) -> Bool {
+        let count = min(entry.length, FrameHeader.size + key.count)
+        let prefix: ArraySlice<UInt8>
+        if entry.offset >= builder.drained {
+            let at = entry.offset - builder.drained
+            prefix = builder.bytes[at..<at + count]
+        } else {
+            prefix = try handle.fileSystem.read(handle.fd, count: count, at: builder.start + entry.offset, path)[...]
+        }
+        return FrameHeader.names(key, prefix: prefix)
+    }
+
+    /// The import that creates the store: a new log put in place.
+    private func importRecords<Records: Sequence>(_ records: Records, skippingExisting: Bool, progress: ProgressHandler?,
+                                                  total: Int?, skipped: ((Record) -> Void)?) throws(StoreError) -> Int
+        where Records.Element == Record
+    {
+        var builder = try LogBuilder(path: path, fileSystem: fileSystem, recordVersion: Record.archiveFormatVersion)
+        do throws(StoreError) {
+            var read = 0
+            for record in records {
+                read += 1
+                let payload = try archived(record)
+                let key = Self.key(record.id)
+                if try builder.holds(key) {
+                    guard skippingExisting else { throw RepositoryFile<Record>.duplicateID(record.id, path: path) }
+                    skipped?(record)
+                    progress?(read, total)
+                    continue
+                }
+                try builder.add(key: key, expiryBits: (Self.expiry(record) ?? .nan).bitPattern, payload: payload,
+                                recordID: "\(record.id)")
+                progress?(read, total)
+            }
+        } catch {
+            builder.abandon()
+            throw error
+        }
+        let added = builder.state.liveCount
+        guard added > 0 else {
+            builder.abandon()
+            return 0
+        }
+        try installBuilt(&builder, replacing: nil)
+        counters.commits.add(1)
+        return added
+    }
+}

@@ -1,0 +1,310 @@
+import ArchivePlatform
+import Dispatch
+import KeyedArchive
+
+/// The writer: the locks, the handle readied for a commit, the commit itself, whole rewrites (creation,
+/// migration, compaction) and the index kept up.
+extension ArchiveRepository {
+    /// Runs `body` holding the in-process mutex and the store's lock file (waiting at most
+    /// ``RepositoryOptions/lockTimeout``). Returns `nil` without running it when the store's directory does not
+    /// exist and `createsDirectory` is false. The first time, the store's files get the options' attributes
+    /// again where they differ and temporary files of writers that died are removed.
+    func locked<Result>(createsDirectory: Bool, _ body: () throws(StoreError) -> Result) throws(StoreError) -> Result? {
+        try writers.withLock { (state: inout WriterState) throws(StoreError) -> Result? in
+            for attempt in 0..<2 {
+                if state.lock == nil {
+                    if try fileSystem.linkStatus(PathName.directory(of: path)) == nil {
+                        guard createsDirectory else { return nil }
+                        try fileSystem.makeDirectories(PathName.directory(of: path))
+                    }
+                    state.lock = try WriterLock(path: lockPath, fileSystem: fileSystem)
+                }
+                guard let lock = state.lock else { continue }
+                do throws(StoreError) {
+                    _ = try lock.acquire(exclusive: true, waiting: .atMost(seconds: options.lockTimeout))
+                } catch where error.errno == Errno.noSuchFile.rawValue && attempt == 0 {
+                    state.lock = nil   // the directory went away: made again (or not) above
+                    continue
+                }
+                defer { lock.release() }
+                if !state.firstWriteDone {
+                    AtomicReplace.sweepStaleTemporaries(of: [path, indexPath], fileSystem: fileSystem)
+                    try restoreAttributes()
+                    state.firstWriteDone = true
+                }
+                return try body()
+            }
+            return nil
+        }
+    }
+
+    /// The first change of this object: the store's files that exist get the options' protection class and
+    /// backup exclusion again where they differ (a store made before the options were set, or copied in).
+    func restoreAttributes() throws(StoreError) {
+        let wanted = fileSystem.newItems
+        guard (fileSystem.attributes.protects && wanted.protection != nil)
+            || (fileSystem.attributes.excludesFromBackup && wanted.excludedFromBackup) else { return }
+        for file in [path, indexPath, lockPath] where try fileSystem.linkStatus(file)?.isRegularFile == true {
+            try fileSystem.restoreAttributes(file, protection: wanted.protection, excludedFromBackup: wanted.excludedFromBackup)
+        }
+    }
+
+    // MARK: The handle, ready for a commit
+
+    /// The store as a current log, open read-write and brought up to date under the writer lock (the caller
+    /// holds it); `nil` when there is no store. A store of one archive, a log of an older format or at an older
+    /// record version is rewritten first; a rewrite whose directory sync failed is reported in `durabilityDoubt`.
+    func writableHandle(durabilityDoubt: inout StoreError?) throws(StoreError) -> StoreHandle? {
+        for _ in 0..<4 {
+            let current = try reader.withLock { (state: inout ReaderState) throws(StoreError) -> CurrentStore in
+                if let handle = state.handle {
+                    if try handle.prepareForWriting() == .current { return .log(handle) }
+                    state.handle = nil
+                }
+                switch try StoreHandle.open(path, fileSystem: fileSystem, counters: counters, unpublished: .held) {
+                case .absent: return .absent
+                case .singleArchive(let bytes): return .singleArchive(bytes)
+                case .log(let handle):
+                    if handle.isChained, handle.writable {
+                        guard try handle.prepareForWriting() == .current else { return .absent }
+                        state.handle = handle
+                    }
+                    return .log(handle)
+                }
+            }
+            do throws(StoreError) {
+                switch current {
+                case .absent:
+                    if try fileSystem.linkStatus(path) != nil { continue }   // replaced while opened: again
+                    return nil
+                case .singleArchive(let bytes):
+                    try migrate(singleArchive: bytes)
+                case .log(let handle):
+                    try checkVersion(handle.state.recordVersion)
+                    if handle.isChained && handle.state.recordVersion == Record.archiveFormatVersion {
+                        guard handle.writable else {
+                            throw StoreError(.io, "the store file cannot be opened for writing", path: path,
+                                             errno: Errno.permissionDenied.rawValue)
+                        }
+                        return handle
+                    }
+                    try rewrite(handle, reencoding: handle.state.recordVersion != Record.archiveFormatVersion)
+                }
+            } catch where error.code == .durabilityUnknown {
+                durabilityDoubt = error
+            }
+        }
+        throw StoreError(.io, "the store changed while it was being rewritten", path: path)
+    }
+
+    /// A store of one archive (from before the record log) rewritten as a log. When it holds some id twice
+    /// (a log holds one record an id; `get` returned the first) the file is first kept beside it as
+    /// `<path>.before-migration`, so that no record it held is lost.
+    func migrate(singleArchive bytes: [UInt8]) throws(StoreError) {
+        let records = try RepositoryFile<Record>.decode(bytes, path: path).records
+        if Set(records.map { Self.key($0.id) }).count != records.count {
+            try AtomicReplace.replace(path + ".before-migration", with: bytes, fileSystem: fileSystem)
+        }
+        try install(records, replacing: nil)
+    }
+
+    /// A new log holding `records` (at the current version), renamed over the store after `old` is marked
+    /// retired. Duplicate ids keep the first record.
+    func install(_ records: [Record], replacing old: StoreHandle?) throws(StoreError) {
+        var builder = try LogBuilder(path: path, fileSystem: fileSystem, recordVersion: Record.archiveFormatVersion)
+        do throws(StoreError) {
+            var seen: Set<[UInt8]> = []
+            for record in records {
+                let key = Self.key(record.id)
+                guard seen.insert(key).inserted else { continue }
+                try builder.add(key: key, expiryBits: (Self.expiry(record) ?? .nan).bitPattern, payload: try archived(record),
+                                recordID: "\(record.id)")
+            }
+        } catch {
+            builder.abandon()
+            throw error
+        }
+        try installBuilt(&builder, replacing: old)
+    }
+
+    /// Rewrites the log of `handle` with only its live records (compaction; also how a log of format 1 or 2
+    /// becomes format 3): frames copied byte for byte in log order, or with `reencoding` decoded through the
+    /// record's migration and archived again at the current version.
+    func rewrite(_ handle: StoreHandle, reencoding: Bool) throws(StoreError) {
+        let (entries, version) = reader.withLock { _ in (handle.table.liveEntries, handle.state.recordVersion) }
+        var builder = try LogBuilder(path: path, fileSystem: fileSystem,
+                                     recordVersion: reencoding ? Record.archiveFormatVersion : version)
+        do throws(StoreError) {
+            try handle.forEachRawFrame(entries) { entry, bytes, start, header throws(StoreError) in
+                if reencoding {
+                    let frame = try StoreHandle.frame(in: bytes, at: start, of: entry, isChained: handle.isChained, path: path)
+                    let record = try decode(frame, version: version)
+                    try builder.add(key: frame.key, expiryBits: (Self.expiry(record) ?? .nan).bitPattern,
+                                    payload: try archived(record), recordID: "\(record.id)")
+                } else {
+                    try builder.add(frameIn: bytes, at: start, header: header)
+                }
+            }
+        } catch {
+            builder.abandon()
+            throw error
+        }
+        try installBuilt(&builder, replacing: handle)
+    }
+
+    /// Puts a built log in place of the store (with an index when it is large enough to need one) and lets
+    /// the open handle go.
+    func installBuilt(_ builder: inout LogBuilder, replacing old: StoreHandle?) throws(StoreError) {
+        let writesIndex = builder.state.frameCount >= options.tuning.mergeFrames
+        defer { reader.withLock { $0.handle = nil } }
+        if let old { reader.withLock { _ in old.retire() } }
+        try builder.install(replacing: nil, writesIndex: writesIndex)
+    }
+
+    // MARK: Committing
+
+    /// Runs `body` with a transaction on the store under the writer lock, then commits what it staged, in one
+    /// commit, and keeps the index and log in shape. Returns `nil`, having written nothing, when there is no
+    /// store and `createsStore` is false. Whatever `body` throws leaves the store as it was.
+    func withTransaction<Result>(createsStore: Bool,
+                                 _ body: (RepositoryTransaction<Record>) throws(StoreError) -> Result) throws(StoreError) -> Result? {
+        let outcome = try locked(createsDirectory: createsStore) { () throws(StoreError) -> Result? in
+            var durabilityDoubt: StoreError?
+            let handle = try writableHandle(durabilityDoubt: &durabilityDoubt)
+            if handle == nil && !createsStore {
+                if let durabilityDoubt { throw durabilityDoubt }
+                return nil
+            }
+            let transaction = RepositoryTransaction(repository: self, handle: handle)
+            defer { transaction.end() }
+            let result = try body(transaction)
+            transaction.end()
+            try commit(transaction, handle: handle)
+            if let handle { maintain(handle) }
+            if let durabilityDoubt { throw durabilityDoubt }
+            return result
+        }
+        return outcome ?? nil
+    }
+
+    /// Commits what `transaction` staged: appended to the log as one commit, or, when there is no store yet, as
+    /// the first commit of a new log put in place.
+    func commit(_ transaction: RepositoryTransaction<Record>, handle: StoreHandle?) throws(StoreError) {
+        let changes = transaction.stagedChanges
+        guard !changes.isEmpty else { return }
+        guard let handle else {
+            var builder = try LogBuilder(path: path, fileSystem: fileSystem, recordVersion: Record.archiveFormatVersion)
+            do throws(StoreError) {
+                for change in changes where !change.isDelete {
+                    try builder.add(key: change.key, expiryBits: change.expiryBits, payload: change.payload, recordID: change.recordID)
+                }
+            } catch {
+                builder.abandon()
+                throw error
+            }
+            try installBuilt(&builder, replacing: nil)
+            counters.commits.add(1)
+            return
+        }
+        let (start, chain) = reader.withLock { _ in (handle.state.committed, handle.state.chain ?? 0) }
+        var builder = CommitBuilder(start: start, chain: chain, path: path)
+        for change in changes {
+            if change.isDelete {
+                guard let replacing = change.replacing else { continue }
+                builder.delete(key: change.key, hash: change.hash, replacing: replacing)
+            } else {
+                try builder.put(key: change.key, hash: change.hash, expiryBits: change.expiryBits, payload: change.payload,
+                                replacing: change.replacing, recordID: change.recordID)
+            }
+        }
+        let commit = builder.finish()
+        try handle.appendAndSync(commit)
+        reader.withLock { _ in handle.applyCommitted(commit) }
+    }
+
+    // MARK: Keeping the index and the log in shape
+
+    /// After a commit (under the writer lock): compacts the log when its dead frames outweigh the live ones,
+    /// else writes the index again when enough frames were committed past it: on a background queue, or here
+    /// when that falls four times behind (or is turned off). Failures are left for the next writer: the commit
+    /// is made.
+    func maintain(_ handle: StoreHandle) {
+        let tuning = options.tuning
+        let (state, indexed, damaged) = reader.withLock { _ in (handle.state, handle.indexedFrames, handle.indexDamaged) }
+        if state.deadBytes > max(state.liveBytes, tuning.compactionFloor) {
+            do {
+                try rewrite(handle, reencoding: false)
+            } catch {
+                return
+            }
+            return
+        }
+        let background = maintenance.withLock { $0.indexed(generation: state.generation) }
+        let tail = state.frameCount - (damaged ? 0 : max(indexed, background))
+        let interval = tuning.indexInterval(live: state.liveCount)
+        guard tail >= interval else { return }
+        if tuning.maintainsInBackground && tail < 4 * interval {
+            startIndexInBackground()
+            return
+        }
+        // Inline: a copy of the table (shared with the handle until its next change) written outside its lock.
+        let (table, current) = reader.withLock { _ in (handle.table, handle.state) }
+        guard (try? IndexFile.write(table, of: current, to: indexPath, fileSystem: fileSystem)) != nil else { return }
+        reader.withLock { _ in handle.indexedFrames = current.frameCount }
+    }
+
+    /// Writes the index from a private view of the store (its own open of the index and the frames after it),
+    /// on a utility queue; at most one at a time per repository object.
+    func startIndexInBackground() {
+        let started = maintenance.withLock { state -> Bool in
+            guard !state.running else { return false }
+            state.running = true
+            state.group.enter()
+            return true
+        }
+        guard started else { return }
+        let path = path
+        let indexPath = indexPath
+        let fileSystem = fileSystem
+        let maintenance = maintenance
+        DispatchQueue.global(qos: .utility).async {
+            var indexed: (UInt64, Int)?
+            if case .log(let handle)? = try? StoreHandle.open(path, fileSystem: fileSystem, counters: StoreCounters(),
+                                                              unpublished: .never),
+               handle.isChained, (try? fileSystem.status(path))??.inode == handle.inode,
+               (try? IndexFile.write(handle.table, of: handle.state, to: indexPath, fileSystem: fileSystem)) != nil {
+                indexed = (handle.generation, handle.state.frameCount)
+            }
+            maintenance.withLock { state in
+                if let indexed { state.lastIndexed = indexed }
+                state.running = false
+                state.group.leave()
+            }
+        }
+    }
+
+    /// Waits until index work started in the background by this object is done.
+    func waitForMaintenance() {
+        let group = maintenance.withLock { $0.group }
+        group.wait()
+    }
+}
+
+/// Index work in the background (see ``ArchiveRepository/startIndexInBackground()``).
+struct MaintenanceState {
+    var running = false
+    /// The generation and frame count of the last index written in the background.
+    var lastIndexed: (generation: UInt64, frames: Int)?
+    let group = DispatchGroup()
+
+    /// The frames the last background index of the log of `generation` covered (0 for another log).
+    func indexed(generation: UInt64) -> Int {
+        guard let lastIndexed, lastIndexed.generation == generation else { return 0 }
+        return lastIndexed.frames
+    }
+}
+
+extension StoreHandle.Unpublished {
+    /// A reader that never takes unpublished commits (the background index writer: they are not its to take).
+    static let never = StoreHandle.Unpublished { _ in false }
+}

@@ -1,0 +1,91 @@
+/// The frames of one commit of a record log, built in memory: each linked after the one before it (see
+/// ``RecordLog``), the last flagged as the end of the commit when ``finish()`` is called. A large commit hands
+/// out what it has built so far with ``drain()`` (everything but the last frame, whose flag is still to be set),
+/// so that a bulk import holds a bounded amount in memory.
+struct CommitBuilder {
+    /// What one frame does to the live table once committed.
+    struct Applied {
+        var hash: UInt64
+        /// The frame's offset from the start of the commit.
+        var offset: Int
+        var length: Int
+        var expiryBits: UInt64
+        /// The table index of the entry it replaces or removes.
+        var replacing: Int?
+        var isDelete: Bool
+    }
+
+    /// The end of the last commit, where the frames go.
+    let start: Int
+    let path: String
+    private(set) var bytes: [UInt8] = []
+    private(set) var applied: [Applied] = []
+    /// Bytes handed out by ``drain()``.
+    private(set) var drained = 0
+    private(set) var frames = 0
+    private var chain: UInt32
+    /// The last frame's position in `bytes` and the chain before it.
+    private var last: (at: Int, link: UInt32)?
+
+    init(start: Int, chain: UInt32, path: String) {
+        self.start = start
+        self.chain = chain
+        self.path = path
+    }
+
+    /// The bytes built so far, handed out and drained included.
+    var size: Int { drained + bytes.count }
+
+    /// Adds the frame of a record put under `key`.
+    /// - Throws: ``StoreError/Code/invalidArgument`` for a key or a frame larger than the format holds.
+    mutating func put(key: [UInt8], hash: UInt64, expiryBits: UInt64, payload: [UInt8], replacing: Int?,
+                      recordID: String) throws(StoreError) {
+        guard key.count <= RecordLog.largestKey else {
+            throw StoreError(.invalidArgument, "the record id takes \(key.count) bytes; at most \(RecordLog.largestKey)",
+                             path: path, recordID: recordID)
+        }
+        let length = FrameHeader.size + key.count + payload.count
+        guard length <= RecordLog.largestFrame else {
+            throw StoreError(.invalidArgument, "the record archives to \(length) bytes; at most 4 GiB", path: path, recordID: recordID)
+        }
+        append(.put, key: key, hash: hash, expiryBits: expiryBits, payload: payload, replacing: replacing)
+    }
+
+    /// Adds the frame that removes the record under `key`, at `replacing` in the table.
+    mutating func delete(key: [UInt8], hash: UInt64, replacing: Int) {
+        append(.delete, key: key, hash: hash, expiryBits: Double.nan.bitPattern, payload: [], replacing: replacing)
+    }
+
+    private mutating func append(_ kind: FrameKind, key: [UInt8], hash: UInt64, expiryBits: UInt64, payload: [UInt8],
+                                 replacing: Int?) {
+        let at = bytes.count
+        let checksum = FrameHeader.append(kind: kind, key: key, expiryBits: expiryBits, payload: payload, link: chain,
+                                          endsCommit: false, to: &bytes)
+        let length = bytes.count - at
+        applied.append(Applied(hash: hash, offset: drained + at, length: length, expiryBits: expiryBits, replacing: replacing,
+                               isDelete: kind == .delete))
+        last = (at, chain)
+        chain = LogState.chain(chain, after: checksum)
+        frames += 1
+    }
+
+    /// The bytes built so far but the last frame, to be written before the commit; `nil` when there are none.
+    mutating func drain() -> [UInt8]? {
+        guard let last, last.at > 0 else { return nil }
+        let out = Array(bytes[0..<last.at])
+        bytes.removeSubrange(0..<last.at)
+        drained += last.at
+        self.last = (0, last.link)
+        return out
+    }
+
+    /// The commit: the last frame flagged as its end.
+    mutating func finish() -> StoreHandle.Commit {
+        if let last {
+            let length = bytes.count - last.at
+            let checksum = FrameHeader.relink(&bytes, at: last.at, length: length, link: last.link, endsCommit: true)
+            chain = LogState.chain(last.link, after: checksum)
+        }
+        return StoreHandle.Commit(start: start, writtenAhead: drained, bytes: bytes, frames: frames, chain: chain, changes: applied)
+    }
+}

@@ -1,0 +1,218 @@
+/// The changes of one ``ArchiveRepository/write(_:)``: adds, updates, upserts and removes of any records, made
+/// all together in one commit when the closure returns, or not at all when it throws. Reads inside see the
+/// transaction's own changes; no other writer, in this process or another, commits meanwhile (the writer lock
+/// is held), while readers go on seeing the store as it was until the commit.
+///
+/// ```swift
+/// try workouts.write { transaction in
+///     guard var plan = try transaction.get("plan") else { return }
+///     plan.count += 1
+///     try transaction.update(plan)
+///     try transaction.remove("draft")
+/// }
+/// ```
+///
+/// Valid only inside its closure: a call after it returns throws ``StoreError/Code/invalidArgument``. The
+/// closure must not call the repository itself (it holds the writer lock), only the transaction.
+///
+/// Mirrors GRDB's `Database` inside `DatabaseQueue.write`, Realm's `realm.write { }` and a Core Data context's
+/// changes up to `save()`.
+public final class RepositoryTransaction<Record: ArchiveRecord> {
+    let repository: ArchiveRepository<Record>
+    /// The store as it was at the start; `nil` when there is none yet (the commit creates it).
+    let handle: StoreHandle?
+    private var isOpen = true
+    /// The change staged for each key, as a position in `changes`.
+    private var positions: [[UInt8]: Int] = [:]
+    /// The staged changes in the order of their last staging (`nil`: superseded).
+    private var changes: [Change?] = []
+    /// The table index of each key's record in the store, as looked up once (`nil` inside: none).
+    private var existing: [[UInt8]: Int?] = [:]
+    /// Records added less records removed.
+    private var countChange = 0
+
+    /// One staged change.
+    struct Change {
+        var key: [UInt8]
+        var hash: UInt64
+        var recordID: String
+        var isDelete: Bool
+        /// The record put (for reads inside the transaction).
+        var record: Record?
+        var payload: [UInt8]
+        var expiryBits: UInt64
+        /// The table index of the record it replaces or removes.
+        var replacing: Int?
+    }
+
+    init(repository: ArchiveRepository<Record>, handle: StoreHandle?) {
+        self.repository = repository
+        self.handle = handle
+    }
+
+    func end() { isOpen = false }
+
+    /// The staged changes, in order.
+    var stagedChanges: [Change] { changes.compactMap { $0 } }
+
+    private func checkOpen() throws(StoreError) {
+        guard isOpen else {
+            throw StoreError(.invalidArgument, "the transaction is over: use it only inside its write closure", path: repository.path)
+        }
+    }
+
+    /// The table index of `key`'s record in the store (as it was when the transaction began), looked up once.
+    private func existingIndex(_ key: [UInt8]) throws(StoreError) -> Int? {
+        if let known = existing[key] { return known }
+        guard let handle else {
+            existing[key] = .some(nil)
+            return nil
+        }
+        let index = try repository.reader.withLock { _ throws(StoreError) in try handle.locate(key, hash: handle.keyHash(key)) }
+        existing[key] = .some(index)
+        return index
+    }
+
+    private func hash(_ key: [UInt8]) -> UInt64 { handle?.keyHash(key) ?? 0 }
+
+    // MARK: Reading
+
+    /// The record with `id` as the transaction leaves it, or `nil`.
+    public func get(_ id: Record.ID) throws(StoreError) -> Record? {
+        try checkOpen()
+        let key = ArchiveRepository<Record>.key(id)
+        if let position = positions[key], let change = changes[position] { return change.isDelete ? nil : change.record }
+        guard let index = try existingIndex(key), let handle else { return nil }
+        let (frame, version) = try repository.reader.withLock { _ throws(StoreError) in
+            (try handle.frame(handle.table.entries[index]), handle.state.recordVersion)
+        }
+        return try repository.decode(frame, version: version)
+    }
+
+    /// Whether a record has `id`, as the transaction leaves the store, without decoding it.
+    public func contains(_ id: Record.ID) throws(StoreError) -> Bool {
+        try checkOpen()
+        return try exists(ArchiveRepository<Record>.key(id))
+    }
+
+    private func exists(_ key: [UInt8]) throws(StoreError) -> Bool {
+        if let position = positions[key], let change = changes[position] { return !change.isDelete }
+        return try existingIndex(key) != nil
+    }
+
+    /// The number of records, as the transaction leaves the store.
+    public func count() throws(StoreError) -> Int {
+        try checkOpen()
+        let stored = handle.map { handle in repository.reader.withLock { _ in handle.table.count } } ?? 0
+        return stored + countChange
+    }
+
+    // MARK: Changing
+
+    /// Adds `record`; throws ``StoreError/Code/duplicateID`` if its id is taken.
+    public func add(_ record: Record) throws(StoreError) {
+        try checkOpen()
+        try stagePut(record, payload: try repository.archived(record), requires: .absent)
+    }
+
+    /// Replaces the record with `record`'s id; throws ``StoreError/Code/notFound`` if there is none.
+    public func update(_ record: Record) throws(StoreError) {
+        try checkOpen()
+        try stagePut(record, payload: try repository.archived(record), requires: .present)
+    }
+
+    /// Replaces the record with `record`'s id, or adds `record` if there is none.
+    public func upsert(_ record: Record) throws(StoreError) {
+        try checkOpen()
+        try stagePut(record, payload: try repository.archived(record), requires: .either)
+    }
+
+    /// Removes and returns the record with `id`, or returns `nil` if there is none.
+    @discardableResult
+    public func remove(_ id: Record.ID) throws(StoreError) -> Record? {
+        try checkOpen()
+        guard let record = try get(id) else { return nil }
+        try stageRemoval(of: id)
+        return record
+    }
+
+    /// Stages the removal of the record with `id`, which exists (the caller read it).
+    func stageRemoval(of id: Record.ID) throws(StoreError) {
+        let key = ArchiveRepository<Record>.key(id)
+        try stage(Change(key: key, hash: hash(key), recordID: "\(id)", isDelete: true, record: nil, payload: [],
+                         expiryBits: Double.nan.bitPattern, replacing: nil))
+    }
+
+    /// What a put requires of the id.
+    enum Requirement {
+        case absent, present, either
+    }
+
+    /// Stages a put of `record`, archived as `payload` (the single-record calls archive before they lock).
+    func stagePut(_ record: Record, payload: [UInt8], requires requirement: Requirement) throws(StoreError) {
+        let key = ArchiveRepository<Record>.key(record.id)
+        switch requirement {
+        case .absent:
+            if try exists(key) { throw RepositoryFile<Record>.duplicateID(record.id, path: repository.path) }
+        case .present:
+            guard try exists(key) else {
+                throw StoreError(.notFound, "no record has this id", path: repository.path, recordID: "\(record.id)")
+            }
+        case .either:
+            break
+        }
+        try stage(Change(key: key, hash: hash(key), recordID: "\(record.id)", isDelete: false, record: record, payload: payload,
+                         expiryBits: (ArchiveRepository<Record>.expiry(record) ?? .nan).bitPattern, replacing: nil))
+    }
+
+    /// Stages `change` as the key's last, with what it replaces in the store.
+    private func stage(_ change: Change) throws(StoreError) {
+        var change = change
+        let before = try exists(change.key)
+        change.replacing = try existingIndex(change.key)
+        if let position = positions[change.key] { changes[position] = nil }
+        positions[change.key] = changes.count
+        changes.append(change)
+        countChange += (change.isDelete ? 0 : 1) - (before ? 1 : 0)
+    }
+}
+
+extension ArchiveRepository {
+    /// Runs `body` with a transaction and commits its changes together, in one commit with one sync, when it
+    /// returns; nothing is written when it throws (its error is rethrown as it is) or changes nothing. The
+    /// store (and its directory) is created by a transaction that adds a record.
+    ///
+    /// ```swift
+    /// try repository.write { transaction in
+    ///     try transaction.add(Workout(id: "w3", count: 5))
+    ///     try transaction.remove("w1")
+    /// }
+    /// ```
+    ///
+    /// The writer lock is held while `body` runs: keep it short, and never `await` inside (an app suspended while
+    /// it holds a file lock in a shared container is ended by the system).
+    ///
+    /// Mirrors GRDB's `DatabaseQueue.write(_:)` and Realm's `write(_:)`.
+    @discardableResult
+    public func write<Result>(_ body: (RepositoryTransaction<Record>) throws -> Result) throws -> Result {
+        var thrown: (any Error)?
+        let result: Result?
+        do {
+            result = try withTransaction(createsStore: true) { transaction throws(StoreError) -> Result in
+                do {
+                    return try body(transaction)
+                } catch let error as StoreError {
+                    throw error
+                } catch {
+                    thrown = error
+                    throw StoreError(.invalidArgument, "the transaction's closure threw", path: path)
+                }
+            }
+        } catch {
+            if let thrown { throw thrown }
+            throw error
+        }
+        guard let result else { throw StoreError(.io, "the store's directory could not be created", path: path) }
+        return result
+    }
+}
