@@ -13,6 +13,9 @@ let usage = """
       w2 [n]      n (10000) form records: encode, decode
       w1-memory [n], w2-memory [n]   peak memory of one decode, each implementation
       store [n]   a FormCache store of n (10000) records: get, add, update, remove, in-process
+      store-vs-sqlite [n]   the repository beside SQLite (WAL, synchronous=FULL) on n (10000) records of
+                  ~200 bytes: add, get, update, remove, count, list all, bulk build, p99 of adds
+                  (keyed-bench store-vs-sqlite --help; Benchmarks/store/run.sh runs 10k and 1M)
       w1-codable [n]  W1 through ArchiveEncoder/Decoder vs PropertyListEncoder/Decoder and JSONEncoder/Decoder
       cache [n]   ArchiveCache on n (100000) keys of ~1 KiB, Zipf reads, 10% writes, byte limit at half the
                   working set; against python-diskcache and one NSKeyedArchiver file per key
@@ -78,6 +81,10 @@ do {
                                       byteLimit: args.count == 4 ? Int(args[3]) ?? 0 : 0)
     case "cache": try CacheWorkload.run(arguments: Array(args.dropFirst()), only: only)
     case "store": try StoreWorkload.run(count: n ?? 10_000, rounds: rounds)
+    case "store-vs-sqlite" where args.contains("--help"): print(StoreVsSQLite.usage)
+    case "store-vs-sqlite": try StoreVsSQLite.run(count: n ?? 10_000, rounds: rounds == 7 ? 3 : rounds, arguments: args)
+    case "store-build" where args.count == 4:
+        try StoreVsSQLite.build(engine: args[1], count: Int(args[2]) ?? 0, path: args[3])
     case "raw-profile": try RawWorkload.profile(args.count > 2 ? args[2] : "read", count: n ?? 100_000, repeats: rounds, save: save)
     case "typedstream" where args.count >= 2: try TypedStreamWorkload.run(files: Array(args.dropFirst()), rounds: rounds)
     case "typedstream-synthetic" where args.count == 2 || args.count == 3:

@@ -4,17 +4,18 @@ import TestSupport
 @testable import ArchiveStore
 import ArchivePlatform
 
-/// The three ways a cut-off or failed write used to lock a user out or lose an acknowledged change: a commit
-/// slot cut short by a full disk, a new data directory whose name was never synced, and a synchronous cache
+/// The ways a cut-off or failed write used to lock a user out or lose an acknowledged change: a commit or
+/// its slot cut short by a full disk, a new data directory whose name was never synced, and a synchronous cache
 /// segment whose name was never synced.
 @Suite("Full disks and new directories")
 struct FullDiskAndDirectoryDurabilityTests {
     static let next = SampleRecord(id: "next", name: "next", fields: [:], registeredAt: Date(timeIntervalSince1970: 1),
                                  expiresAt: Date(timeIntervalSince1970: 9_999))
 
-    /// The disk fills while the commit slot is written: part of the slot, then `ENOSPC` on every write. The
-    /// add fails, and every later read and write works with no recovery; `recover` finds no frame to bring back.
-    @Test func aCommitSlotCutShortByAFullDiskLeavesTheOldStoreReadableWithNoRecovery() throws {
+    /// The disk fills while a commit's frames are written: part of them, then `ENOSPC` on every write. The add
+    /// fails, the frames are cut off again (a cut needs no room), and every later read and write works with no
+    /// recovery; `recover` finds nothing to bring back.
+    @Test func aCommitCutShortByAFullDiskLeavesTheOldStoreReadableWithNoRecovery() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("Forms.archive")
         let plain = ArchiveRepository<SampleRecord>(path: path)
@@ -25,12 +26,12 @@ struct FullDiskAndDirectoryDurabilityTests {
         var options = RepositoryOptions()
         options.fileSystem = disk.fileSystem
         let full = ArchiveRepository<SampleRecord>(path: path, options: options)
-        disk.arm(fullAt: 2)   // the add's frames are written whole; its commit slot gets 7 of its 64 bytes
+        disk.arm(fullAt: 1)   // the add's frames get 7 of their bytes
         let error = #expect(throws: StoreError.self) { try full.add(RecordLogFaultTests.new) }
         #expect(error?.code == .io)
         #expect(error?.errno == ENOSPC)
         #expect(disk.filled == path)
-        #expect(disk.writes == 3, "the frames, the slot, and the slot's restoration (refused too)")
+        #expect(disk.writes == 1, "the frames only: nothing is published")
         #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int == size, "the frames are cut off")
         // Every verb reads the store as it was, through a file system that is still full and a plain one.
         for repository in [full, plain] {
@@ -41,36 +42,39 @@ struct FullDiskAndDirectoryDurabilityTests {
         }
         try plain.add(Self.next)
         #expect(try plain.all().map(\.id) == before.map(\.id) + ["next"])
-        // Nothing is left that a recovery could take for the failed add.
-        #expect(throws: StoreError.self) { try plain.recoverDamagedCommit() }
+        let recoverError = #expect(throws: StoreError.self) { try plain.recoverDamagedCommit() }
+        #expect(recoverError?.code == .invalidArgument)
         #expect(try plain.get("new") == nil)
     }
 
-    /// The slot is torn and the disk stays full, but the slot is written again when room comes back: then the
-    /// store has no damaged slot left either.
-    @Test func aCommitSlotCutShortIsRestoredWhenTheRestorationFindsRoom() throws {
+    /// The disk fills at the slot that publishes a commit, after the commit's frames were synced: the commit
+    /// is made (the add returns), a reader that opens the store finds it through the chain, and the next
+    /// commit publishes it with its own. No slot is left damaged.
+    @Test func aSlotCutShortByAFullDiskAfterTheSyncLosesNothing() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("Forms.archive")
         let plain = ArchiveRepository<SampleRecord>(path: path)
         let before = sampleRecords(0..<2)
         for record in before { try plain.add(record) }
-        let writes = Locked(0)
+        let disk = FillingDisk(shortBy: 7)
         var options = RepositoryOptions()
-        options.fileSystem = FileSystem { call, _ in
-            guard call == .write else { return nil }
-            return writes.withLock { count in
-                count += 1
-                return count == 2 ? .shortWrite(7) : nil   // only the slot's write meets the full disk
-            }
-        }
-        let error = #expect(throws: StoreError.self) { try ArchiveRepository<SampleRecord>(path: path, options: options).add(RecordLogFaultTests.new) }
-        #expect(error?.errno == ENOSPC)
+        options.fileSystem = disk.fileSystem
+        let full = ArchiveRepository<SampleRecord>(path: path, options: options)
+        _ = try full.count()
+        disk.arm(fullAt: 2)   // the frames are written whole; the slot gets 7 of its 64 bytes
+        try full.add(RecordLogFaultTests.new)
+        #expect(disk.filled == path)
+        #expect(try full.all() == before + [RecordLogFaultTests.new])
+        let fresh = ArchiveRepository<SampleRecord>(path: path)
+        #expect(try fresh.all() == before + [RecordLogFaultTests.new])
+        disk.arm(fullAt: nil)
+        try full.add(Self.next)
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let prologue = try RecordLog.prologue(Array(bytes[0..<RecordLog.firstFrame]), path: path)
         #expect(prologue.damagedSlot == nil)
-        #expect(prologue.state.liveCount == 2)
+        #expect(prologue.state.liveCount == 4)
         #expect(bytes.count == prologue.state.committed)
-        #expect(try plain.all() == before)
+        #expect(try plain.all() == before + [RecordLogFaultTests.new, Self.next])
         let recoverError = #expect(throws: StoreError.self) { try plain.recoverDamagedCommit() }
         #expect(recoverError?.code == .invalidArgument)
     }

@@ -8,6 +8,7 @@ import TestSupport
     func forms(_ directory: TemporaryDirectory, mergeFrames: Int = 1024) -> ArchiveRepository<SampleRecord> {
         var options = RepositoryOptions()
         options.tuning.mergeFrames = mergeFrames
+        options.tuning.maintainsInBackground = false
         return ArchiveRepository<SampleRecord>(path: directory.file("Forms.archive"), options: options)
     }
 
@@ -35,10 +36,12 @@ import TestSupport
         let repository = forms(b)
         #expect(try repository.all() == sampleRecords(0..<8))
         try b.write(foreignIndex, to: "Forms.archive.index")
-        #expect(try repository.count() == 8)
-        #expect(try repository.all() == sampleRecords(0..<8))
-        #expect(try repository.all().count == repository.count())
-        #expect(try repository.expired(at: Date(timeIntervalSince1970: 3_000)).count == 8)
+        for repository in [repository, forms(b)] {   // the open one, and one that opens the store with that index
+            #expect(try repository.count() == 8)
+            #expect(try repository.all() == sampleRecords(0..<8))
+            #expect(try repository.all().count == repository.count())
+            #expect(try repository.expired(at: Date(timeIntervalSince1970: 3_000)).count == 8)
+        }
     }
 
     /// The same index where its covered length falls inside a frame of this log: the log was reported
@@ -55,7 +58,8 @@ import TestSupport
         #expect(try repository.all().count == 9)
     }
 
-    /// A log whose frames disagree with its own commit's live count is corrupt for `all()` and `expired(at:)`.
+    /// A log whose frames disagree with its own commit's live count is corrupt, for every read, for a
+    /// repository that had it open and for one that opens it.
     @Test func aCommitWhoseLiveCountDisagreesWithTheFramesIsCorrupt() throws {
         let directory = try TemporaryDirectory()
         let repository = forms(directory)
@@ -70,11 +74,15 @@ import TestSupport
         bytes.replaceSubrange(RecordLog.headerSize + RecordLog.slotSize..<RecordLog.headerSize + RecordLog.slotSize + slot.count, with: slot)
         try directory.write(bytes, to: "Forms.archive")
         try? FileManager.default.removeItem(atPath: directory.file("Forms.archive.index"))
-        #expect(try repository.count() == 2)
-        let error = #expect(throws: StoreError.self) { try repository.all() }
-        #expect(error?.code == .corrupt)
-        #expect(error?.reason == "the log holds 3 live records, its commit says 2")
-        let expired = #expect(throws: StoreError.self) { try repository.expired(at: Date(timeIntervalSince1970: 3_000)) }
-        #expect(expired?.code == .corrupt)
+        for repository in [repository, forms(directory)] {
+            let count = #expect(throws: StoreError.self) { try repository.count() }
+            #expect(count?.code == .corrupt)
+            let error = #expect(throws: StoreError.self) { try repository.all() }
+            #expect(error?.code == .corrupt)
+            #expect(error?.reason == "the log's frames are not the ones its commit names (chain, frame count or live records differ)")
+            #expect(error?.offset == state.committed)
+            let expired = #expect(throws: StoreError.self) { try repository.expired(at: Date(timeIntervalSince1970: 3_000)) }
+            #expect(expired?.code == .corrupt)
+        }
     }
 }

@@ -34,8 +34,8 @@ final class StoreHandle {
     let keyHash: KeyHash
     /// The commit the handle has read up to (counts, chain, end); `sequence` is that of the newest slot read.
     private(set) var state: LogState
-    /// The sequence of the newest slot on disk that the handle knows of.
-    private(set) var publishedSequence: UInt64
+    /// The newest slot on disk that the handle knows of (read, or written by it).
+    private(set) var published: LogState
     private(set) var table: LiveTable
     /// The frames the on-disk index covered when the handle last read or wrote it.
     var indexedFrames: Int
@@ -60,7 +60,7 @@ final class StoreHandle {
         self.writable = writable
         self.state = state
         self.counters = counters
-        publishedSequence = state.sequence
+        published = state
         keyHash = KeyHash(generation: state.generation)
         table = LiveTable()
         indexedFrames = 0
@@ -266,7 +266,7 @@ final class StoreHandle {
         state.liveCount = table.count
         state.sequence = slot.sequence
         state.flags = slot.flags
-        publishedSequence = slot.sequence
+        published = slot
     }
 
     /// Takes the whole commits past the handle's commit (they link to it and end with a flagged frame) when
@@ -383,28 +383,34 @@ final class StoreHandle {
         }
         let bytes = try fileSystem.read(fd, count: RecordLog.headerSize + 2 * RecordLog.slotSize, at: 0, path)
         counters.slotReads.add(1)
-        guard bytes.count == RecordLog.headerSize + 2 * RecordLog.slotSize,
+        // The header is checked again too (a few bytes): a file damaged or replaced in place since it was opened
+        // is opened again, and reported then.
+        guard bytes.count == RecordLog.headerSize + 2 * RecordLog.slotSize, RecordLog.isLog(bytes),
+              UInt64(Checksum.crc32(bytes, 0..<24)) == readLittleEndian(bytes, 24, width: 4),
+              readLittleEndian(bytes, 8, width: 4) == format, readLittleEndian(bytes, 16, width: 8) == state.generation,
               let (slot, _) = RecordLog.slots(bytes, generation: state.generation, format: format)
         else { return .stale }
-        if slot.sequence == publishedSequence && slot.flags == state.flags { return .current }
+        if slot == published { return .current }
         if slot.isRetired {
             guard let now = try fileSystem.status(path), now.inode == inode else { return .stale }
         }
-        guard slot.sequence > publishedSequence, slot.committed >= state.committed, slot.recordVersion == state.recordVersion else {
-            return slot.sequence == publishedSequence ? .current : .stale
-        }
+        guard slot.sequence > published.sequence, slot.committed >= state.committed, slot.recordVersion == state.recordVersion
+        else { return .stale }
         if slot.committed > state.committed {
             do {
                 try replayPublished(to: slot)
             } catch where error.code == .corrupt {
                 return .stale
             }
-        } else if slot.committed == state.committed {
-            guard slot.chain == state.chain, slot.liveCount == table.count else { return .stale }
+        } else {
+            // Nothing new past what the handle read (commits it took unpublished, now published, or a mark).
+            guard slot.chain == state.chain, slot.frameCount == state.frameCount, slot.liveCount == table.count,
+                  slot.liveBytes == state.liveBytes
+            else { return .stale }
+            state.sequence = slot.sequence
+            state.flags = slot.flags
+            published = slot
         }
-        state.sequence = slot.sequence
-        state.flags = slot.flags
-        publishedSequence = slot.sequence
         return .current
     }
 
@@ -583,11 +589,11 @@ final class StoreHandle {
         guard try refresh() == .current else { return .stale }
         let size = try Self.fileSize(now, path)
         if size > state.committed {
-            let before = state.committed
             try takeUnpublished(size: size, unpublished: .held)
-            if state.committed > before { try publish() }
             if size > state.committed { try fileSystem.truncate(fd, to: state.committed, path) }
         }
+        // Commits taken past the slot (here, or when the handle was opened) are published before new ones.
+        if state.committed != published.committed || state.isRetired { try publish() }
         return .current
     }
 
@@ -595,12 +601,12 @@ final class StoreHandle {
     /// commits are durable, and found through the chain by whoever reads next.
     func publish(flags: UInt32 = 0) throws(StoreError) {
         var next = state
-        next.sequence = publishedSequence + 1
+        next.sequence = published.sequence &+ 1
         next.flags = flags
         try fileSystem.write(fd, next.serialized(), at: RecordLog.slotOffset(of: next), path)
         state.sequence = next.sequence
         state.flags = flags
-        publishedSequence = next.sequence
+        published = next
     }
 
     /// One commit's frames, built by ``CommitBuilder``.

@@ -161,6 +161,8 @@ struct FileProtectionAndBackupTests {
         options.fileSystem = recorder.fileSystem()
         options.fileProtection = .complete
         options.excludedFromBackup = true
+        options.tuning.mergeFrames = 1   // an index from the first record on, written inside the add
+        options.tuning.maintainsInBackground = false
         try ArchiveRepository<Note>(path: path, options: options).add(Note(id: "n1", text: "hello"))
         let data = directory.file("data")
         #expect(recorder.protection(data) == FileProtection.complete.rawValue)
