@@ -242,7 +242,13 @@ extension ArchiveRepository {
         let background = maintenance.withLock { $0.indexed(generation: state.generation) }
         let tail = state.frameCount - (damaged ? 0 : max(indexed, background))
         let interval = tuning.indexInterval(live: state.liveCount)
-        guard tail >= interval else { return }
+        guard tail >= interval else {
+            // A store too small to need an index: a damaged one is removed rather than checked at every open.
+            if damaged, (try? IndexFile.mayReplace(indexPath, fileSystem: fileSystem)) == true, (try? fileSystem.unlink(indexPath)) != nil {
+                reader.withLock { _ in handle.indexDamaged = false }
+            }
+            return
+        }
         if tuning.maintainsInBackground && tail < 4 * interval {
             startIndexInBackground()
             return

@@ -40,7 +40,7 @@ final class StoreHandle {
     /// The frames the on-disk index covered when the handle last read or wrote it.
     var indexedFrames: Int
     /// Whether the index on disk failed its checks (the next writer replaces it).
-    private(set) var indexDamaged: Bool
+    var indexDamaged: Bool
     /// Format 1 and 2: the prologue as read, to notice any change (such a log is read once, then migrated).
     private var legacyPrologue: [UInt8] = []
     /// Counters the repository reports (``RepositoryStatistics``).
