@@ -325,3 +325,42 @@ enum StoreVsSQLite {
         return Int(info.st_blocks) * 512
     }
 }
+
+/// `keyed-bench store-profile encode|decode|get|list <n> [--rounds k]`: fixed work on BenchRecord for callgrind
+/// (Benchmarks/callgrind.sh) and quick timing: one record's archive encoded or decoded n times, n gets, or
+/// the list of a store of n records.
+enum StoreProfile {
+    static func run(_ what: String, count: Int, rounds: Int) throws {
+        let record = BenchRecord.make(42)
+        let registry = ClassRegistry([BenchRecord.self])
+        let archive: [UInt8] = try KeyedArchiver.archivedData(withRootObject: record)
+        switch what {
+        case "encode":
+            let ms = try timeMS { for _ in 0..<count { blackHole(try KeyedArchiver.archivedData(withRootObject: record) as [UInt8]) } }
+            print(String(format: "encode: %.3f us per record (%d bytes)", ms * 1_000 / Double(count), archive.count))
+        case "decode":
+            let ms = try timeMS {
+                for _ in 0..<count {
+                    blackHole(try KeyedUnarchiver.unarchivedObject(ofType: BenchRecord.self, from: archive, registry: registry,
+                                                                   requiresSecureCoding: false))
+                }
+            }
+            print(String(format: "decode: %.3f us per record (%d bytes)", ms * 1_000 / Double(count), archive.count))
+        default:
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-profile-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let repository = ArchiveRepository<BenchRecord>(path: directory + "/Records.archive")
+            try repository.add(contentsOf: (0..<count).lazy.map { BenchRecord.make($0) })
+            let ids = (0..<count).map { BenchRecord.make($0).id }
+            for _ in 0..<rounds {
+                if what == "get" {
+                    let ms = try timeMS { for id in ids { blackHole(try repository.get(id)) } }
+                    print(String(format: "get: %.3f us per record", ms * 1_000 / Double(count)))
+                } else {
+                    let ms = try timeMS { try repository.forEach { blackHole($0) } }
+                    print(String(format: "list: %.3f us per record", ms * 1_000 / Double(count)))
+                }
+            }
+        }
+    }
+}

@@ -83,6 +83,8 @@ do {
     case "store": try StoreWorkload.run(count: n ?? 10_000, rounds: rounds)
     case "store-vs-sqlite" where args.contains("--help"): print(StoreVsSQLite.usage)
     case "store-vs-sqlite": try StoreVsSQLite.run(count: n ?? 10_000, rounds: rounds == 7 ? 3 : rounds, arguments: args)
+    case "store-profile" where args.count >= 2:
+        try StoreProfile.run(args[1], count: args.count > 2 ? Int(args[2]) ?? 100_000 : 100_000, rounds: rounds == 7 ? 1 : rounds)
     case "store-build" where args.count == 4:
         try StoreVsSQLite.build(engine: args[1], count: Int(args[2]) ?? 0, path: args[3])
     case "raw-profile": try RawWorkload.profile(args.count > 2 ? args[2] : "read", count: n ?? 100_000, repeats: rounds, save: save)

@@ -119,7 +119,7 @@ extension StoreHandle {
             apply(header, Array(bytes[at..<at + header.length]))
         }
         guard trusted.offset == slot.committed, !trusted.stoppedEarly else {
-            throw StoreError(.corrupt, "a frame before the last good commit is damaged", path: path, offset: trusted.offset)
+            throw StoreError(.corrupt, "before the last good commit, " + trusted.reason, path: path, offset: trusted.offset)
         }
         var offset = slot.committed
         var chain = trusted.chain

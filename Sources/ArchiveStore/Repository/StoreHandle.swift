@@ -251,7 +251,7 @@ final class StoreHandle {
             try apply(header, offset: offset, bytes: bytes, at: at)
         }
         guard end.offset == slot.committed, !end.stoppedEarly else {
-            throw StoreError(.corrupt, "a committed frame is damaged or does not follow the one before it", path: path, offset: end.offset)
+            throw StoreError(.corrupt, end.stoppedEarly ? end.reason : "a frame runs past the committed length", path: path, offset: end.offset)
         }
         table.compactIfSparse()
         state.committed = end.offset
@@ -337,7 +337,7 @@ final class StoreHandle {
         }
         table.compactIfSparse()
         guard end.offset == slot.committed, !end.stoppedEarly else {
-            throw StoreError(.corrupt, "a committed frame is damaged", path: path, offset: end.offset)
+            throw StoreError(.corrupt, end.stoppedEarly ? end.reason : "a frame runs past the committed length", path: path, offset: end.offset)
         }
         guard end.frames == slot.frameCount else {
             throw StoreError(.corrupt, "the log holds \(end.frames) frames, its commit says \(slot.frameCount)", path: path,
@@ -422,8 +422,14 @@ final class StoreHandle {
         var offset: Int
         var chain: UInt32
         var frames: Int
+        /// Why a frame that does not belong stopped the walk before `end`; `nil` when it reached `end`.
+        var problem: String?
+
         /// Whether a frame that does not belong (damaged, torn, not linked, cut off) stopped the walk before `end`.
-        var stoppedEarly: Bool
+        var stoppedEarly: Bool { problem != nil }
+
+        /// The problem as an error's reason.
+        var reason: String { "a frame " + (problem ?? "is damaged") }
     }
 
     /// Reads the frames from `start` up to `end` in chunks, each matching its checksum and, in a chained log,
@@ -437,24 +443,26 @@ final class StoreHandle {
         var frames = 0
         while position < end {
             let buffer = try fileSystem.read(fd, count: min(chunk, end - position), at: position, path)
-            guard !buffer.isEmpty else { return WalkEnd(offset: position, chain: chain, frames: frames, stoppedEarly: true) }
+            guard !buffer.isEmpty else { return WalkEnd(offset: position, chain: chain, frames: frames, problem: "is cut off by the end of the file") }
             var i = 0
             while i < buffer.count {
                 let available = end - position - i
                 if buffer.count - i < FrameHeader.size {
                     if i > 0 && available >= FrameHeader.size { break }   // refill from this frame
-                    return WalkEnd(offset: position + i, chain: chain, frames: frames, stoppedEarly: true)
+                    return WalkEnd(offset: position + i, chain: chain, frames: frames, problem: "is cut off by the end of the file")
                 }
                 guard let header = try? FrameHeader(buffer, at: i, available: available, fileOffset: position + i, path: path,
-                                                    chained: isChained),
-                      !isChained || header.link == chain
-                else { return WalkEnd(offset: position + i, chain: chain, frames: frames, stoppedEarly: true) }
+                                                    chained: isChained)
+                else { return WalkEnd(offset: position + i, chain: chain, frames: frames, problem: "has an impossible header") }
+                guard !isChained || header.link == chain else {
+                    return WalkEnd(offset: position + i, chain: chain, frames: frames, problem: "does not link to the one before it")
+                }
                 if i + header.length > buffer.count {
                     if i > 0 { break }   // refill from this frame
                     // A frame larger than a chunk: read it alone.
                     let whole = try fileSystem.read(fd, count: header.length, at: position, path)
                     guard whole.count == header.length, header.verify(whole, at: 0) else {
-                        return WalkEnd(offset: position, chain: chain, frames: frames, stoppedEarly: true)
+                        return WalkEnd(offset: position, chain: chain, frames: frames, problem: "fails its checksum")
                     }
                     try body(header, position, whole, 0)
                     chain = LogState.chain(chain, after: header.checksum)
@@ -463,7 +471,7 @@ final class StoreHandle {
                     break
                 }
                 guard header.verify(buffer, at: i) else {
-                    return WalkEnd(offset: position + i, chain: chain, frames: frames, stoppedEarly: true)
+                    return WalkEnd(offset: position + i, chain: chain, frames: frames, problem: "fails its checksum")
                 }
                 try body(header, position + i, buffer, i)
                 chain = LogState.chain(chain, after: header.checksum)
@@ -472,7 +480,7 @@ final class StoreHandle {
             }
             position += i
         }
-        return WalkEnd(offset: position, chain: chain, frames: frames, stoppedEarly: false)
+        return WalkEnd(offset: position, chain: chain, frames: frames, problem: nil)
     }
 
     /// Applies one committed frame to the table and the live counts.

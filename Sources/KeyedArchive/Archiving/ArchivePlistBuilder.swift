@@ -20,7 +20,7 @@ struct ArchivePlistBuilder {
     private(set) var nodes: [Node] = []
     private var scalarBytes = BinaryPlistBuffer()
     private var pool: [Int32] = []
-    private var strings = StringTable(capacity: 1024)
+    private var strings = StringTable(capacity: 16)
     private var integers = RecentIntegerCache()
     private var unsigned: [UInt64: Int32] = [:]
     private var reals = RecentIntegerCache()
@@ -32,7 +32,7 @@ struct ArchivePlistBuilder {
     private var otherUIDs: [UInt64: Int32] = [:]
 
     init() {
-        nodes.reserveCapacity(1024)
+        nodes.reserveCapacity(32)
     }
 
     private mutating func appendScalar(_ write: (inout BinaryPlistBuffer) -> Void) -> Int32 {

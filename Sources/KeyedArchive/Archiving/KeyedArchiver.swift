@@ -45,7 +45,7 @@ public final class KeyedArchiver {
         var frameStart: Int = 0
         var unkeyedCount: Int = 0
         var depth: Int = 0
-        var identities = IdentityTable(capacity: 1024)
+        var identities = IdentityTable(capacity: 16)
         /// Per archived type: see ``TypeInfo``.
         var typeInfo = TypeInfoTable()
         /// Per type slot, the keys written at each field position with their nodes: objects of one type write

@@ -11,11 +11,17 @@ struct RecentIntegerCache {
     }
 
     private var slots: [Slot]
-    private let mask: Int
+    private var mask: Int
+    /// The size the cache grows to as values are inserted (it starts small, so that a small archive does not
+    /// pay for clearing a large one).
+    private let largest: Int
+    private var inserted = 0
 
     init(size: Int = 8192) {
-        slots = Array(repeating: Slot(key: 0, value: -1), count: size)
-        mask = size - 1
+        largest = size
+        let initial = min(size, 64)
+        slots = Array(repeating: Slot(key: 0, value: -1), count: initial)
+        mask = initial - 1
     }
 
     @inline(__always)
@@ -35,6 +41,16 @@ struct RecentIntegerCache {
 
     @inline(__always)
     mutating func insert(_ key: UInt64, _ value: Int32) {
+        inserted += 1
+        if inserted > slots.count / 2 && slots.count < largest { grow() }
         slots[slot(key)] = Slot(key: key, value: value)
+    }
+
+    /// Doubles the cache, keeping what it holds.
+    private mutating func grow() {
+        let old = slots
+        slots = Array(repeating: Slot(key: 0, value: -1), count: old.count * 2)
+        mask = slots.count - 1
+        for entry in old where entry.value >= 0 { slots[slot(entry.key)] = entry }
     }
 }
