@@ -352,6 +352,11 @@ enum StoreProfile {
             let repository = ArchiveRepository<BenchRecord>(path: directory + "/Records.archive")
             try repository.add(contentsOf: (0..<count).lazy.map { BenchRecord.make($0) })
             let ids = (0..<count).map { BenchRecord.make($0).id }
+            if what == "add" {
+                let ms = try timeMS { for i in 0..<count { try repository.add(BenchRecord.make(i, prefix: "added")) } }
+                print(String(format: "add: %.3f us per record", ms * 1_000 / Double(count)))
+                return
+            }
             for _ in 0..<rounds {
                 if what == "get" {
                     let ms = try timeMS { for id in ids { blackHole(try repository.get(id)) } }

@@ -62,3 +62,21 @@ package struct FileTime: Hashable, Sendable, Comparable {
 
     package static func < (a: FileTime, b: FileTime) -> Bool { (a.seconds, a.nanoseconds) < (b.seconds, b.nanoseconds) }
 }
+
+/// Which file a path names and how large it is: the part of ``FileStatus`` that can be read without the file's
+/// times (see ``Kernel/identity(atPath:)``).
+package struct FileIdentity: Hashable, Sendable {
+    package var kind: FileStatus.Kind
+    package var inode: UInt64
+    package var size: Int64
+    package var linkCount: UInt64
+
+    package init(kind: FileStatus.Kind, inode: UInt64, size: Int64, linkCount: UInt64) {
+        self.kind = kind
+        self.inode = inode
+        self.size = size
+        self.linkCount = linkCount
+    }
+
+    package var isRegularFile: Bool { kind == .regular }
+}

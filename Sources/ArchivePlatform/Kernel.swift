@@ -23,6 +23,18 @@ package enum Kernel {
         throw error
     }
 
+    /// Which file is at `path` (its kind, inode, size and link count; a link is not followed), without asking
+    /// for its times (see `system_identity`: on Linux, asking for them costs a writer a journal commit at
+    /// its file's next sync); `nil` when nothing is there.
+    package static func identity(atPath path: String) throws(Errno) -> FileIdentity? {
+        if let identity = system_identity(path) {
+            return FileIdentity(kind: identity.kind, inode: identity.inode, size: identity.size, linkCount: identity.linkCount)
+        }
+        let error = Errno.current
+        if error == .noSuchFile { return nil }
+        throw error
+    }
+
     /// `chmod(2)`.
     package static func setPermissions(atPath path: String, _ permissions: UInt32) throws(Errno) {
         guard system_chmod(path, permissions) == 0 else { throw .current }

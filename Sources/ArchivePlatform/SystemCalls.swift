@@ -86,6 +86,49 @@ private func mode(_ permissions: UInt32) -> mode_t { mode_t(truncatingIfNeeded: 
 func system_stat(_ path: UnsafePointer<CChar>) -> FileStatus? { status { stat(path, &$0) } }
 /// `lstat(2)`.
 func system_lstat(_ path: UnsafePointer<CChar>) -> FileStatus? { status { lstat(path, &$0) } }
+/// What ``system_identity(_:)`` gives: the fields of a file that say which file it is and how large.
+struct SystemIdentity {
+    var kind: FileStatus.Kind
+    var inode: UInt64
+    var size: Int64
+    var linkCount: UInt64
+}
+
+/// Which file is at `path` (not following a link), without asking for its times: on Linux `statx(2)` with a
+/// mask of the type, inode, size and link count. Asking for a file's times (as `stat(2)` does) makes the
+/// kernel (Linux 6.13 and later, multigrain timestamps) give its next change a fine-grained time, and a file
+/// whose time changed needs a journal commit at its next `fsync`: a writer that checks its file before each
+/// commit would pay one per commit. `nil` with `errno` when the call fails; where `statx` is missing (Musl
+/// before 1.2.5, old kernels) or on other systems, `lstat(2)`.
+func system_identity(_ path: UnsafePointer<CChar>) -> SystemIdentity? {
+    #if os(Linux)
+    if let statx = statxFunction {
+        return withUnsafeTemporaryAllocation(byteCount: 256, alignment: 8) { buffer -> SystemIdentity? in
+            // STATX_TYPE | STATX_MODE | STATX_NLINK | STATX_INO | STATX_SIZE; AT_SYMLINK_NOFOLLOW.
+            guard let base = buffer.baseAddress, statx(AT_FDCWD, path, 0x100, 0x1 | 0x2 | 0x4 | 0x100 | 0x200, base) == 0 else {
+                return nil
+            }
+            // struct statx (linux/stat.h, a stable kernel interface): stx_nlink u32 at 16, stx_mode u16 at 28,
+            // stx_ino u64 at 32, stx_size u64 at 40.
+            let mode = mode_t(buffer.load(fromByteOffset: 28, as: UInt16.self))
+            return SystemIdentity(kind: FileStatus.kind(ofMode: mode), inode: buffer.load(fromByteOffset: 32, as: UInt64.self),
+                                  size: Int64(bitPattern: buffer.load(fromByteOffset: 40, as: UInt64.self)),
+                                  linkCount: UInt64(buffer.load(fromByteOffset: 16, as: UInt32.self)))
+        }
+    }
+    #endif
+    guard let info = system_lstat(path) else { return nil }
+    return SystemIdentity(kind: info.kind, inode: info.inode, size: info.size, linkCount: info.linkCount)
+}
+
+#if os(Linux)
+/// `statx(2)` from the C library, looked up once (`nil` where it has none).
+private let statxFunction: (@convention(c) (CInt, UnsafePointer<CChar>, CInt, UInt32, UnsafeMutableRawPointer) -> CInt)? = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "statx") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (CInt, UnsafePointer<CChar>, CInt, UInt32, UnsafeMutableRawPointer) -> CInt).self)
+}()
+#endif
+
 /// `chmod(2)`.
 func system_chmod(_ path: UnsafePointer<CChar>, _ permissions: UInt32) -> CInt { chmod(path, mode(permissions)) }
 /// `rename(2)`.
@@ -275,19 +318,23 @@ private func status(_ call: (inout stat) -> CInt) -> FileStatus? {
 }
 
 extension FileStatus {
+    /// The kind of file that the `S_IFMT` bits of `mode` name.
+    fileprivate static func kind(ofMode mode: mode_t) -> Kind {
+        switch mode & S_IFMT {
+        case S_IFREG: return .regular
+        case S_IFDIR: return .directory
+        case S_IFLNK: return .symbolicLink
+        case S_IFIFO: return .fifo
+        case S_IFCHR: return .characterDevice
+        case S_IFBLK: return .blockDevice
+        case S_IFSOCK: return .socket
+        default: return .unknown
+        }
+    }
+
     /// The fields of a `stat` the package uses, in types of the same width on every platform.
     fileprivate init(_ info: stat) {
-        let kind: Kind
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: kind = .regular
-        case S_IFDIR: kind = .directory
-        case S_IFLNK: kind = .symbolicLink
-        case S_IFIFO: kind = .fifo
-        case S_IFCHR: kind = .characterDevice
-        case S_IFBLK: kind = .blockDevice
-        case S_IFSOCK: kind = .socket
-        default: kind = .unknown
-        }
+        let kind = Self.kind(ofMode: info.st_mode)
         #if canImport(Darwin)
         let modified = info.st_mtimespec
         let changed = info.st_ctimespec

@@ -59,6 +59,10 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// Index writing that runs away from the callers (see ``StoreTuning/maintainsInBackground``).
     let maintenance = Locked(MaintenanceState())
     let counters = StoreCounters()
+    /// The classes a record decodes with (built once: a registry is a dictionary of names).
+    let registry: ClassRegistry
+    /// The same, for records archived at an older version, read through the record's migration.
+    let migrationRegistry: ClassRegistry
 
     /// What the writers of this object keep between commits.
     struct WriterState {
@@ -79,6 +83,8 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         self.options = options
         fileSystem = options.fileSystem.creating(NewItemAttributes(protection: options.fileProtection,
                                                                    excludedFromBackup: options.excludedFromBackup))
+        registry = RepositoryFile<Record>.registry
+        migrationRegistry = MigratedRecord<Record>.registry
     }
 
     /// The platform's data directory for an application or store named `name`: `~/Library/Application
@@ -255,8 +261,8 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
                 return .record(try RepositoryFile<Record>.decode(bytes, path: path).records.first { Self.key($0.id) == key })
             case .log(let handle):
                 try checkVersion(handle.state.recordVersion)
-                guard let entry = try handle.entry(for: key) else { return .none }
-                return .frame(try handle.frame(entry), handle.state.recordVersion)
+                guard let frame = try handle.liveFrame(for: key) else { return .none }
+                return .frame(frame, handle.state.recordVersion)
             }
         }
         switch found {
@@ -365,7 +371,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         guard options.verifiesRecords else { return bytes }
         let readBack: Record?
         do {
-            readBack = try KeyedUnarchiver.unarchivedObject(ofType: Record.self, from: bytes, registry: RepositoryFile<Record>.registry,
+            readBack = try KeyedUnarchiver.unarchivedObject(ofType: Record.self, from: bytes, registry: registry,
                                                             requiresSecureCoding: false)
         } catch {
             throw StoreError(.invalidArgument, "the record would not read back, so nothing was written: \(error)", path: path,
@@ -384,11 +390,11 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         do {
             if version == Record.archiveFormatVersion {
                 record = try KeyedUnarchiver.unarchivedObject(ofType: Record.self, from: frame.payload,
-                                                              registry: RepositoryFile<Record>.registry, requiresSecureCoding: false)
+                                                              registry: registry, requiresSecureCoding: false)
             } else {
                 record = try RecordMigration.$version.withValue(version) {
                     try KeyedUnarchiver.unarchivedObject(ofType: MigratedRecord<Record>.self, from: frame.payload,
-                                                         registry: MigratedRecord<Record>.registry,
+                                                         registry: migrationRegistry,
                                                          requiresSecureCoding: false)?.record
                 }
             }

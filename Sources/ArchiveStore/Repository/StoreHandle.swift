@@ -41,6 +41,12 @@ final class StoreHandle {
     var indexedFrames: Int
     /// Whether the index on disk failed its checks (the next writer replaces it).
     var indexDamaged: Bool
+    /// The header and slots as the last ``refresh()`` that found the handle current read them.
+    private var lastSlots: [UInt8] = []
+    /// The writer's view of the file's size: the log is kept written with zeros past its last commit, a chunk
+    /// at a time, so that a commit overwrites blocks the file already has and its sync need not change the
+    /// file's size (see ``appendAndSync(_:)``). Only writers, under the writer lock, touch it.
+    private var allocatedEnd = 0
     /// Format 1 and 2: the prologue as read, to notice any change (such a log is read once, then migrated).
     private var legacyPrologue: [UInt8] = []
     /// Counters the repository reports (``RepositoryStatistics``).
@@ -274,6 +280,13 @@ final class StoreHandle {
     /// that do not belong are left (the next writer cuts them off), unless intact commits follow them through
     /// their chain, which proves that they were committed: then ``StoreError/Code/damagedCommit``.
     private func takeUnpublished(size: Int, unpublished: Unpublished) throws(StoreError) {
+        // Usually zeros written ahead: nothing to take, and no lock to ask for.
+        guard size - state.committed >= FrameHeader.size,
+              let prefix = try? fileSystem.read(fd, count: FrameHeader.size, at: state.committed, path),
+              let first = try? FrameHeader(prefix, at: 0, available: size - state.committed, fileOffset: state.committed, path: path,
+                                           chained: true),
+              first.link == state.chain
+        else { return }
         let taken = try unpublished.withWriterLock { () throws(StoreError) in
             let start = state.committed
             var commitEnd = start
@@ -383,6 +396,7 @@ final class StoreHandle {
         }
         let bytes = try fileSystem.read(fd, count: RecordLog.headerSize + 2 * RecordLog.slotSize, at: 0, path)
         counters.slotReads.add(1)
+        if bytes == lastSlots { return .current }   // not a byte changed since the last check that found it current
         // The header is checked again too (a few bytes): a file damaged or replaced in place since it was opened
         // is opened again, and reported then.
         guard bytes.count == RecordLog.headerSize + 2 * RecordLog.slotSize, RecordLog.isLog(bytes),
@@ -390,7 +404,10 @@ final class StoreHandle {
               readLittleEndian(bytes, 8, width: 4) == format, readLittleEndian(bytes, 16, width: 8) == state.generation,
               let (slot, _) = RecordLog.slots(bytes, generation: state.generation, format: format)
         else { return .stale }
-        if slot == published { return .current }
+        if slot == published {
+            lastSlots = bytes
+            return .current
+        }
         if slot.isRetired {
             guard let now = try fileSystem.status(path), now.inode == inode else { return .stale }
         }
@@ -411,6 +428,7 @@ final class StoreHandle {
             state.flags = slot.flags
             published = slot
         }
+        lastSlots = bytes
         return .current
     }
 
@@ -528,6 +546,19 @@ final class StoreHandle {
         try locate(key, hash: keyHash(key)).map { table.entries[$0] }
     }
 
+    /// The frame of the live record filed under `key`, or `nil`: each entry with its hash is read whole (one
+    /// read) and verified, and its key compared.
+    func liveFrame(for key: [UInt8]) throws(StoreError) -> LogFrame? {
+        var found: LogFrame?
+        _ = try table.firstIndex(hash: keyHash(key)) { index throws(StoreError) -> Bool in
+            let frame = try frame(table.entries[index])
+            guard frame.key == key else { return false }
+            found = frame
+            return true
+        }
+        return found
+    }
+
     /// The whole frame of `entry`, verified.
     func frame(_ entry: LiveEntry) throws(StoreError) -> LogFrame {
         let bytes = try fileSystem.read(fd, count: entry.length, at: entry.offset, path)
@@ -593,13 +624,17 @@ final class StoreHandle {
     /// `.stale`: open the path again.
     func prepareForWriting() throws(StoreError) -> Freshness {
         guard isChained, writable else { return .stale }
-        guard let now = try fileSystem.status(path), now.inode == inode, now.isRegularFile else { return .stale }
+        // The file at the path, without its times (see `Kernel.identity(atPath:)`: asking for them would cost
+        // this commit's sync a journal commit).
+        guard let now = try fileSystem.identity(path), now.inode == inode, now.isRegularFile else { return .stale }
         guard try refresh() == .current else { return .stale }
-        let size = try Self.fileSize(now, path)
-        if size > state.committed {
-            try takeUnpublished(size: size, unpublished: .held)
-            if size > state.committed { try fileSystem.truncate(fd, to: state.committed, path) }
+        guard let size = Int(exactly: now.size) else {
+            throw StoreError(.corrupt, "the file (\(now.size) bytes) is too large for this platform", path: path)
         }
+        if size > state.committed { try takeUnpublished(size: size, unpublished: .held) }
+        // What lies past the last commit (zeros written ahead, or frames of a commit that failed) is written
+        // over by the next commit; the chain keeps any of it from being read as part of the log.
+        allocatedEnd = size
         // Commits taken past the slot (here, or when the handle was opened) are published before new ones.
         if state.committed != published.committed || state.isRetired { try publish() }
         return .current
@@ -636,17 +671,21 @@ final class StoreHandle {
     ///   ``StoreError/Code/durabilityUnknown`` when a failed sync's frames could not be cut off.
     func appendAndSync(_ commit: Commit) throws(StoreError) {
         guard !commit.bytes.isEmpty else { return }
+        let end = commit.start + commit.writtenAhead + commit.bytes.count
         do throws(StoreError) {
             try fileSystem.write(fd, commit.bytes, at: commit.start + commit.writtenAhead, path)
             counters.bytesWritten.add(commit.bytes.count)
         } catch {
+            allocatedEnd = commit.start
             _ = try? fileSystem.truncate(fd, to: commit.start, path)
             throw error
         }
+        if end > allocatedEnd { extend(past: end) }
         do throws(StoreError) {
             try fileSystem.sync(fd, path)
             counters.syncs.add(1)
         } catch {
+            allocatedEnd = commit.start
             do throws(StoreError) {
                 try fileSystem.truncate(fd, to: commit.start, path)
             } catch {
@@ -654,6 +693,23 @@ final class StoreHandle {
                                  path: path, errno: error.errno)
             }
             throw error
+        }
+    }
+
+    /// Writes zeros past `end` (a commit's last byte), an eighth of the log at a time (from 64 KiB to 8 MiB),
+    /// synced with the commit: later commits then overwrite blocks the file has, and their syncs need not
+    /// change its size, as SQLite's write-ahead log is reused. Without room for it, the file is left as it is.
+    private func extend(past end: Int) {
+        let chunk = min(max(end / 8, 64 << 10), 8 << 20)
+        let target = (end + chunk + 4095) & ~4095
+        let start = max(end, allocatedEnd)
+        guard target > start else { return }
+        do throws(StoreError) {
+            try fileSystem.write(fd, [UInt8](repeating: 0, count: target - start), at: start, path)
+            allocatedEnd = target
+        } catch {
+            _ = try? fileSystem.truncate(fd, to: end, path)
+            allocatedEnd = end
         }
     }
 

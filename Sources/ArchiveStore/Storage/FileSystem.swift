@@ -315,6 +315,13 @@ package struct FileSystem: Sendable {
         do { return try Kernel.status(atPath: path) } catch { throw failure("lstat", path, error) }
     }
 
+    /// Which file is at `path` (``Kernel/identity(atPath:)``: not following a link, without its times); `nil`
+    /// when nothing is there. A fault plan sees it as a `status` call.
+    package func identity(_ path: String) throws(StoreError) -> FileIdentity? {
+        _ = try injected(.status, path)
+        do { return try Kernel.identity(atPath: path) } catch { throw failure("statx", path, error) }
+    }
+
     /// `stat(2)`, following links; `nil` when nothing is there.
     package func status(_ path: String) throws(StoreError) -> FileStatus? {
         _ = try injected(.status, path)
