@@ -73,6 +73,17 @@ extension FileDescriptor {
         _ = try Self.retryingInterrupts { system_fsync(rawValue) }
     }
 
+    /// Flushes a file's data, and the metadata needed to read it back (its size, its blocks), to stable
+    /// storage: ``sync()`` without the file's times. On Apple platforms the same `F_FULLFSYNC` as ``sync()``;
+    /// on Linux `fdatasync(2)`, as SQLite syncs its write-ahead log. Mirrors `fdatasync(2)`.
+    package func syncData() throws(Errno) {
+        #if os(Linux)
+        _ = try Self.retryingInterrupts { system_fdatasync(rawValue) }
+        #else
+        try sync()
+        #endif
+    }
+
     /// `ftruncate(2)`.
     package func truncate(to size: Int) throws(Errno) {
         let length = try Self.fileOffset(size)

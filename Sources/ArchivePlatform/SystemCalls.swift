@@ -179,6 +179,15 @@ func system_pwrite(_ fd: CInt, _ buffer: UnsafeRawBufferPointer, _ offset: COffs
 }
 /// `fsync(2)`.
 func system_fsync(_ fd: CInt) -> CInt { fsync(fd) }
+/// `fdatasync(2)` where there is one (Linux): the data and the metadata needed to read it back (the size), not
+/// the times; `fsync(2)` elsewhere.
+func system_fdatasync(_ fd: CInt) -> CInt {
+    #if os(Linux)
+    fdatasync(fd)
+    #else
+    fsync(fd)
+    #endif
+}
 /// `fcntl(F_FULLFSYNC)` on Apple platforms, where `fsync(2)` leaves the data in the drive's cache; `nil` where
 /// there is no such request (everywhere else, whose `fsync` flushes the drive's cache too).
 func system_fullfsync(_ fd: CInt) -> CInt? {

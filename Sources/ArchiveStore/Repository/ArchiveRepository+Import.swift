@@ -67,9 +67,9 @@ extension ArchiveRepository {
         var added = LiveTable()
         var read = 0
         do throws(StoreError) {
-            for record in records {
+            var batches = archivedBatches(records)
+            while let (record, payload) = try batches.next() {
                 read += 1
-                let payload = try archived(record)
                 let key = Self.key(record.id)
                 let hash = handle.keyHash(key)
                 var taken = try reader.withLock { _ throws(StoreError) in try handle.locate(key, hash: hash) } != nil
@@ -131,9 +131,9 @@ extension ArchiveRepository {
         var builder = try LogBuilder(path: path, fileSystem: fileSystem, recordVersion: Record.archiveFormatVersion)
         do throws(StoreError) {
             var read = 0
-            for record in records {
+            var batches = archivedBatches(records)
+            while let (record, payload) = try batches.next() {
                 read += 1
-                let payload = try archived(record)
                 let key = Self.key(record.id)
                 if try builder.holds(key) {
                     guard skippingExisting else { throw RepositoryFile<Record>.duplicateID(record.id, path: path) }
@@ -157,5 +157,40 @@ extension ArchiveRepository {
         try installBuilt(&builder, replacing: nil)
         counters.commits.add(1)
         return added
+    }
+
+    /// The records of `records` with their archives, read in order a batch at a time and archived across the
+    /// cores (``archiveAll(_:)``): a lazy sequence of pairs, one batch in memory at a time.
+    private func archivedBatches<Records: Sequence>(_ records: Records) -> ArchivedBatches<Records>
+        where Records.Element == Record
+    {
+        ArchivedBatches(records: records.makeIterator(), archive: { [self] batch throws(StoreError) in try archiveAll(batch) })
+    }
+}
+
+/// Records and their archives, a batch at a time (see `ArchiveRepository.archivedBatches(_:)`), iterated once
+/// with `next()`, which throws the first error of a batch.
+private struct ArchivedBatches<Records: Sequence> {
+    var records: Records.Iterator
+    let archive: ([Records.Element]) throws(StoreError) -> [[UInt8]]
+    private var batch: [Records.Element] = []
+    private var archives: [[UInt8]] = []
+    private var position = 0
+
+    init(records: Records.Iterator, archive: @escaping ([Records.Element]) throws(StoreError) -> [[UInt8]]) {
+        self.records = records
+        self.archive = archive
+    }
+
+    mutating func next() throws(StoreError) -> (Records.Element, [UInt8])? {
+        if position == batch.count {
+            batch.removeAll(keepingCapacity: true)
+            while batch.count < 512, let record = records.next() { batch.append(record) }
+            guard !batch.isEmpty else { return nil }
+            archives = try archive(batch)
+            position = 0
+        }
+        defer { position += 1 }
+        return (batch[position], archives[position])
     }
 }

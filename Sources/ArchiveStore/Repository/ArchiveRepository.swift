@@ -210,9 +210,10 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         return records
     }
 
-    /// Calls `body` with every record, in the order of their last write, holding one record in memory at a
-    /// time. Every frame read is checked; damage stops the walk with ``StoreError/Code/corrupt``. Stop early
-    /// by throwing.
+    /// Calls `body` with every record, in the order of their last write, on the calling thread. Records are
+    /// read and decoded a batch of a few hundred at a time (a large store's batches decoded across the
+    /// processor's cores), so memory holds one batch, not the store. Every frame read is checked; damage stops
+    /// the walk with ``StoreError/Code/corrupt``. Stop early by throwing.
     public func forEach(_ body: (Record) throws(StoreError) -> Void) throws(StoreError) {
         try forEachLive(where: nil, body)
     }
@@ -241,7 +242,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
                 }
             }
         case .frames(let handle, let entries, let version):
-            try handle.forEachFrame(entries) { frame throws(StoreError) in try body(try decode(frame, version: version)) }
+            try forEachRecord(of: handle, entries, version: version, body)
         }
     }
 

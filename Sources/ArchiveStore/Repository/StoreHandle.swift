@@ -682,7 +682,7 @@ final class StoreHandle {
         }
         if end > allocatedEnd { extend(past: end) }
         do throws(StoreError) {
-            try fileSystem.sync(fd, path)
+            try fileSystem.syncData(fd, path)
             counters.syncs.add(1)
         } catch {
             allocatedEnd = commit.start

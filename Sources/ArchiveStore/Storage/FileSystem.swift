@@ -289,6 +289,14 @@ package struct FileSystem: Sendable {
         observer?.observe(.sync(fd: fd, path: path))
     }
 
+    /// Flushes the file's data and size to stable storage, not its times (`fdatasync` on Linux, `F_FULLFSYNC` on
+    /// Apple platforms; see `FileDescriptor.syncData()`). A fault plan and an observer see it as a sync.
+    package func syncData(_ fd: FileDescriptor, _ path: String) throws(StoreError) {
+        _ = try injected(.sync, path)
+        do { try fd.syncData() } catch { throw failure("fdatasync", path, error) }
+        observer?.observe(.sync(fd: fd, path: path))
+    }
+
     /// `ftruncate(2)`.
     package func truncate(_ fd: FileDescriptor, to size: Int, _ path: String) throws(StoreError) {
         _ = try injected(.truncate, path)

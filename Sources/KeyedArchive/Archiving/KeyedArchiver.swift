@@ -56,9 +56,9 @@ public final class KeyedArchiver {
         /// Per plist string node, the UID of its bare `NSString` object (-1 when it has none).
         var stringUIDs: [Int32] = []
         /// Per ``StandardKey``, its key node (-1 until first written).
-        var standardKeyNodes: [Int32] = [Int32](repeating: -1, count: StandardKey.allCases.count)
+        var standardKeyNodes: [Int32] = [Int32](repeating: -1, count: StandardKey.count)
         /// Per ``StandardClass``, its class dictionary UID (-1 until first written).
-        var standardClassUIDs: [Int32] = [Int32](repeating: -1, count: StandardClass.allCases.count)
+        var standardClassUIDs: [Int32] = [Int32](repeating: -1, count: StandardClass.count)
         var frameStack: [(start: Int, unkeyed: Int, slot: Int)] = []
         var maxDepth: Int = 512
         /// Types recently found to be ``KeyedArchivable`` by a cast from `Any`, so that the next value of the

@@ -57,6 +57,9 @@ enum StandardClass: Int, Sendable, CaseIterable {
         }
     }
 
+    /// How many classes there are (`allCases.count` builds an array each time).
+    static let count = allCases.count
+
     private static let byName: [String: StandardClass] = {
         var map: [String: StandardClass] = [:]
         for c in allCases { map[c.className] = c }

@@ -3,6 +3,9 @@
 enum StandardKey: Int, CaseIterable {
     case classKey, time, keys, objects
 
+    /// How many keys there are (`allCases.count` builds an array each time).
+    static let count = allCases.count
+
     var name: String {
         switch self {
         case .classKey: "$class"

@@ -20,6 +20,9 @@
 public struct ClassRegistry: Sendable {
     private var byName: [String: any KeyedArchivable.Type]
     private var renames: [String: any KeyedArchivable.Type]
+    /// The Codable bridge's entries among the registered types, by type, found once as they are registered
+    /// (a cast to a protocol per class of every archive decoded costs a conformance lookup each).
+    private var codableEntries: [ObjectIdentifier: any ArchiveCodable.Type] = [:]
     private var fallback: (@Sendable (_ className: String, _ classChain: [String]) -> (any KeyedArchivable.Type)?)?
     /// Whether an unknown class decodes as an ``ArchivedObject`` instead of failing.
     public private(set) var decodesUnknownClassesAsArchivedObjects: Bool
@@ -29,7 +32,17 @@ public struct ClassRegistry: Sendable {
         byName = [:]
         renames = [:]
         decodesUnknownClassesAsArchivedObjects = false
-        for t in types { byName[t.archivedClassName] = t }
+        for t in types { add(t) }
+    }
+
+    private mutating func add(_ type: any KeyedArchivable.Type) {
+        byName[type.archivedClassName] = type
+        if let entry = type as? any CodableRegistryEntryType.Type { codableEntries[ObjectIdentifier(type)] = entry.codableType }
+    }
+
+    /// The Codable type behind `type` when it is a registered entry of the Codable bridge.
+    func codableType(of type: any KeyedArchivable.Type) -> (any ArchiveCodable.Type)? {
+        codableEntries.isEmpty ? nil : codableEntries[ObjectIdentifier(type)]
     }
 
     /// No custom types: only the standard Foundation classes decode.
@@ -38,7 +51,7 @@ public struct ClassRegistry: Sendable {
     /// A copy that also decodes `type`.
     public func registering(_ type: any KeyedArchivable.Type) -> ClassRegistry {
         var copy = self
-        copy.byName[type.archivedClassName] = type
+        copy.add(type)
         return copy
     }
 
@@ -47,6 +60,7 @@ public struct ClassRegistry: Sendable {
     public func renaming(_ className: String, to type: any KeyedArchivable.Type) -> ClassRegistry {
         var copy = self
         copy.renames[className] = type
+        if let entry = type as? any CodableRegistryEntryType.Type { copy.codableEntries[ObjectIdentifier(type)] = entry.codableType }
         return copy
     }
 

@@ -43,17 +43,15 @@ struct UIDBitSet {
 /// memory owned by the unarchiver's decoding state and freed with it (``deallocate()``): a push and a pop an
 /// object, with none of an array's uniqueness checks.
 struct KeyPathStack {
-    private var storage: UnsafeMutablePointer<String>
-    private var capacity: Int
+    private var storage: UnsafeMutablePointer<String>?
+    private var capacity = 0
     private(set) var count = 0
 
-    init() {
-        capacity = 16
-        storage = UnsafeMutablePointer<String>.allocate(capacity: capacity)
-    }
+    /// Allocates nothing until the first push (most small archives nest one object deep).
+    init() {}
 
-    /// Releases the keys and frees the storage; called once, when the decoding state goes.
     func deallocate() {
+        guard let storage else { return }
         storage.deinitialize(count: count)
         storage.deallocate()
     }
@@ -61,42 +59,47 @@ struct KeyPathStack {
     @inline(__always)
     mutating func push(_ key: String) {
         if count == capacity { grow() }
+        guard let storage else { return }
         (storage + count).initialize(to: key)
         count += 1
     }
 
     @inline(__always)
     mutating func pop() {
-        guard count > 0 else { return }
+        guard count > 0, let storage else { return }
         count -= 1
         (storage + count).deinitialize(count: 1)
     }
 
-    /// The keys, outermost first.
-    var keys: [String] { Array(UnsafeBufferPointer(start: storage, count: count)) }
+    var keys: [String] {
+        guard let storage else { return [] }
+        return Array(UnsafeBufferPointer(start: storage, count: count))
+    }
 
     private mutating func grow() {
-        let larger = UnsafeMutablePointer<String>.allocate(capacity: capacity * 2)
-        larger.moveInitialize(from: storage, count: count)
-        storage.deallocate()
+        let larger = UnsafeMutablePointer<String>.allocate(capacity: max(8, capacity * 2))
+        if let storage {
+            larger.moveInitialize(from: storage, count: count)
+            storage.deallocate()
+        }
         storage = larger
-        capacity *= 2
+        capacity = max(8, capacity * 2)
     }
 }
 
-/// Resolved class dictionaries by UID. Archives hold few classes, so the first ones are found by a linear
-/// scan of a short array (no hashing per object); any beyond those go to a dictionary. In front of both, a
-/// direct-mapped table by the UID's low bits answers a class found before with one comparison.
 struct ResolvedClassCache {
     private var uids: [Int] = []
     private var classes: [ResolvedClass] = []
     private var overflow: [Int: ResolvedClass] = [:]
     private static let linearLimit = 16
-    private var recentUIDs = [Int](repeating: -1, count: recentSlots)
-    private var recentClasses = [ResolvedClass?](repeating: nil, count: recentSlots)
+    /// The last class looked up (objects of one class often follow each other).
+    private var lastUID = -1
+    private var last: ResolvedClass?
+    /// A direct-mapped cache in front of `overflow`, made once an archive has more than `linearLimit` classes.
+    private var recentUIDs: [Int] = []
+    private var recentClasses: [ResolvedClass?] = []
     private static var recentSlots: Int { 32 }
 
-    /// Sets the ``ResolvedClass/verified`` type of the class at `classUID` (already cached).
     mutating func setVerified(_ type: ObjectIdentifier, forClass classUID: Int) {
         if let i = uids.firstIndex(of: classUID) {
             classes[i].verified = type
@@ -105,9 +108,17 @@ struct ResolvedClassCache {
         }
     }
 
-    /// The class at `classUID`, remembered in the direct-mapped table once found.
     @inline(__always)
     mutating func lookup(_ classUID: Int) -> ResolvedClass? {
+        if classUID == lastUID, let last { return last }
+        if uids.count < Self.linearLimit {
+            for i in uids.indices where uids[i] == classUID {
+                lastUID = classUID
+                last = classes[i]
+                return classes[i]
+            }
+            return nil
+        }
         let slot = classUID & (Self.recentSlots - 1)
         if recentUIDs[slot] == classUID, let c = recentClasses[slot] { return c }
         guard let c = self[classUID] else { return nil }
@@ -124,8 +135,16 @@ struct ResolvedClassCache {
         set {
             guard let newValue else { return }
             if uids.count < Self.linearLimit {
+                if uids.isEmpty {
+                    uids.reserveCapacity(4)
+                    classes.reserveCapacity(4)
+                }
                 uids.append(classUID)
                 classes.append(newValue)
+                if uids.count == Self.linearLimit {
+                    recentUIDs = [Int](repeating: -1, count: Self.recentSlots)
+                    recentClasses = [ResolvedClass?](repeating: nil, count: Self.recentSlots)
+                }
             } else {
                 overflow[classUID] = newValue
             }
@@ -133,14 +152,6 @@ struct ResolvedClassCache {
     }
 }
 
-/// Finds the cycles among the ``ArchivedObject``s of one decode as they are read (Tarjan's strongly
-/// connected components over the depth-first order of decoding), so that each cycle's objects are moved into
-/// an ``ArchivedObjectGraph`` once its last object is read, and no strong reference cycle is left behind.
-///
-/// An edge is a reference from the fields of the innermost object being read (through arrays, dictionaries,
-/// sets and registered objects alike) to an object decoded before: a reference to one still on the stack
-/// lowers the reader's low link, as in Tarjan's algorithm. Objects reached first are read inside their
-/// referrer, so the tree edges are the nesting of ``begin(_:)`` and ``end(_:)``.
 package struct ArchivedObjectCycles {
     private var stack: [ArchivedObject] = []
     private var number: [Int] = []

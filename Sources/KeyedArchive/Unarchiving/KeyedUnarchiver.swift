@@ -85,7 +85,7 @@ public final class KeyedUnarchiver {
         /// Recently found keys and their plist string objects.
         var keyObjects: [(key: String, object: Int)] = []
         /// Per ``StandardKey``, the plist string object that held it last (-1 before it is found).
-        var knownKeyObjects: [Int] = [Int](repeating: -1, count: StandardKey.allCases.count)
+        var knownKeyObjects: [Int] = [Int](repeating: -1, count: StandardKey.count)
         /// Per resolved class, the keys looked up in request order with their plist string objects: every
         /// object of a class usually reads the same keys in the same order.
         var requestCaches: [[(key: String, object: Int)]] = []

@@ -44,6 +44,9 @@ extension KeyedUnarchiver {
         return resolved
     }
 
+    private static let classNameKey: [UInt8] = Array("$classname".utf8)
+    private static let classesKey: [UInt8] = Array("$classes".utf8)
+
     /// The one cache of class dictionaries, for both coding paths: the class at `classUID`, read and resolved
     /// the first time, with ``ResolvedClass/unregisteredName`` set when the registry does not know it.
     func classEntry(_ classUID: Int, for uid: Int) throws -> ResolvedClass {
@@ -58,15 +61,17 @@ extension KeyedUnarchiver {
         var name: String?
         var chain: [String]?
         for i in 0..<d.count {
-            guard let key = try reader.string(reader.keyReference(d, i)) else { continue }
-            if key == "$classname" {
+            // The two keys compared as the bytes the document holds: no string is made for them.
+            let keyReference = try reader.keyReference(d, i)
+            if try Self.classNameKey.withUnsafeBufferPointer({ try reader.isString(keyReference, equalTo: $0) }) {
                 name = try reader.string(reader.valueReference(d, i))
                 if name == nil { throw bad("$classname of class object \(classUID) is not a string") }
-            } else if key == "$classes" {
+            } else if try Self.classesKey.withUnsafeBufferPointer({ try reader.isString(keyReference, equalTo: $0) }) {
                 guard case .array(let a) = try reader.value(reader.valueReference(d, i)) else {
                     throw bad("$classes of class object \(classUID) is not an array")
                 }
                 var names: [String] = []
+                names.reserveCapacity(a.count)
                 for j in 0..<a.count {
                     guard let s = try reader.string(reader.elementReference(a, j)) else {
                         throw bad("$classes of class object \(classUID) holds a non-string")
@@ -81,7 +86,7 @@ extension KeyedUnarchiver {
         var kind = ResolvedClass.Kind.generic
         var unregistered: String?
         if let custom = registry.type(forClassName: name) {
-            kind = (custom as? any CodableRegistryEntryType.Type).map { .codable($0.codableType) } ?? .custom(custom)
+            kind = registry.codableType(of: custom).map { .codable($0) } ?? .custom(custom)
         } else if let standard = StandardClass(className: name) {
             kind = .standard(standard)
         } else if let custom = registry.fallbackType(forClassName: name, classChain: fullChain) {
