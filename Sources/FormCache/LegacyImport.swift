@@ -79,19 +79,21 @@ extension FormCache {
 
     /// Adds the records whose ids are free, in one commit.
     private func importRecords(_ records: [FormRecord], progress: ProgressHandler? = nil) throws(StoreError) -> LegacyImportResult {
-        var skipped: [String] = []
-        var skippedPositions: Set<Int> = []
-        var position = 0
-        // The records are handed over in order, and every skipped one is reported as it is read: the rest were added.
-        try repository.add(contentsOf: records.lazy.map { record -> FormRecord in
-            position += 1
-            return record
-        }, skippingExisting: true, progress: progress) { record in
-            skipped.append(record.id)
-            skippedPositions.insert(position - 1)
+        var skipped: [FormRecord] = []
+        try repository.add(contentsOf: records, skippingExisting: true, progress: progress, skipped: { skipped.append($0) })
+        // The skipped records come in the order of `records`: every other record was added. (Two equal records
+        // are interchangeable, so matching by value is exact.)
+        var imported: [FormRecord] = []
+        imported.reserveCapacity(records.count - skipped.count)
+        var next = 0
+        for record in records {
+            if next < skipped.count, skipped[next] == record {
+                next += 1
+            } else {
+                imported.append(record)
+            }
         }
-        let imported = records.enumerated().filter { !skippedPositions.contains($0.offset) }.map(\.element)
-        return LegacyImportResult(imported: imported, skippedIDs: skipped)
+        return LegacyImportResult(imported: imported, skippedIDs: skipped.map(\.id))
     }
 
     static func legacyModels(in bytes: [UInt8], source: String) throws(StoreError) -> [LegacyFormModel] {

@@ -11,8 +11,11 @@ import ArchivePlatform
 struct RecordLogFaultTests {
     enum Operation: String, CaseIterable {
         case addToAbsentStore, add, addMigratingASingleArchive, update, remove, purge, addMergingTheIndex,
-             removeCompactingTheLog, importSkippingExisting
+             removeCompactingTheLog, importSkippingExisting, transaction, importWritingAhead
     }
+
+    /// What `importWritingAhead` adds: enough records to be written ahead of their commit in several pieces.
+    static let importBatch = sampleRecords(100..<130)
 
     /// In a directory of its own, which the store's first write creates.
     static let storeName = "data/Forms.archive"
@@ -25,6 +28,7 @@ struct RecordLogFaultTests {
         tuning.maintainsInBackground = false   // the index written inside the operation, where its calls are counted
         if operation == .addMergingTheIndex { tuning.mergeFrames = 3 }
         if operation == .removeCompactingTheLog { tuning.compactionFloor = 0 }
+        if operation == .importWritingAhead { tuning.writeAheadBytes = 1_024 }
         return tuning
     }
 
@@ -77,6 +81,22 @@ struct RecordLogFaultTests {
             _ = try repository.removeExpired(at: Date(timeIntervalSince1970: 2_000))
         case .importSkippingExisting:
             _ = try repository.add(contentsOf: [new, sampleRecords(1..<2)[0]], skippingExisting: true)
+        case .importWritingAhead:
+            _ = try repository.add(contentsOf: importBatch)
+        case .transaction:
+            do {
+                try repository.write { transaction in
+                    try transaction.add(new)
+                    var record = sampleRecords(2..<3)[0]
+                    record.name = "updated"
+                    try transaction.update(record)
+                    _ = try transaction.remove("id3")
+                }
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                throw StoreError(.invalidArgument, "the transaction threw \(error)")
+            }
         }
     }
 
@@ -93,6 +113,12 @@ struct RecordLogFaultTests {
             return before.filter { $0.id != "id3" }
         case .removeCompactingTheLog:
             return before.filter { $0.id != "id2" }
+        case .importWritingAhead:
+            return before + importBatch
+        case .transaction:
+            var record = sampleRecords(2..<3)[0]
+            record.name = "updated"
+            return before.filter { $0.id != "id2" && $0.id != "id3" } + [new, record]
         case .purge:
             return before.filter { $0.expiresAt > Date(timeIntervalSince1970: 2_000) }
         }

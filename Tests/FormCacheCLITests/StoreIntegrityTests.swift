@@ -86,7 +86,8 @@ struct StoreIntegrityTests {
         let harness = try Harness()
         for id in ["x1", "x2"] { _ = harness.add("--name", id, "--id", id) }
         let prologue = try #require(harness.storeBytes()).prefix(RecordLog.firstFrame)
-        let third = try #require(harness.storeBytes()).count
+        // Where the third add's frame goes: the committed length (the file runs on, zeros written ahead).
+        let third = try RecordLog.prologue([UInt8](prologue), path: "x").state.committed
         for id in ["x3", "x4"] { _ = harness.add("--name", id, "--id", id) }
         var bytes = try #require(harness.storeBytes())
         bytes.replaceSubrange(0..<RecordLog.firstFrame, with: prologue)   // the slots of the second add

@@ -193,6 +193,8 @@ extension ArchiveRepository {
         let changes = transaction.stagedChanges
         guard !changes.isEmpty else { return }
         guard let handle else {
+            // No store yet: only the records put make one (a record added and removed again makes none).
+            guard changes.contains(where: { !$0.isDelete }) else { return }
             var builder = try LogBuilder(path: path, fileSystem: fileSystem, recordVersion: Record.archiveFormatVersion)
             do throws(StoreError) {
                 for change in changes where !change.isDelete {

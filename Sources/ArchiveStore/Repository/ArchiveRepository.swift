@@ -75,7 +75,15 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// The handle readers and writers share.
     struct ReaderState {
         var handle: StoreHandle?
+        /// When a reader last checked that the file at the path is the handle's (monotonic nanoseconds).
+        var identityChecked: UInt64 = 0
     }
+
+    /// How often a reader checks that the file at the path is still the open one: a store replaced from
+    /// outside (another file moved or copied over it, the store moved away) is noticed within this many
+    /// nanoseconds. The repository's own rewrites mark the file they replace, so readers notice those at once;
+    /// writers check before every commit.
+    static var identityInterval: UInt64 { 50_000_000 }
 
     /// A repository kept in the store file at `path` (created, with its directory, on the first write).
     public init(path: String, options: RepositoryOptions = RepositoryOptions()) {
@@ -164,7 +172,13 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
             do throws(StoreError) {
                 for _ in 0..<4 {
                     if let handle = state.handle {
-                        if try handle.refresh() == .current { return try body(.log(handle)) }
+                        let now = Kernel.monotonicNanoseconds()
+                        var same = true
+                        if now &- state.identityChecked >= Self.identityInterval {
+                            same = try fileSystem.identity(path)?.inode == handle.inode
+                            state.identityChecked = now
+                        }
+                        if same, try handle.refresh() == .current { return try body(.log(handle)) }
                         state.handle = nil
                     }
                     switch try StoreHandle.open(path, fileSystem: fileSystem, counters: counters, unpublished: readerUnpublished) {
@@ -173,8 +187,9 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
                     case .singleArchive(let bytes):
                         return try body(.singleArchive(bytes))
                     case .log(let handle):
-                        if handle.state.isRetired, try fileSystem.status(path)?.inode != handle.inode { continue }
+                        if handle.state.isRetired, try fileSystem.identity(path)?.inode != handle.inode { continue }
                         state.handle = handle
+                        state.identityChecked = Kernel.monotonicNanoseconds()
                         return try body(.log(handle))
                     }
                 }

@@ -409,7 +409,7 @@ final class StoreHandle {
             return .current
         }
         if slot.isRetired {
-            guard let now = try fileSystem.status(path), now.inode == inode else { return .stale }
+            guard let now = try fileSystem.identity(path), now.inode == inode else { return .stale }
         }
         guard slot.sequence > published.sequence, slot.committed >= state.committed, slot.recordVersion == state.recordVersion
         else { return .stale }

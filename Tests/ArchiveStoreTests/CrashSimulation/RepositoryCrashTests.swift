@@ -10,7 +10,7 @@ import TestSupport
 struct RepositoryCrashTests {
     enum Operation: String, CaseIterable {
         case addToAbsentStore, add, update, remove, purge, importSkippingExisting, export, addMergingTheIndex,
-             removeCompactingTheLog, addMigratingASingleArchive, recover
+             removeCompactingTheLog, addMigratingASingleArchive, recover, transaction, importWritingAhead
     }
 
     static let storeName = RecordLogFaultTests.storeName
@@ -33,7 +33,8 @@ struct RepositoryCrashTests {
         try repository.add(records[0])
         try repository.add(records[1])
         let prologue = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))[0..<RecordLog.firstFrame]
-        let third = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))).count
+        // Where the third add's frame goes: the committed length (the file runs on, zeros written ahead).
+        let third = try RecordLog.prologue(Array(prologue), path: path).state.committed
         try repository.add(records[2])
         try repository.add(records[3])
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
