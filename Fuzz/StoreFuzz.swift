@@ -2,10 +2,13 @@
 // Fuzz/run.sh into the ArchiveStore module (so that internal types are reachable), with FuzzFiles.swift,
 // against BinaryPlist and KeyedArchive built as libraries.
 //
-// Input: split at the first "|||" into a store file and an index file, written into a fresh directory.
-// Then every read (all, get of a few ids, count, expired) must return records or throw StoreError, and agree
-// with each other (a record `all` returns is what `get` returns for its id); a write (add) must either
-// succeed, after which `all` holds the new record, or fail leaving the store file exactly as it was.
+// Input: split at "|||" into a store file, an index file and (optionally) a second store file, written into
+// a fresh directory. Then every read (all, get of a few ids, count, expired) must return records or throw
+// StoreError, and agree with each other (a record `all` returns is what `get` returns for its id). With a
+// second store file, it is then written over the first in place (the same file, as another process's commits
+// or damage would change it) and the open repository must read it as a fresh one does, or throw. A
+// transaction (add, update, remove) and a write (add) must either succeed, after which the store holds their
+// changes, or fail leaving the store file exactly as it was.
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -66,7 +69,7 @@ private func readFile(_ path: String) -> [UInt8]? {
     }
 }
 
-private func checkStore(log: [UInt8], index: [UInt8]) {
+private func checkStore(log: [UInt8], index: [UInt8], later: [UInt8]?) {
     let directory = fuzzDirectory + "/s"
     removeTree(directory)
     mkdir(directory, 0o700)
@@ -89,6 +92,34 @@ private func checkStore(log: [UInt8], index: [UInt8]) {
     }
     _ = try? repository.get("id0")
     _ = try? repository.expired(at: Date(timeIntervalSince1970: 1_500))
+    if let later {
+        // The open repository brought up to date by its refresh, against one that opens the file now.
+        writeFile(later, to: path)
+        let open = try? repository.all()
+        let fresh = try? ArchiveRepository<FuzzRecord>(path: path, options: options).all()
+        if let open, let fresh, open != fresh {
+            storeFinding("the open repository reads \(open.map(\.id)) after the file changed, a new one \(fresh.map(\.id))")
+        }
+        if let open, (try? repository.count()).map({ $0 != open.count }) == true {
+            storeFinding("count() disagrees with all() after a refresh")
+        }
+    }
+    let current = readFile(path)
+    do {
+        let kept = try repository.write { transaction -> Bool in
+            try transaction.add(FuzzRecord(id: "fuzz-tx", name: "t", fields: [:], registeredAt: Date(timeIntervalSince1970: 1),
+                                           expiresAt: Date(timeIntervalSince1970: 9_999)))
+            _ = try transaction.remove("id1")
+            return true
+        }
+        if kept, (try? repository.get("fuzz-tx")) == nil { storeFinding("a committed transaction does not read back") }
+    } catch let error as StoreError {
+        if [.corrupt, .unsupportedVersion, .damagedCommit].contains(error.code), readFile(path) != current {
+            storeFinding("a failed transaction changed the store file (\(error))")
+        }
+    } catch {
+        storeFinding("a transaction threw \(error)")
+    }
     let new = FuzzRecord(id: "fuzz-new", name: "n", fields: [:], registeredAt: Date(timeIntervalSince1970: 1),
                          expiresAt: Date(timeIntervalSince1970: 9_999))
     do {
@@ -115,12 +146,19 @@ private func checkStore(log: [UInt8], index: [UInt8]) {
 public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     guard let start else { return 0 }
     let bytes = Array(UnsafeRawBufferPointer(start: start, count: count))
-    var log = bytes
-    var index: [UInt8] = []
-    if let cut = (0..<max(0, bytes.count - 2)).first(where: { bytes[$0] == 124 && bytes[$0 + 1] == 124 && bytes[$0 + 2] == 124 }) {
-        log = Array(bytes[..<cut])
-        index = Array(bytes[(cut + 3)...])
+    var parts: [[UInt8]] = []
+    var start = 0
+    var i = 0
+    while i + 2 < bytes.count, parts.count < 2 {
+        if bytes[i] == 124 && bytes[i + 1] == 124 && bytes[i + 2] == 124 {
+            parts.append(Array(bytes[start..<i]))
+            i += 3
+            start = i
+        } else {
+            i += 1
+        }
     }
-    checkStore(log: log, index: index)
+    parts.append(Array(bytes[start...]))
+    checkStore(log: parts[0], index: parts.count > 1 ? parts[1] : [], later: parts.count > 2 ? parts[2] : nil)
     return 0
 }

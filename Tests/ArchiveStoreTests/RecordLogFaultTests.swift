@@ -11,7 +11,7 @@ import ArchivePlatform
 struct RecordLogFaultTests {
     enum Operation: String, CaseIterable {
         case addToAbsentStore, add, addMigratingASingleArchive, update, remove, purge, addMergingTheIndex,
-             removeCompactingTheLog, importSkippingExisting, transaction, importWritingAhead
+             removeCompactingTheLog, importSkippingExisting, transaction, importWritingAhead, addExtendingTheLog
     }
 
     /// What `importWritingAhead` adds: enough records to be written ahead of their commit in several pieces.
@@ -58,6 +58,10 @@ struct RecordLogFaultTests {
             for record in sampleRecords(0..<4) { try repository.add(record) }
             try repository.remove("id0")
             return try repository.all()
+        case .addExtendingTheLog:
+            // One commit written whole: the file ends at it, so the next commit writes zeros ahead of itself.
+            try repository.add(contentsOf: sampleRecords(0..<5))
+            return try repository.all()
         default:
             for record in sampleRecords(0..<5) { try repository.add(record) }
             return try repository.all()
@@ -67,7 +71,7 @@ struct RecordLogFaultTests {
     /// Runs the operation.
     static func perform(_ operation: Operation, on repository: ArchiveRepository<SampleRecord>) throws(StoreError) {
         switch operation {
-        case .addToAbsentStore, .add, .addMigratingASingleArchive, .addMergingTheIndex:
+        case .addToAbsentStore, .add, .addMigratingASingleArchive, .addMergingTheIndex, .addExtendingTheLog:
             try repository.add(new)
         case .update:
             var record = sampleRecords(2..<3)[0]
@@ -103,7 +107,7 @@ struct RecordLogFaultTests {
     /// The records after the operation succeeded, from those before.
     static func expected(_ operation: Operation, after before: [SampleRecord]) -> [SampleRecord] {
         switch operation {
-        case .addToAbsentStore, .add, .addMigratingASingleArchive, .addMergingTheIndex, .importSkippingExisting:
+        case .addToAbsentStore, .add, .addMigratingASingleArchive, .addMergingTheIndex, .importSkippingExisting, .addExtendingTheLog:
             return before + [new]
         case .update:
             var record = sampleRecords(2..<3)[0]

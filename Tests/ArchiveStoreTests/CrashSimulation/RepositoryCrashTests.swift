@@ -10,7 +10,7 @@ import TestSupport
 struct RepositoryCrashTests {
     enum Operation: String, CaseIterable {
         case addToAbsentStore, add, update, remove, purge, importSkippingExisting, export, addMergingTheIndex,
-             removeCompactingTheLog, addMigratingASingleArchive, recover, transaction, importWritingAhead
+             removeCompactingTheLog, addMigratingASingleArchive, recover, transaction, importWritingAhead, addExtendingTheLog
     }
 
     static let storeName = RecordLogFaultTests.storeName
