@@ -122,19 +122,20 @@ private func checkStore(log: [UInt8], index: [UInt8], later: [UInt8]?) {
     }
     let new = FuzzRecord(id: "fuzz-new", name: "n", fields: [:], registeredAt: Date(timeIntervalSince1970: 1),
                          expiresAt: Date(timeIntervalSince1970: 9_999))
+    let beforeAdd = readFile(path)
     do {
         try repository.add(new)
         guard let after = try? repository.get("fuzz-new"), after == new else {
             storeFinding("an acknowledged add does not read back")
         }
     } catch {
-        if [.corrupt, .unsupportedVersion, .damagedCommit].contains(error.code), readFile(path) != log {
+        if [.corrupt, .unsupportedVersion, .damagedCommit].contains(error.code), readFile(path) != beforeAdd {
             storeFinding("a failed add changed the store file (\(error))")
         }
         if error.code == .damagedCommit {
             // The recovery keeps the file as it was and leaves a store that reads.
             if (try? repository.recoverDamagedCommit()) != nil {
-                if readFile(path + ".before-recovery") != log { storeFinding("recovery did not keep the file as it was") }
+                if readFile(path + ".before-recovery") != beforeAdd { storeFinding("recovery did not keep the file as it was") }
                 if (try? repository.all()) == nil { storeFinding("a recovered store does not read") }
             }
         }
@@ -147,18 +148,18 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     guard let start else { return 0 }
     let bytes = Array(UnsafeRawBufferPointer(start: start, count: count))
     var parts: [[UInt8]] = []
-    var start = 0
+    var partStart = 0
     var i = 0
     while i + 2 < bytes.count, parts.count < 2 {
         if bytes[i] == 124 && bytes[i + 1] == 124 && bytes[i + 2] == 124 {
-            parts.append(Array(bytes[start..<i]))
+            parts.append(Array(bytes[partStart..<i]))
             i += 3
-            start = i
+            partStart = i
         } else {
             i += 1
         }
     }
-    parts.append(Array(bytes[start...]))
+    parts.append(Array(bytes[partStart...]))
     checkStore(log: parts[0], index: parts.count > 1 ? parts[1] : [], later: parts.count > 2 ? parts[2] : nil)
     return 0
 }

@@ -24,7 +24,9 @@ public struct BinaryPlistDocument: Sendable {
 
     /// Whether `bytes` begin with the binary plist magic `bplist0`.
     public static func hasMagic(_ bytes: [UInt8]) -> Bool {
-        bytes.count >= 8 && Array(bytes[0..<7]) == Array("bplist0".utf8)
+        // "bplist0", compared in place (no arrays made: a store checks this for every record it reads).
+        bytes.count >= 8 && bytes[0] == 0x62 && bytes[1] == 0x70 && bytes[2] == 0x6C && bytes[3] == 0x69
+            && bytes[4] == 0x73 && bytes[5] == 0x74 && bytes[6] == 0x30
     }
 
     /// Validates `bytes` as a binary plist.

@@ -432,8 +432,9 @@ struct RecordLogTests {
         for record in sampleRecords(0..<3) { try repository.add(record) }
         var bytes = try directory.read("Forms.archive")
         let newest = RecordLog.slotOffset(of: try RecordLog.prologue(Array(bytes[0..<RecordLog.firstFrame]), path: "x").state)
+        let committed = try RecordLog.prologue(Array(bytes[0..<RecordLog.firstFrame]), path: "x").state.committed
         for i in 0..<RecordLog.slotSize { bytes[newest + i] = 0 }
-        bytes[bytes.count - 5] ^= 0x01   // the last frame (the lost commit's) fails its checksum
+        bytes[committed - 5] ^= 0x01   // the last frame (the lost commit's) fails its checksum
         try directory.write(bytes, to: "Forms.archive")
         #expect(try forms(directory).all() == sampleRecords(0..<2))
         try forms(directory).add(sampleRecords(5..<6)[0])

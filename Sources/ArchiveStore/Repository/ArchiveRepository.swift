@@ -63,6 +63,8 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     let registry: ClassRegistry
     /// The same, for records archived at an older version, read through the record's migration.
     let migrationRegistry: ClassRegistry
+    /// Decoding state kept between records (see `KeyedUnarchiver.Scratch`), one per decode at a time.
+    let scratches = Locked<[KeyedUnarchiver.Scratch]>([])
 
     /// What the writers of this object keep between commits.
     struct WriterState {
@@ -405,8 +407,10 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         let record: Record?
         do {
             if version == Record.archiveFormatVersion {
-                record = try KeyedUnarchiver.unarchivedObject(ofType: Record.self, from: frame.payload,
-                                                              registry: registry, requiresSecureCoding: false)
+                let scratch = scratches.withLock { $0.popLast() } ?? KeyedUnarchiver.Scratch()
+                record = try KeyedUnarchiver.unarchivedObject(ofType: Record.self, from: frame.payload, registry: registry,
+                                                              requiresSecureCoding: false, scratch: scratch)
+                scratches.withLock { if $0.count < 8 { $0.append(scratch) } }
             } else {
                 record = try RecordMigration.$version.withValue(version) {
                     try KeyedUnarchiver.unarchivedObject(ofType: MigratedRecord<Record>.self, from: frame.payload,

@@ -633,10 +633,10 @@ final class StoreHandle {
         }
         if size > state.committed { try takeUnpublished(size: size, unpublished: .held) }
         // What lies past the last commit (zeros written ahead, or frames of a commit that failed) is written
-        // over by the next commit; the chain keeps any of it from being read as part of the log.
+        // over by the next commit; the chain keeps any of it from being read as part of the log. Commits taken
+        // past the slot, and a retired mark left by a rewrite that did not happen, are published by the next
+        // commit's slot: a writer that fails before it changes no byte of the file.
         allocatedEnd = size
-        // Commits taken past the slot (here, or when the handle was opened) are published before new ones.
-        if state.committed != published.committed || state.isRetired { try publish() }
         return .current
     }
 

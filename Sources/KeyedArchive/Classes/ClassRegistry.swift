@@ -100,10 +100,11 @@ public struct ClassRegistry: Sendable {
 
     /// The type for an archived class name, by the documented rule, or `nil`.
     public func type(forClassName name: String) -> (any KeyedArchivable.Type)? {
-        if let t = renames[name] ?? byName[name] { return t }
+        if !renames.isEmpty, let t = renames[name] { return t }
+        if let t = byName[name] { return t }
         if let dot = name.lastIndex(of: ".") {
             let short = String(name[name.index(after: dot)...])
-            return renames[short] ?? byName[short]
+            return (renames.isEmpty ? nil : renames[short]) ?? byName[short]
         }
         return nil
     }

@@ -14,6 +14,11 @@ struct ArchiveHeader {
     /// The "NSKeyedArchiver" every Apple archive names.
     static let keyedArchiverName = "NSKeyedArchiver"
 
+    private static let archiverKey = Array("$archiver".utf8)
+    private static let versionKey = Array("$version".utf8)
+    private static let topKey = Array("$top".utf8)
+    private static let objectsKey = Array("$objects".utf8)
+
     /// Validates the top level of the archive `reader` reads.
     /// - Throws: ``KeyedArchiveError`` with ``KeyedArchiveError/Code/invalidHeader``, or
     ///   ``KeyedArchiveError/Code/foreignArchiver`` for an `$archiver` name outside `acceptedArchivers`.
@@ -27,13 +32,17 @@ struct ArchiveHeader {
         var top: (value: ArchiveObjectReader.Value, position: Int)?
         var objects: (value: ArchiveObjectReader.Value, position: Int)?
         for i in 0..<root.count {
-            guard let key = try reader.string(reader.keyReference(root, i)) else { continue }
-            switch key {
-            case "$archiver": archiver = try reader.value(reader.valueReference(root, i))
-            case "$version": version = try reader.value(reader.valueReference(root, i))
-            case "$top": top = (try reader.value(reader.valueReference(root, i)), i)
-            case "$objects": objects = (try reader.value(reader.valueReference(root, i)), i)
-            default: continue
+            // The keys compared as the bytes the document holds: no string is made for them.
+            let key = try reader.keyReference(root, i)
+            func named(_ name: [UInt8]) throws -> Bool { try name.withUnsafeBufferPointer { try reader.isString(key, equalTo: $0) } }
+            if try named(Self.archiverKey) {
+                archiver = try reader.value(reader.valueReference(root, i))
+            } else if try named(Self.versionKey) {
+                version = try reader.value(reader.valueReference(root, i))
+            } else if try named(Self.topKey) {
+                top = (try reader.value(reader.valueReference(root, i)), i)
+            } else if try named(Self.objectsKey) {
+                objects = (try reader.value(reader.valueReference(root, i)), i)
             }
         }
         guard let archiver else { throw bad("$archiver is missing") }

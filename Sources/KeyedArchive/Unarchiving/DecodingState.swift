@@ -5,17 +5,30 @@
 /// (``deallocate()``): an array would be checked for uniqueness at every insert and remove, twice an object.
 /// UIDs outside `0..<count` are never members (inserting one does nothing).
 struct UIDBitSet {
-    private let words: UnsafeMutablePointer<UInt64>
-    private let wordCount: Int
+    private var words: UnsafeMutablePointer<UInt64>
+    private var wordCount: Int
+    /// The words allocated (at least `wordCount`): a reused set keeps its storage.
+    private var capacity: Int
 
     init(count: Int) {
         wordCount = (max(count, 0) + 63) >> 6
-        words = UnsafeMutablePointer<UInt64>.allocate(capacity: max(wordCount, 1))
-        words.initialize(repeating: 0, count: max(wordCount, 1))
+        capacity = max(wordCount, 1)
+        words = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
+        words.initialize(repeating: 0, count: capacity)
     }
 
-    /// Frees the words; called once, when the decoding state goes.
     func deallocate() { words.deallocate() }
+
+    /// An empty set of `count` bits, in the storage it has when that is large enough.
+    mutating func reset(count: Int) {
+        wordCount = (max(count, 0) + 63) >> 6
+        if wordCount > capacity {
+            words.deallocate()
+            capacity = wordCount
+            words = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
+        }
+        words.initialize(repeating: 0, count: max(wordCount, 1))
+    }
 
     @inline(__always)
     func contains(_ uid: Int) -> Bool {
@@ -39,9 +52,6 @@ struct UIDBitSet {
     }
 }
 
-/// The keys from the top object down to the object being decoded, which an error's key path names. Raw
-/// memory owned by the unarchiver's decoding state and freed with it (``deallocate()``): a push and a pop an
-/// object, with none of an array's uniqueness checks.
 struct KeyPathStack {
     private var storage: UnsafeMutablePointer<String>?
     private var capacity = 0
@@ -212,5 +222,34 @@ package struct ArchivedObjectCycles {
         low.removeSubrange(p...)
         selfReference.removeSubrange(p...)
         return members
+    }
+}
+
+extension KeyedUnarchiver.DecodingState {
+    /// The state of a new decode of an archive of `objectCount` `$objects` and `uidCount` plist objects, made in
+    /// place of this one (a ``KeyedUnarchiver/Scratch``'s): every field as a new decode starts it, only the
+    /// storage of the bit sets, the key path and a few tables kept.
+    mutating func reuse(top: KeyedUnarchiver.Frame, objectCount: Int, uidCount: Int) {
+        var inProgress = self.inProgress
+        var registeredKeys = self.registeredKeys
+        var keyPath = self.keyPath
+        while keyPath.count > 0 { keyPath.pop() }
+        var keyObjects = self.keyObjects
+        var requestCaches = self.requestCaches
+        var keyLookups = self.keyLookups
+        // The old value goes; what was kept above has one owner again.
+        self = KeyedUnarchiver.DecodingState(frame: top, instances: InstanceTable(count: objectCount),
+                                              inProgress: inProgress, registeredKeys: registeredKeys)
+        inProgress.reset(count: objectCount)
+        registeredKeys.reset(count: uidCount)
+        keyObjects.removeAll(keepingCapacity: true)
+        requestCaches.removeAll(keepingCapacity: true)
+        keyLookups.removeAll(keepingCapacity: true)
+        self.inProgress = inProgress
+        self.registeredKeys = registeredKeys
+        self.keyPath = keyPath
+        self.keyObjects = keyObjects
+        self.requestCaches = requestCaches
+        self.keyLookups = keyLookups
     }
 }

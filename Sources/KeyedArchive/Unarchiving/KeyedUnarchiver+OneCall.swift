@@ -23,13 +23,34 @@ extension KeyedUnarchiver {
         maxDepth: Int = 512, maxObjects: Int = 1 << 24,
         _ body: (KeyedUnarchiver) throws -> R
     ) throws -> R {
+        try withUnarchiver(for: bytes, registry: registry, allowedTypes: allowedTypes, requiresSecureCoding: requiresSecureCoding,
+                           acceptedArchivers: acceptedArchivers, maxDepth: maxDepth, maxObjects: maxObjects, scratch: nil, body)
+    }
+
+    /// ``unarchivedObject(ofType:from:registry:requiresSecureCoding:acceptedArchivers:)`` with the decoding
+    /// state borrowed from `scratch` (see ``Scratch``): the same result, without allocating the state's tables
+    /// again for each of many small archives.
+    package static func unarchivedObject<T>(ofType type: T.Type, from bytes: [UInt8], registry: ClassRegistry,
+                                            requiresSecureCoding: Bool, scratch: Scratch) throws -> T? {
+        try withUnarchiver(for: bytes, registry: registry, allowedTypes: nil, requiresSecureCoding: requiresSecureCoding,
+                           acceptedArchivers: .nsKeyedArchiver, maxDepth: 512, maxObjects: 1 << 24, scratch: scratch) { u in
+            try u.requireRoot()
+            return try u.decodeIfPresent(T.self, forKey: "root")
+        }
+    }
+
+    static func withUnarchiver<R>(
+        for bytes: [UInt8], registry: ClassRegistry, allowedTypes: [Any.Type]?, requiresSecureCoding: Bool,
+        acceptedArchivers: AcceptedArchivers, maxDepth: Int, maxObjects: Int, scratch: Scratch?,
+        _ body: (KeyedUnarchiver) throws -> R
+    ) throws -> R {
         let document = try binaryDocument(bytes)
         return try document.withObjects { objects in
             let unarchiver = try KeyedUnarchiver(
                 reader: ArchiveObjectReader(objects), registry: registry,
                 allowedTypes: allowedTypes, requiresSecureCoding: requiresSecureCoding,
                 acceptedArchivers: acceptedArchivers, maxDepth: maxDepth,
-                maxObjects: maxObjects)
+                maxObjects: maxObjects, scratch: scratch)
             defer { unarchiver.state.pointee.valid = false }
             let result = try body(unarchiver)
             if let failure = unarchiver.deferredFailure { throw failure }

@@ -137,8 +137,12 @@ public final class KeyedUnarchiver {
         var replaying = false
     }
 
+    /// The storage the state came from and goes back to, when the decode borrowed it (see ``Scratch``).
+    private let scratch: Scratch?
+
     init(reader: ArchiveObjectReader, registry: ClassRegistry, allowedTypes: [Any.Type]?,
-         requiresSecureCoding: Bool = false, acceptedArchivers: AcceptedArchivers, maxDepth: Int, maxObjects: Int) throws {
+         requiresSecureCoding: Bool = false, acceptedArchivers: AcceptedArchivers, maxDepth: Int, maxObjects: Int,
+         scratch: Scratch? = nil) throws {
         self.reader = reader
         self.registry = registry
         self.allowedTypes = allowedTypes
@@ -149,20 +153,70 @@ public final class KeyedUnarchiver {
         let (top, objects) = (header.top, header.objects)
         self.archiver = header.archiver
         self.objects = objects
-        state = UnsafeMutablePointer<DecodingState>.allocate(capacity: 1)
-        state.initialize(to: DecodingState(
-            frame: Frame(uid: -1, fields: top), instances: InstanceTable(count: objects.count),
-            inProgress: UIDBitSet(count: objects.count), registeredKeys: UIDBitSet(count: reader.objectCount)))
+        if let scratch, let kept = scratch.take() {
+            self.scratch = scratch
+            state = kept
+            state.pointee.reuse(top: Frame(uid: -1, fields: top), objectCount: objects.count, uidCount: reader.objectCount)
+        } else {
+            self.scratch = scratch
+            state = UnsafeMutablePointer<DecodingState>.allocate(capacity: 1)
+            state.initialize(to: DecodingState(
+                frame: Frame(uid: -1, fields: top), instances: InstanceTable(count: objects.count),
+                inProgress: UIDBitSet(count: objects.count), registeredKeys: UIDBitSet(count: reader.objectCount)))
+        }
     }
 
     deinit {
         for entry in state.pointee.elementCasts { entry.casts?.deallocate() }
+        state.pointee.elementCasts = []
         state.pointee.instances.deallocate()
+        state.pointee.instances = InstanceTable(count: 0)
+        if let scratch, scratch.give(back: state) { return }
         state.pointee.inProgress.deallocate()
         state.pointee.registeredKeys.deallocate()
         state.pointee.keyPath.deallocate()
         state.deinitialize(count: 1)
         state.deallocate()
+    }
+
+    /// Decoding state kept from one decode to the next, so that a caller that decodes many small archives (a
+    /// store's records) does not allocate and free the state's tables for each: a decode borrows it, starts
+    /// from a state as new (``DecodingState/reuse(top:objectCount:uidCount:)``, every field made afresh but
+    /// the storage of a few tables), and gives it back at its end. One decode at a time uses a scratch
+    /// (``take()`` refuses a second); callers keep one per thread or a pool.
+    package final class Scratch {
+        private var state: UnsafeMutablePointer<DecodingState>?
+        private var lent = false
+
+        package init() {}
+
+        /// The kept state, lent to one decode; `nil` when there is none yet or it is lent.
+        func take() -> UnsafeMutablePointer<DecodingState>? {
+            guard !lent, let state else { return nil }
+            lent = true
+            return state
+        }
+
+        /// Keeps `state` for the next decode; `false` when the scratch already keeps another (the caller frees it).
+        func give(back state: UnsafeMutablePointer<DecodingState>) -> Bool {
+            if let kept = self.state {
+                guard kept == state else { return false }
+                lent = false
+                return true
+            }
+            self.state = state
+            lent = false
+            return true
+        }
+
+        deinit {
+            guard let state else { return }
+            state.pointee.inProgress.deallocate()
+            state.pointee.registeredKeys.deallocate()
+            state.pointee.keyPath.deallocate()
+            state.deinitialize(count: 1)
+            state.deallocate()
+        }
     }
 
     // MARK: Keys of the current object
