@@ -66,6 +66,35 @@ struct RepositoryArticleTests {
     }
 }
 
+extension RepositoryArticleTests {
+    @Test func changesTogetherAndAnImport() throws {
+        let temporary = try TemporaryDirectory(prefix: "article")
+        defer { temporary.remove() }
+        let todos = ArchiveRepository<TodoItem>(path: temporary.file("todos.archive"))
+        try todos.add(TodoItem(id: "milk", title: "Buy milk"))
+        try todos.add(TodoItem(id: "call", title: "Call Ada"))
+        let commits = todos.statistics.commits
+        // snippet
+        try todos.write { transaction in
+            try transaction.add(TodoItem(id: "eggs", title: "Buy eggs"))
+            try transaction.remove("call")
+            if var milk = try transaction.get("milk") {
+                milk.title = "Buy oat milk"
+                try transaction.update(milk)
+            }
+        }
+        // end snippet
+        #expect(todos.statistics.commits == commits + 1)
+        #expect(try todos.all().map(\.title) == ["Buy eggs", "Buy oat milk"])
+        // snippet
+        let added = try todos.add(contentsOf: (1...1_000).lazy.map { TodoItem(id: "task-\($0)", title: "Task \($0)") })
+        // end snippet
+        #expect(added == 1_000)
+        #expect(try todos.count() == 1_002)
+        #expect(try todos.get("task-500")?.title == "Task 500")
+    }
+}
+
 // snippet
 extension ArchiveRepository where Record == TodoItem {
     func completed() throws(StoreError) -> [TodoItem] { try filter(\.done) }
