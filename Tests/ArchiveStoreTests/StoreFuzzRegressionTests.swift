@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Testing
 @testable import ArchiveStore
 import TestSupport
@@ -84,5 +89,31 @@ import TestSupport
             let expired = #expect(throws: StoreError.self) { try repository.expired(at: Date(timeIntervalSince1970: 3_000)) }
             #expect(expired?.code == .corrupt)
         }
+    }
+
+    /// Finding of session 50 (the refresh of an open repository): the newest slot damaged in place while the
+    /// store was open, the commits after the older slot intact. A repository that opens the store takes them
+    /// through the chain; the open one read the older slot as "nothing changed" and kept showing the store as
+    /// it was. It now looks past its commit whenever the slots changed but their newest valid one did not.
+    @Test func aNewestSlotDamagedUnderAnOpenRepositoryHidesNothingFromIt() throws {
+        let directory = try TemporaryDirectory()
+        try forms(directory).add(contentsOf: sampleRecords(0..<2))
+        let reader = forms(directory)
+        #expect(try reader.all() == sampleRecords(0..<2))
+        try forms(directory).write { transaction in
+            _ = try transaction.remove("id0")
+            try transaction.add(sampleRecords(3..<4)[0])
+        }
+        var bytes = try directory.read("Forms.archive")
+        let newest = RecordLog.slotOffset(of: try RecordLog.prologue(Array(bytes[0..<RecordLog.firstFrame]), path: "x").state)
+        bytes[newest + 40] ^= 0x02   // its live bytes: the slot fails its checksum
+        let fd = open(directory.file("Forms.archive"), O_WRONLY)
+        #expect(fd >= 0)
+        _ = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }   // in place: the same file
+        close(fd)
+        let expected = sampleRecords(1..<2) + sampleRecords(3..<4)
+        #expect(try forms(directory).all() == expected)
+        #expect(try reader.all() == expected)
+        #expect(try reader.count() == 2)
     }
 }

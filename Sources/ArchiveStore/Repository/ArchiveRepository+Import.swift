@@ -86,7 +86,7 @@ extension ArchiveRepository {
                 }
                 let offset = builder.size
                 try builder.put(key: key, hash: hash, expiryBits: (Self.expiry(record) ?? .nan).bitPattern, payload: payload,
-                                replacing: nil, recordID: "\(record.id)")
+                                replacing: nil)
                 added.insert(LiveEntry(hash: hash, offset: offset, length: builder.size - offset, expiryBits: 0))
                 progress?(read, total)
                 if builder.bytes.count >= options.tuning.writeAheadBytes {
@@ -141,8 +141,7 @@ extension ArchiveRepository {
                     progress?(read, total)
                     continue
                 }
-                try builder.add(key: key, expiryBits: (Self.expiry(record) ?? .nan).bitPattern, payload: payload,
-                                recordID: "\(record.id)")
+                try builder.add(key: key, expiryBits: (Self.expiry(record) ?? .nan).bitPattern, payload: payload)
                 progress?(read, total)
             }
         } catch {

@@ -117,8 +117,7 @@ extension ArchiveRepository {
             for record in records {
                 let key = Self.key(record.id)
                 guard seen.insert(key).inserted else { continue }
-                try builder.add(key: key, expiryBits: (Self.expiry(record) ?? .nan).bitPattern, payload: try archived(record),
-                                recordID: "\(record.id)")
+                try builder.add(key: key, expiryBits: (Self.expiry(record) ?? .nan).bitPattern, payload: try archived(record))
             }
         } catch {
             builder.abandon()
@@ -140,7 +139,7 @@ extension ArchiveRepository {
                     let frame = try StoreHandle.frame(in: bytes, at: start, of: entry, isChained: handle.isChained, path: path)
                     let record = try decode(frame, version: version)
                     try builder.add(key: frame.key, expiryBits: (Self.expiry(record) ?? .nan).bitPattern,
-                                    payload: try archived(record), recordID: "\(record.id)")
+                                    payload: try archived(record))
                 } else {
                     try builder.add(frameIn: bytes, at: start, header: header)
                 }
@@ -198,7 +197,7 @@ extension ArchiveRepository {
             var builder = try LogBuilder(path: path, fileSystem: fileSystem, recordVersion: Record.archiveFormatVersion)
             do throws(StoreError) {
                 for change in changes where !change.isDelete {
-                    try builder.add(key: change.key, expiryBits: change.expiryBits, payload: change.payload, recordID: change.recordID)
+                    try builder.add(key: change.key, expiryBits: change.expiryBits, payload: change.payload)
                 }
             } catch {
                 builder.abandon()
@@ -216,7 +215,7 @@ extension ArchiveRepository {
                 builder.delete(key: change.key, hash: change.hash, replacing: replacing)
             } else {
                 try builder.put(key: change.key, hash: change.hash, expiryBits: change.expiryBits, payload: change.payload,
-                                replacing: change.replacing, recordID: change.recordID)
+                                replacing: change.replacing)
             }
         }
         let commit = builder.finish()

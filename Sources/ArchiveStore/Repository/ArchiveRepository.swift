@@ -65,6 +65,8 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     let migrationRegistry: ClassRegistry
     /// Decoding state kept between records (see `KeyedUnarchiver.Scratch`), one per decode at a time.
     let scratches = Locked<[KeyedUnarchiver.Scratch]>([])
+    /// Archivers kept between records (`KeyedArchiver.reusable()`), one per archive at a time.
+    let archivers = Locked<[KeyedArchiver]>([])
 
     /// What the writers of this object keep between commits.
     struct WriterState {
@@ -180,7 +182,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
                             same = try fileSystem.identity(path)?.inode == handle.inode
                             state.identityChecked = now
                         }
-                        if same, try handle.refresh() == .current { return try body(.log(handle)) }
+                        if same, try handle.refresh(unpublished: readerUnpublished) == .current { return try body(.log(handle)) }
                         state.handle = nil
                     }
                     switch try StoreHandle.open(path, fileSystem: fileSystem, counters: counters, unpublished: readerUnpublished) {
@@ -367,7 +369,11 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
 
     /// The key a record is filed under: its id's description, UTF-8 (so ids whose descriptions are equal are
     /// one record, and strings are compared by their bytes, as `NSString` compares them).
-    static func key(_ id: Record.ID) -> [UInt8] { Array(String(describing: id).utf8) }
+    static func key(_ id: Record.ID) -> [UInt8] {
+        // A string id is its own description: no generic description is made for it.
+        if Record.ID.self == String.self, let string = id as? String { return Array(string.utf8) }
+        return Array(String(describing: id).utf8)
+    }
 
     static func expiry(_ record: Record) -> Double? { record.expiryDate?.timeIntervalSince1970 }
 
@@ -381,11 +387,13 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// - Throws: ``StoreError/Code/invalidArgument``.
     func archived(_ record: Record) throws(StoreError) -> [UInt8] {
         let bytes: [UInt8]
+        let archiver = archivers.withLock { $0.popLast() } ?? KeyedArchiver.reusable()
         do {
-            bytes = try KeyedArchiver.archivedData(withRootObject: record, refusingUnreadableValues: true)
+            bytes = try KeyedArchiver.archivedData(withRootObject: record, refusingUnreadableValues: true, reusing: archiver)
         } catch {
             throw StoreError(.invalidArgument, "cannot archive the record: \(error)", path: path, recordID: "\(record.id)")
         }
+        archivers.withLock { if $0.count < 8 { $0.append(archiver) } }
         guard options.verifiesRecords else { return bytes }
         let readBack: Record?
         do {

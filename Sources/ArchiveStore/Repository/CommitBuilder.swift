@@ -38,15 +38,16 @@ struct CommitBuilder {
 
     /// Adds the frame of a record put under `key`.
     /// - Throws: ``StoreError/Code/invalidArgument`` for a key or a frame larger than the format holds.
-    mutating func put(key: [UInt8], hash: UInt64, expiryBits: UInt64, payload: [UInt8], replacing: Int?,
-                      recordID: String) throws(StoreError) {
+    mutating func put(key: [UInt8], hash: UInt64, expiryBits: UInt64, payload: [UInt8], replacing: Int?) throws(StoreError) {
+        // The key is the id's description in UTF-8: what an error names it by.
         guard key.count <= RecordLog.largestKey else {
             throw StoreError(.invalidArgument, "the record id takes \(key.count) bytes; at most \(RecordLog.largestKey)",
-                             path: path, recordID: recordID)
+                             path: path, recordID: String(decoding: key, as: UTF8.self))
         }
         let length = FrameHeader.size + key.count + payload.count
         guard length <= RecordLog.largestFrame else {
-            throw StoreError(.invalidArgument, "the record archives to \(length) bytes; at most 4 GiB", path: path, recordID: recordID)
+            throw StoreError(.invalidArgument, "the record archives to \(length) bytes; at most 4 GiB", path: path,
+                             recordID: String(decoding: key, as: UTF8.self))
         }
         append(.put, key: key, hash: hash, expiryBits: expiryBits, payload: payload, replacing: replacing)
     }

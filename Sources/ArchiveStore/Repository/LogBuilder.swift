@@ -50,14 +50,16 @@ struct LogBuilder {
     }
 
     /// Adds a record.
-    mutating func add(key: [UInt8], expiryBits: UInt64, payload: [UInt8], recordID: String) throws(StoreError) {
+    mutating func add(key: [UInt8], expiryBits: UInt64, payload: [UInt8]) throws(StoreError) {
+        // The key is the id's description in UTF-8: what an error names it by.
         guard key.count <= RecordLog.largestKey else {
             throw StoreError(.invalidArgument, "a record id takes \(key.count) bytes; at most \(RecordLog.largestKey)", path: path,
-                             recordID: recordID)
+                             recordID: String(decoding: key, as: UTF8.self))
         }
         let length = FrameHeader.size + key.count + payload.count
         guard length <= RecordLog.largestFrame else {
-            throw StoreError(.invalidArgument, "a record archives to \(length) bytes; at most 4 GiB", path: path, recordID: recordID)
+            throw StoreError(.invalidArgument, "a record archives to \(length) bytes; at most 4 GiB", path: path,
+                             recordID: String(decoding: key, as: UTF8.self))
         }
         let at = pending.count
         let checksum = FrameHeader.append(kind: .put, key: key, expiryBits: expiryBits, payload: payload, link: state.chain ?? 0,

@@ -35,7 +35,6 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
     struct Change {
         var key: [UInt8]
         var hash: UInt64
-        var recordID: String
         var isDelete: Bool
         /// The record put (for reads inside the transaction).
         var record: Record?
@@ -139,7 +138,7 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
     /// Stages the removal of the record with `id`, which exists (the caller read it).
     func stageRemoval(of id: Record.ID) throws(StoreError) {
         let key = ArchiveRepository<Record>.key(id)
-        try stage(Change(key: key, hash: hash(key), recordID: "\(id)", isDelete: true, record: nil, payload: [],
+        try stage(Change(key: key, hash: hash(key), isDelete: true, record: nil, payload: [],
                          expiryBits: Double.nan.bitPattern, replacing: nil))
     }
 
@@ -161,7 +160,7 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
         case .either:
             break
         }
-        try stage(Change(key: key, hash: hash(key), recordID: "\(record.id)", isDelete: false, record: record, payload: payload,
+        try stage(Change(key: key, hash: hash(key), isDelete: false, record: record, payload: payload,
                          expiryBits: (ArchiveRepository<Record>.expiry(record) ?? .nan).bitPattern, replacing: nil))
     }
 

@@ -122,6 +122,7 @@ final class StoreHandle {
         }
         if handle.isChained {
             try handle.load(size: size, unpublished: unpublished)
+            handle.lastSlots = Array(bytes[0..<RecordLog.headerSize + 2 * RecordLog.slotSize])
         } else {
             handle.legacyPrologue = bytes
             try handle.loadLegacy(prologue, size: size)
@@ -389,7 +390,7 @@ final class StoreHandle {
 
     /// Brings the handle up to the newest published commit: one read of the slots; the frames committed since,
     /// when there are any.
-    func refresh() throws(StoreError) -> Freshness {
+    func refresh(unpublished: Unpublished) throws(StoreError) -> Freshness {
         guard isChained else {
             let bytes = try fileSystem.read(fd, count: RecordLog.firstFrame, at: 0, path)
             return bytes == legacyPrologue ? .current : .stale
@@ -405,6 +406,9 @@ final class StoreHandle {
               let (slot, _) = RecordLog.slots(bytes, generation: state.generation, format: format)
         else { return .stale }
         if slot == published {
+            // The slots changed, but not the newest valid one: a newer slot damaged, or one being written as it
+            // was read. Commits may follow the handle's, found through the chain (taken as at an open).
+            try takeUnpublished(size: try Self.fileSize(try fileSystem.status(fd, path), path), unpublished: unpublished)
             lastSlots = bytes
             return .current
         }
@@ -627,7 +631,7 @@ final class StoreHandle {
         // The file at the path, without its times (see `Kernel.identity(atPath:)`: asking for them would cost
         // this commit's sync a journal commit).
         guard let now = try fileSystem.identity(path), now.inode == inode, now.isRegularFile else { return .stale }
-        guard try refresh() == .current else { return .stale }
+        guard try refresh(unpublished: .held) == .current else { return .stale }
         guard let size = Int(exactly: now.size) else {
             throw StoreError(.corrupt, "the file (\(now.size) bytes) is too large for this platform", path: path)
         }
@@ -646,7 +650,13 @@ final class StoreHandle {
         var next = state
         next.sequence = published.sequence &+ 1
         next.flags = flags
-        try fileSystem.write(fd, next.serialized(), at: RecordLog.slotOffset(of: next), path)
+        let slot = next.serialized()
+        let offset = RecordLog.slotOffset(of: next)
+        try fileSystem.write(fd, slot, at: offset, path)
+        // What the next refresh will read, so that the handle's own slot is not taken for another's change.
+        if lastSlots.count == RecordLog.headerSize + 2 * RecordLog.slotSize {
+            lastSlots.replaceSubrange(offset..<offset + RecordLog.slotSize, with: slot)
+        }
         state.sequence = next.sequence
         state.flags = flags
         published = next

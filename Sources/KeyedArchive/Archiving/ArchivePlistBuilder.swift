@@ -35,6 +35,20 @@ struct ArchivePlistBuilder {
         nodes.reserveCapacity(32)
     }
 
+    /// Empties the builder for another archive, keeping the storage of its tables and buffers.
+    mutating func reset() {
+        nodes.removeAll(keepingCapacity: true)
+        scalarBytes.bytes.removeAll(keepingCapacity: true)
+        pool.removeAll(keepingCapacity: true)
+        strings.removeAll()
+        integers.removeAll()
+        unsigned.removeAll(keepingCapacity: true)
+        reals.removeAll()
+        booleans = [-1, -1]
+        uids.removeAll(keepingCapacity: true)
+        otherUIDs.removeAll(keepingCapacity: true)
+    }
+
     private mutating func appendScalar(_ write: (inout BinaryPlistBuffer) -> Void) -> Int32 {
         let start = scalarBytes.bytes.count
         write(&scalarBytes)

@@ -36,6 +36,13 @@ struct HashTable<Key: HashTableKey> {
         }
     }
 
+    /// Empties the table, keeping its storage (an archiver encoding another archive).
+    mutating func removeAll() {
+        guard count > 0 else { return }
+        for i in slots.indices { slots[i] = Slot(key: .placeholder, value: -1) }
+        count = 0
+    }
+
     /// Sets the value of `key` to `value` (non-negative).
     mutating func insert(_ key: Key, _ value: Int32) {
         let i = slots.withUnsafeBufferPointer { position(of: key, in: $0) }

@@ -36,6 +36,7 @@ public final class KeyedArchiver {
     /// as `state.pointee.scratch`, never through forwarding accessors.
     let state: UnsafeMutablePointer<EncodingState>
 
+    /// Everything an archive's encoding changes. A new field needs its start value in ``reuse()`` too.
     struct EncodingState {
         var builder: ArchivePlistBuilder = ArchivePlistBuilder()
         /// `$objects`: archive UID -> plist node (-1 while the object is being encoded).
@@ -120,12 +121,37 @@ public final class KeyedArchiver {
 
     /// ``archivedData(withRootObject:format:)-(_,_)`` (binary), refusing what ``KeyedUnarchiver`` would refuse to
     /// read back of the values the archiver writes itself (a non-finite date): a store archives records this way
-    /// instead of decoding each one again.
-    package static func archivedData(withRootObject rootObject: Any?, refusingUnreadableValues: Bool) throws -> [UInt8] {
-        let archiver = KeyedArchiver()
+    /// instead of decoding each one again. With `archiver` (one made by ``reusable()``), the archive is written
+    /// by it, its tables' storage kept from the archive before: the same bytes, without allocating and freeing
+    /// the archiver's state for each of many small archives.
+    package static func archivedData(withRootObject rootObject: Any?, refusingUnreadableValues: Bool,
+                                     reusing archiver: KeyedArchiver? = nil) throws -> [UInt8] {
+        let archiver = archiver ?? KeyedArchiver()
+        archiver.prepareForReuse()
         archiver.refusesNonFiniteDates = refusingUnreadableValues
         archiver.encodeValue(rootObject, forKey: "root")
         return try archiver.finishEncoding()
+    }
+
+    /// An archiver for ``archivedData(withRootObject:refusingUnreadableValues:reusing:)``: one archive at a time.
+    package static func reusable() -> KeyedArchiver { KeyedArchiver() }
+
+    /// Makes an archiver that finished (or failed) an archive new again, keeping its tables' storage; a new one
+    /// is left as it is.
+    func prepareForReuse() {
+        guard finished || failure != nil else { return }
+        state.pointee.reuse()
+        conditionals.removeAll(keepingCapacity: true)
+        integerObjects.removeAll(keepingCapacity: true)
+        realObjects.removeAll(keepingCapacity: true)
+        boolObjects = [-1, -1]
+        nullObjectUID = -1
+        chainObjects.removeAll(keepingCapacity: true)
+        keyNodes.removeAll(keepingCapacity: true)
+        substituteClassUIDs.removeAll(keepingCapacity: true)
+        failure = nil
+        finished = false
+        state.pointee.objectNodes.append(state.pointee.builder.string("$null"))
     }
 
     /// Archives `rootObject` under the key `root`, as `Data` (chosen where `Data` is expected:
@@ -624,5 +650,31 @@ public final class KeyedArchiver {
         let node = keyNode(key.name)
         state.pointee.standardKeyNodes[key.rawValue] = node
         return node
+    }
+}
+
+extension KeyedArchiver.EncodingState {
+    /// A state as a new archiver starts with (see ``KeyedArchiver/prepareForReuse()``), made in place of this
+    /// one: every field as a new state has it, the builder's tables, the lists and the identity table emptied
+    /// with their storage kept, and the cache of types found archivable (which depends on no archive) kept.
+    mutating func reuse() {
+        builder.reset()
+        objectNodes.removeAll(keepingCapacity: true)
+        scratch.removeAll(keepingCapacity: true)
+        frameStart = 0
+        unkeyedCount = 0
+        depth = 0
+        identities.removeAll()
+        typeInfo = TypeInfoTable()
+        keyCaches.removeAll(keepingCapacity: true)
+        currentSlot = -1
+        retained.removeAll(keepingCapacity: true)
+        stringUIDs.removeAll(keepingCapacity: true)
+        for i in standardKeyNodes.indices { standardKeyNodes[i] = -1 }
+        for i in standardClassUIDs.indices { standardClassUIDs[i] = -1 }
+        frameStack.removeAll(keepingCapacity: true)
+        maxDepth = 512
+        hooked = false
+        willEncode = nil
     }
 }

@@ -46,6 +46,20 @@ struct RecentIntegerCache {
         slots[slot(key)] = Slot(key: key, value: value)
     }
 
+    /// Empties the cache and gives it its first size again (an archiver encoding another archive): what it
+    /// uniques depends on its size, and an archive's bytes must not depend on the archives before it.
+    mutating func removeAll() {
+        guard inserted > 0 else { return }
+        let initial = min(largest, 64)
+        if slots.count == initial {
+            for i in slots.indices { slots[i] = Slot(key: 0, value: -1) }
+        } else {
+            slots = Array(repeating: Slot(key: 0, value: -1), count: initial)
+            mask = initial - 1
+        }
+        inserted = 0
+    }
+
     /// Doubles the cache, keeping what it holds.
     private mutating func grow() {
         let old = slots
