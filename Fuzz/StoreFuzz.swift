@@ -133,10 +133,18 @@ private func checkStore(log: [UInt8], index: [UInt8], later: [UInt8]?) {
             storeFinding("a failed add changed the store file (\(error))")
         }
         if error.code == .damagedCommit {
-            // The recovery keeps the file as it was and leaves a store that reads.
+            // The recovery keeps the file as it was and leaves a log that reads. Its records are kept as they
+            // were: one whose frame is intact but whose bytes are no archive still fails to decode, by name.
             if (try? repository.recoverDamagedCommit()) != nil {
                 if readFile(path + ".before-recovery") != beforeAdd { storeFinding("recovery did not keep the file as it was") }
-                if (try? repository.all()) == nil { storeFinding("a recovered store does not read") }
+                if (try? repository.count()) == nil { storeFinding("a recovered store does not read") }
+                do {
+                    _ = try repository.all()
+                } catch {
+                    if error.code != .corrupt || !error.reason.hasPrefix("cannot read a record") {
+                        storeFinding("a recovered store fails as a store: \(error)")
+                    }
+                }
             }
         }
     }

@@ -117,3 +117,33 @@ import TestSupport
         #expect(try reader.count() == 2)
     }
 }
+
+extension StoreFuzzRegressionTests {
+    /// Finding (issue 51, `a recovered store does not read`): a store of format 2
+    /// (`Fixtures/store/fuzz/damaged-slot-record-not-an-archive.archive`, the fuzzer's input) whose newer slot fails
+    /// its checksum while an intact frame follows the older one, and one of whose intact frames holds bytes that
+    /// are no keyed archive. Recovery keeps every record as it was, so the log reads (`count()`) and the record
+    /// that never was an archive still fails to decode, by its offset, as it did in the file as it was. The
+    /// finding was the fuzz target's expectation, not the store: it now asks that a recovered log reads.
+    @Test func aRecoveredStoreKeepsARecordThatIsNoArchiveAndNamesIt() throws {
+        let directory = try TemporaryDirectory()
+        let original = try RepositoryFixtures.bytes("store/fuzz/damaged-slot-record-not-an-archive.archive")
+        try directory.write(original, to: "Forms.archive")
+        let repository = forms(directory)
+        let damaged = #expect(throws: StoreError.self) { try repository.count() }
+        #expect(damaged?.code == .damagedCommit)
+        let recovery = try repository.recoverDamagedCommit()
+        #expect(recovery.recoveredFrames == 1)
+        #expect(recovery.damagedFrames == 0)
+        #expect(try directory.read("Forms.archive.before-recovery") == original)
+        #expect(try repository.count() == 4)
+        do {
+            _ = try repository.all()
+            Issue.record("a record that is no archive decoded")
+        } catch {
+            #expect(error.code == .corrupt)
+            #expect(error.offset == 1278)
+            #expect(error.reason.hasPrefix("cannot read a record: keyed archive: bplist: object 38 at byte 418"))
+        }
+    }
+}

@@ -278,8 +278,8 @@ final class StoreHandle {
 
     /// Takes the whole commits past the handle's commit (they link to it and end with a flagged frame) when
     /// `unpublished` lets it: syncs the file first (a writer that died may have left them unsynced). Frames
-    /// that do not belong are left (the next writer cuts them off), unless intact commits follow them through
-    /// their chain, which proves that they were committed: then ``StoreError/Code/damagedCommit``.
+    /// that do not belong are left (the next commit writes over them), unless intact commits follow them
+    /// through their chain, which proves that they were committed: then ``StoreError/Code/damagedCommit``.
     private func takeUnpublished(size: Int, unpublished: Unpublished) throws(StoreError) {
         // Usually zeros written ahead: nothing to take, and no lock to ask for.
         guard size - state.committed >= FrameHeader.size,
