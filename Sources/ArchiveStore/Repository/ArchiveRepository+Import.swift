@@ -3,9 +3,9 @@ import KeyedArchive
 /// Bulk import: any sequence of records, streamed into one commit with bounded memory.
 extension ArchiveRepository {
     /// Adds the records of `records` in one commit (all or nothing), reading the sequence once, one record at a
-    /// time, and returns how many were added. What is built is written ahead of the commit every few megabytes
-    /// (``StoreTuning``), so memory holds the records' locations, not the records: an import of a million records
-    /// from a lazy sequence stays well under 256 MB.
+    /// time, and returns how many were added. What is built is written ahead of the commit every 4 MiB, so
+    /// memory holds the records' locations, not the records: an import of a million records from a lazy
+    /// sequence stays well under 256 MB.
     ///
     /// With `skippingExisting`, a record whose id is taken (in the store, or earlier in `records`) is left out
     /// and handed to `skipped`; without it, such a record throws ``StoreError/Code/duplicateID`` and nothing is
