@@ -57,7 +57,9 @@ extension ArchiveRepository {
             let count = 8
             let perLane = (inputs.count + count - 1) / count
             DispatchQueue.concurrentPerform(iterations: count) { lane in
-                for i in lane * perLane..<min(lanes.inputs.count, (lane + 1) * perLane) {
+                // A short batch leaves the last lanes nothing (their start is past the end).
+                let end = min(lanes.inputs.count, (lane + 1) * perLane)
+                for i in min(end, lane * perLane)..<end {
                     do throws(StoreError) {
                         lanes.outputs[i] = .success(try work(lanes.inputs[i]))
                     } catch {
