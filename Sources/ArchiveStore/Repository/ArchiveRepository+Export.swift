@@ -57,10 +57,9 @@ extension ArchiveRepository {
                 guard try fileSystem.linkStatus(destination) == nil else {
                     throw StoreError(.io, "cannot move the store aside: the destination exists", path: destination)
                 }
-                reader.withLock { state in
-                    state.handle?.retire()
-                    state.handle = nil
-                }
+                // The file is kept as it is (no retired mark written into it): readers elsewhere notice the
+                // move by the store's identity.
+                reader.withLock { $0.handle = nil }
                 try fileSystem.rename(path, destination)
                 _ = try? fileSystem.unlink(indexPath)
                 try AtomicReplace.syncDirectory(of: path, fileSystem: fileSystem)

@@ -156,8 +156,9 @@ extension ArchiveRepository {
     func installBuilt(_ builder: inout LogBuilder, replacing old: StoreHandle?) throws(StoreError) {
         let writesIndex = builder.state.frameCount >= options.tuning.mergeFrames
         defer { reader.withLock { $0.handle = nil } }
-        if let old { reader.withLock { _ in old.retire() } }
-        try builder.install(replacing: nil, writesIndex: writesIndex)
+        // The old file is marked retired just before the rename, once the new one is complete and synced: a
+        // rewrite that fails before then leaves no mark in it.
+        try builder.install(retiring: { if let old { reader.withLock { _ in old.retire() } } }, writesIndex: writesIndex)
     }
 
     // MARK: Committing

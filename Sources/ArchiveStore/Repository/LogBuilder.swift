@@ -88,11 +88,11 @@ struct LogBuilder {
     }
 
     /// Completes the new log (its last frame flagged, its slot written), syncs it and renames it over the
-    /// store, after marking `old` (the file it replaces, when open) retired; then syncs the directory and,
-    /// when `writesIndex`, writes its index (derived data: a failure there is left to the next writer). On
+    /// store, calling `retire` (which marks the file it replaces, when open) just before the rename; then syncs
+    /// the directory and, when `writesIndex`, writes its index (derived data: a failure there is left to the next writer). On
     /// failure before the rename the store is as it was and the temporary file is gone (or left for the sweep).
     /// - Throws: ``StoreError/Code/durabilityUnknown`` when the new log is in place but the directory sync failed.
-    mutating func install(replacing old: StoreHandle?, writesIndex: Bool) throws(StoreError) {
+    mutating func install(retiring retire: () -> Void, writesIndex: Bool) throws(StoreError) {
         do throws(StoreError) {
             if let last {
                 let length = pending.count - last.at
@@ -103,7 +103,7 @@ struct LogBuilder {
             pending = []
             try log.write(RecordLog.prologue(state), at: 0)
             try log.finish(.synchronous)
-            old?.retire()
+            retire()
             try log.install(.synchronous, syncDirectory: false)
         } catch {
             log.abandon()

@@ -750,6 +750,8 @@ final class StoreHandle {
     /// Marks the file retired: a rewrite is about to put another at its path. Not synced: after a power cut
     /// nobody has the file open, and the next writer clears a mark left on a file that was not replaced.
     func retire() {
+        // Only format 3 has the flag: a slot written into an older file would read there as another version.
+        guard isChained else { return }
         _ = try? publish(flags: RecordLog.retiredFlag)
     }
 
