@@ -125,3 +125,73 @@ struct FullDiskAndDirectoryDurabilityTests {
         #expect(!log.lines.contains { $0 == "sync \(fixture.path)/segments" || $0 == "sync \(fixture.path)" }, "\(log.lines)")
     }
 }
+
+/// Counts reads of one file and fails the `failAt`th with `EIO` (a bad sector), every other call running.
+private final class FailingRead: @unchecked Sendable { // Sendable: state behind a lock.
+    private let state = Locked<(reads: Int, failAt: Int?)>((0, nil))
+    func arm(failAt: Int?) { state.withLock { $0 = (0, failAt) } }
+    var fileSystem: FileSystem {
+        FileSystem { [self] call, path in
+            guard call == .read, path.hasSuffix(".archive") else { return nil }
+            return state.withLock { state -> FileSystem.Fault? in
+                state.reads += 1
+                return state.reads == state.failAt ? .error(EIO) : nil
+            }
+        }
+    }
+}
+
+extension FullDiskAndDirectoryDurabilityTests {
+    /// A writer that died before publishing left a commit of three large records past the slot (its slot write
+    /// found the disk full); a repository open on the store takes it before its own commit, and a read fails
+    /// part way, at each read in turn. Whatever failed, the repository then shows whole commits only: the
+    /// records as they were, or with all three (review finding: the table kept the frames read before the
+    /// error, and the unchanged slots let every later read trust it).
+    @Test func aReadThatFailsWhileTakingAnUnpublishedCommitLeavesNoPartOfIt() throws {
+        let big = (0..<3).map { i in
+            SampleRecord(id: "big\(i)", name: "big", fields: ["note": String(repeating: "\(i)", count: 600_000)],
+                         registeredAt: Date(timeIntervalSince1970: 1), expiresAt: Date(timeIntervalSince1970: 9_999))
+        }
+        let before = sampleRecords(0..<2)
+        var failures = 0
+        for failAt in 1...12 {
+            let directory = try TemporaryDirectory()
+            let path = directory.file("Forms.archive")
+            let plain = ArchiveRepository<SampleRecord>(path: path)
+            try plain.add(contentsOf: before)
+            let reads = FailingRead()
+            var readOptions = RepositoryOptions()
+            readOptions.fileSystem = reads.fileSystem
+            readOptions.tuning.maintainsInBackground = false
+            let open = ArchiveRepository<SampleRecord>(path: path, options: readOptions)
+            #expect(try open.all() == before)
+            // The writer's slot write finds the disk full (no byte of it written): the commit is made, unpublished.
+            let disk = FillingDisk(shortBy: 0)
+            var diskOptions = RepositoryOptions()
+            diskOptions.fileSystem = disk.fileSystem
+            let dying = ArchiveRepository<SampleRecord>(path: path, options: diskOptions)
+            _ = try dying.count()
+            disk.arm(fullAt: 2)
+            try dying.add(contentsOf: big)
+            reads.arm(failAt: failAt)
+            var added = false
+            do {
+                try open.add(Self.next)
+                added = true
+            } catch {
+                failures += 1
+                #expect(error.errno == EIO, "read \(failAt): \(error)")
+            }
+            reads.arm(failAt: nil)
+            let seen = try open.all()
+            let whole = [before, before + big] + (added ? [before + big + [Self.next]] : [])
+            let isWhole = whole.contains(seen)   // (compared apart: the records' notes are 600 KB each)
+            #expect(isWhole, "read \(failAt): \(seen.map(\.id))")
+            #expect(try open.count() == seen.count, "read \(failAt)")
+            let stored = try ArchiveRepository<SampleRecord>(path: path).all()
+            let keptAll = stored == before + big + (added ? [Self.next] : [])
+            #expect(keptAll, "read \(failAt): \(stored.map(\.id))")
+        }
+        #expect(failures >= 2, "the reads of the unpublished commit fail in turn")
+    }
+}

@@ -27,6 +27,9 @@ final class StoreHandle {
     let fd: FileDescriptor
     /// The file's inode, to tell it from another file put at the path.
     let inode: UInt64
+    /// Set when reading other processes' commits failed part way: the table may hold part of a commit, so
+    /// the handle reports itself stale (the repository opens the store again) and is never used again.
+    private(set) var isBroken = false
     /// The file's format (1, 2 or 3); only format 3 is written to.
     let format: UInt64
     /// Whether the file is open read-write.
@@ -207,6 +210,7 @@ final class StoreHandle {
         state.liveBytes = 0
         state.chain = RecordLog.seed(generation: slot.generation)
         indexedFrames = 0
+        isBroken = false
     }
 
     /// The index on disk when it belongs to this log at or past the newest slot; `nil` (reading the log
@@ -253,6 +257,15 @@ final class StoreHandle {
     /// exactly there with the slot's chain and counts.
     /// - Throws: ``StoreError/Code/corrupt`` with the offset of the first frame that does not belong.
     private func replayPublished(to slot: LogState) throws(StoreError) {
+        do throws(StoreError) {
+            try replayFrames(to: slot)
+        } catch {
+            isBroken = true   // the table may hold part of the commit
+            throw error
+        }
+    }
+
+    private func replayFrames(to slot: LogState) throws(StoreError) {
         let start = state.committed
         let end = try walk(from: start, to: slot.committed, chain: state.chain ?? 0) { header, offset, bytes, at throws(StoreError) in
             try apply(header, offset: offset, bytes: bytes, at: at)
@@ -281,10 +294,11 @@ final class StoreHandle {
     /// that do not belong are left (the next commit writes over them), unless intact commits follow them
     /// through their chain, which proves that they were committed: then ``StoreError/Code/damagedCommit``.
     private func takeUnpublished(size: Int, unpublished: Unpublished) throws(StoreError) {
-        // Usually zeros written ahead: nothing to take, and no lock to ask for.
-        guard size - state.committed >= FrameHeader.size,
-              let prefix = try? fileSystem.read(fd, count: FrameHeader.size, at: state.committed, path),
-              let first = try? FrameHeader(prefix, at: 0, available: size - state.committed, fileOffset: state.committed, path: path,
+        // Usually zeros written ahead: nothing to take, and no lock to ask for. A read that fails is an error
+        // (taking it for "nothing there" would let a writer write over commits made past the slot).
+        guard size - state.committed >= FrameHeader.size else { return }
+        let prefix = try fileSystem.read(fd, count: FrameHeader.size, at: state.committed, path)
+        guard let first = try? FrameHeader(prefix, at: 0, available: size - state.committed, fileOffset: state.committed, path: path,
                                            chained: true),
               first.link == state.chain
         else { return }
@@ -298,13 +312,19 @@ final class StoreHandle {
             guard commitEnd > start else { return }
             try fileSystem.sync(fd, path)
             counters.syncs.add(1)
-            let applied = try walk(from: start, to: commitEnd, chain: state.chain ?? 0) { header, offset, bytes, at throws(StoreError) in
-                try apply(header, offset: offset, bytes: bytes, at: at)
+            let applied: WalkEnd
+            do throws(StoreError) {
+                applied = try walk(from: start, to: commitEnd, chain: state.chain ?? 0) { header, offset, bytes, at throws(StoreError) in
+                    try apply(header, offset: offset, bytes: bytes, at: at)
+                }
+                guard applied.offset == commitEnd, !applied.stoppedEarly else {
+                    throw StoreError(.corrupt, "the log changed while it was read", path: path, offset: applied.offset)
+                }
+            } catch {
+                isBroken = true   // the table may hold part of the commits
+                throw error
             }
             table.compactIfSparse()
-            guard applied.offset == commitEnd, !applied.stoppedEarly else {
-                throw StoreError(.corrupt, "the log changed while it was read", path: path, offset: applied.offset)
-            }
             state.committed = commitEnd
             state.chain = applied.chain
             state.frameCount += applied.frames
@@ -316,9 +336,9 @@ final class StoreHandle {
     /// At a frame that does not belong, past the published commits: whether commits that link through it
     /// follow (a frame damaged after its commit and a later one were made), which is ``StoreError/Code/damagedCommit``.
     private func checkForHiddenCommits(at offset: Int, chain: UInt32, size: Int) throws(StoreError) {
-        guard size - offset >= FrameHeader.size,
-              let prefix = try? fileSystem.read(fd, count: FrameHeader.size, at: offset, path),
-              let header = try? FrameHeader(prefix, at: 0, available: size - offset, fileOffset: offset, path: path, chained: true),
+        guard size - offset >= FrameHeader.size else { return }
+        let prefix = try fileSystem.read(fd, count: FrameHeader.size, at: offset, path)
+        guard let header = try? FrameHeader(prefix, at: 0, available: size - offset, fileOffset: offset, path: path, chained: true),
               header.link == chain
         else { return }
         var flagged = header.endsCommit ? 1 : 0
@@ -391,6 +411,7 @@ final class StoreHandle {
     /// Brings the handle up to the newest published commit: one read of the slots; the frames committed since,
     /// when there are any.
     func refresh(unpublished: Unpublished) throws(StoreError) -> Freshness {
+        if isBroken { return .stale }
         guard isChained else {
             let bytes = try fileSystem.read(fd, count: RecordLog.firstFrame, at: 0, path)
             return bytes == legacyPrologue ? .current : .stale
@@ -627,7 +648,7 @@ final class StoreHandle {
     /// left unpublished by writers before are taken (and published), and bytes past the last commit cut off.
     /// `.stale`: open the path again.
     func prepareForWriting() throws(StoreError) -> Freshness {
-        guard isChained, writable else { return .stale }
+        guard isChained, writable, !isBroken else { return .stale }
         // The file at the path, without its times (see `Kernel.identity(atPath:)`: asking for them would cost
         // this commit's sync a journal commit).
         guard let now = try fileSystem.identity(path), now.inode == inode, now.isRegularFile else { return .stale }
