@@ -39,7 +39,7 @@ struct HashTable<Key: HashTableKey> {
     /// Empties the table, keeping its storage (an archiver encoding another archive).
     mutating func removeAll() {
         guard count > 0 else { return }
-        for i in slots.indices { slots[i] = Slot(key: .placeholder, value: -1) }
+        slots.withUnsafeMutableBufferPointer { $0.update(repeating: Slot(key: .placeholder, value: -1)) }
         count = 0
     }
 

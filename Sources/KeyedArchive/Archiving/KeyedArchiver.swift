@@ -665,13 +665,13 @@ extension KeyedArchiver.EncodingState {
         unkeyedCount = 0
         depth = 0
         identities.removeAll()
-        typeInfo = TypeInfoTable()
+        typeInfo.removeAll()
         keyCaches.removeAll(keepingCapacity: true)
         currentSlot = -1
         retained.removeAll(keepingCapacity: true)
         stringUIDs.removeAll(keepingCapacity: true)
-        for i in standardKeyNodes.indices { standardKeyNodes[i] = -1 }
-        for i in standardClassUIDs.indices { standardClassUIDs[i] = -1 }
+        standardKeyNodes.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
+        standardClassUIDs.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
         frameStack.removeAll(keepingCapacity: true)
         maxDepth = 512
         hooked = false

@@ -52,7 +52,7 @@ struct RecentIntegerCache {
         guard inserted > 0 else { return }
         let initial = min(largest, 64)
         if slots.count == initial {
-            for i in slots.indices { slots[i] = Slot(key: 0, value: -1) }
+            slots.withUnsafeMutableBufferPointer { $0.update(repeating: Slot(key: 0, value: -1)) }
         } else {
             slots = Array(repeating: Slot(key: 0, value: -1), count: initial)
             mask = initial - 1

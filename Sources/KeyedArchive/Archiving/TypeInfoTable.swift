@@ -31,6 +31,15 @@ struct TypeInfoTable {
         return index
     }
 
+    /// Empties the table as a new one is, keeping its storage (an archiver encoding another archive).
+    mutating func removeAll() {
+        guard !infos.isEmpty else { return }
+        infos.removeAll(keepingCapacity: true)
+        indices.removeAll(keepingCapacity: true)
+        recentIDs.withUnsafeMutableBufferPointer { $0.update(repeating: nil) }
+        recentIndices.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+    }
+
     subscript(index: Int) -> KeyedArchiver.TypeInfo {
         get { infos[index] }
         set { infos[index] = newValue }
