@@ -158,7 +158,12 @@ extension ArchiveRepository {
         defer { reader.withLock { $0.handle = nil } }
         // The old file is marked retired just before the rename, once the new one is complete and synced: a
         // rewrite that fails before then leaves no mark in it.
-        try builder.install(retiring: { if let old { reader.withLock { _ in old.retire() } } }, writesIndex: writesIndex)
+        do throws(StoreError) {
+            try builder.install(retiring: { if let old { reader.withLock { _ in old.retire() } } }, writesIndex: writesIndex)
+        } catch where error.code == .durabilityUnknown {
+            directoryUnsynced.withLock { $0 = true }
+            throw error
+        }
     }
 
     // MARK: Committing
@@ -192,6 +197,7 @@ extension ArchiveRepository {
     func commit(_ transaction: RepositoryTransaction<Record>, handle: StoreHandle?) throws(StoreError) {
         let changes = transaction.stagedChanges
         guard !changes.isEmpty else { return }
+        try syncDirectoryLeftUnsynced()
         guard let handle else {
             // No store yet: only the records put make one (a record added and removed again makes none).
             guard changes.contains(where: { !$0.isDelete }) else { return }
@@ -224,6 +230,20 @@ extension ArchiveRepository {
         reader.withLock { _ in handle.applyCommitted(commit) }
     }
 
+    /// Syncs the store's directory when a rewrite's sync of it failed (the rewrite may have been a compaction
+    /// whose failure no caller saw): a commit into the new file is acknowledged only once its name is durable.
+    /// - Throws: ``StoreError/Code/io`` when the sync fails again; nothing is committed.
+    func syncDirectoryLeftUnsynced() throws(StoreError) {
+        guard directoryUnsynced.withLock({ $0 }) else { return }
+        do throws(StoreError) {
+            try fileSystem.syncDirectory(PathName.directory(of: path))
+        } catch {
+            throw StoreError(.io, "the store's directory could not be synced since its file was replaced, so no change is made until it can be: \(error.reason)",
+                             path: path, errno: error.errno)
+        }
+        directoryUnsynced.withLock { $0 = false }
+    }
+
     // MARK: Keeping the index and the log in shape
 
     /// After a commit (under the writer lock): compacts the log when its dead frames outweigh the live ones,
@@ -252,13 +272,19 @@ extension ArchiveRepository {
             return
         }
         if tuning.maintainsInBackground && tail < 4 * interval {
+            // The index written from here on covers the damage (a failed write leaves `tail` growing from the
+            // last index written, so it is tried again).
+            if damaged { reader.withLock { _ in handle.indexDamaged = false } }
             startIndexInBackground()
             return
         }
         // Inline: a copy of the table (shared with the handle until its next change) written outside its lock.
         let (table, current) = reader.withLock { _ in (handle.table, handle.state) }
         guard (try? IndexFile.write(table, of: current, to: indexPath, fileSystem: fileSystem)) != nil else { return }
-        reader.withLock { _ in handle.indexedFrames = current.frameCount }
+        reader.withLock { _ in
+            handle.indexedFrames = current.frameCount
+            handle.indexDamaged = false
+        }
     }
 
     /// Writes the index from a private view of the store (its own open of the index and the frames after it),

@@ -58,6 +58,9 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     let reader = Locked(ReaderState())
     /// Index writing that runs away from the callers (see ``StoreTuning/maintainsInBackground``).
     let maintenance = Locked(MaintenanceState())
+    /// Set when a rewrite put a new store file at the path but the sync of the directory after its rename
+    /// failed: the name may not survive a power cut, so no commit is acknowledged until a sync succeeds.
+    let directoryUnsynced = Locked(false)
     let counters = StoreCounters()
     /// The classes a record decodes with (built once: a registry is a dictionary of names).
     let registry: ClassRegistry

@@ -179,7 +179,8 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
 extension ArchiveRepository {
     /// Runs `body` with a transaction and commits its changes together, in one commit with one sync, when it
     /// returns; nothing is written when it throws (its error is rethrown as it is) or changes nothing. The
-    /// store (and its directory) is created by a transaction that adds a record.
+    /// store file is created only by a transaction that adds a record; its directory and lock file are made
+    /// before `body` runs, as `body` runs holding the lock.
     ///
     /// ```swift
     /// try repository.write { transaction in

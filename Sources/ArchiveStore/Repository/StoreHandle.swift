@@ -125,7 +125,7 @@ final class StoreHandle {
         }
         if handle.isChained {
             try handle.load(size: size, unpublished: unpublished)
-            handle.lastSlots = Array(bytes[0..<RecordLog.headerSize + 2 * RecordLog.slotSize])
+            handle.remember(Array(bytes[0..<RecordLog.headerSize + 2 * RecordLog.slotSize]))
         } else {
             handle.legacyPrologue = bytes
             try handle.loadLegacy(prologue, size: size)
@@ -426,15 +426,17 @@ final class StoreHandle {
               readLittleEndian(bytes, 8, width: 4) == format, readLittleEndian(bytes, 16, width: 8) == state.generation,
               let (slot, _) = RecordLog.slots(bytes, generation: state.generation, format: format)
         else { return .stale }
+        if slot.isRetired {
+            // A rewrite is about to put another file at the path (or one failed and left its mark): the file
+            // at the path decides, at every refresh until the mark is gone (see `remember(_:)`).
+            guard let now = try fileSystem.identity(path), now.inode == inode else { return .stale }
+        }
         if slot == published {
             // The slots changed, but not the newest valid one: a newer slot damaged, or one being written as it
             // was read. Commits may follow the handle's, found through the chain (taken as at an open).
             try takeUnpublished(size: try Self.fileSize(try fileSystem.status(fd, path), path), unpublished: unpublished)
-            lastSlots = bytes
+            remember(bytes)
             return .current
-        }
-        if slot.isRetired {
-            guard let now = try fileSystem.identity(path), now.inode == inode else { return .stale }
         }
         guard slot.sequence > published.sequence, slot.committed >= state.committed, slot.recordVersion == state.recordVersion
         else { return .stale }
@@ -453,8 +455,15 @@ final class StoreHandle {
             state.flags = slot.flags
             published = slot
         }
-        lastSlots = bytes
+        remember(bytes)
         return .current
+    }
+
+    /// Keeps `bytes` (the header and slots just read) as what the next refresh compares with, unless the newest
+    /// slot is marked retired: then every refresh reads on and checks the file at the path, so that a handle
+    /// that read the mark just before the rename (the same file still at the path) notices the rename at once.
+    private func remember(_ bytes: [UInt8]) {
+        lastSlots = published.isRetired ? [] : bytes
     }
 
     // MARK: Frames
@@ -675,7 +684,9 @@ final class StoreHandle {
         let offset = RecordLog.slotOffset(of: next)
         try fileSystem.write(fd, slot, at: offset, path)
         // What the next refresh will read, so that the handle's own slot is not taken for another's change.
-        if lastSlots.count == RecordLog.headerSize + 2 * RecordLog.slotSize {
+        if next.isRetired {
+            lastSlots = []
+        } else if lastSlots.count == RecordLog.headerSize + 2 * RecordLog.slotSize {
             lastSlots.replaceSubrange(offset..<offset + RecordLog.slotSize, with: slot)
         }
         state.sequence = next.sequence
