@@ -17,6 +17,7 @@ struct UIDBitSet {
         words.initialize(repeating: 0, count: capacity)
     }
 
+    /// Frees the words; called once, when the decoding state goes.
     func deallocate() { words.deallocate() }
 
     /// An empty set of `count` bits, in the storage it has when that is large enough.
@@ -52,6 +53,9 @@ struct UIDBitSet {
     }
 }
 
+/// The keys from the top object down to the object being decoded, which an error's key path names. Raw
+/// memory owned by the unarchiver's decoding state and freed with it (``deallocate()``): a push and a pop an
+/// object, with none of an array's uniqueness checks.
 struct KeyPathStack {
     private var storage: UnsafeMutablePointer<String>?
     private var capacity = 0
@@ -60,6 +64,7 @@ struct KeyPathStack {
     /// Allocates nothing until the first push (most small archives nest one object deep).
     init() {}
 
+    /// Releases the keys and frees the storage; called once, when the decoding state goes.
     func deallocate() {
         guard let storage else { return }
         storage.deinitialize(count: count)
@@ -81,6 +86,7 @@ struct KeyPathStack {
         (storage + count).deinitialize(count: 1)
     }
 
+    /// The keys, outermost first.
     var keys: [String] {
         guard let storage else { return [] }
         return Array(UnsafeBufferPointer(start: storage, count: count))
@@ -97,19 +103,22 @@ struct KeyPathStack {
     }
 }
 
+/// Resolved class dictionaries by UID. Archives hold few classes, so the first ones are found by a linear
+/// scan of a short array (no hashing per object); any beyond those go to a dictionary. In front of both, once
+/// an archive has five classes, a direct-mapped table by the UID's low bits answers a class found before
+/// with one comparison (an archive of a few classes, a record, allocates no table).
 struct ResolvedClassCache {
     private var uids: [Int] = []
     private var classes: [ResolvedClass] = []
     private var overflow: [Int: ResolvedClass] = [:]
     private static let linearLimit = 16
-    /// The last class looked up (objects of one class often follow each other).
-    private var lastUID = -1
-    private var last: ResolvedClass?
-    /// A direct-mapped cache in front of `overflow`, made once an archive has more than `linearLimit` classes.
+    /// How many classes an archive has before the direct-mapped table is made.
+    private static let tableFrom = 5
     private var recentUIDs: [Int] = []
     private var recentClasses: [ResolvedClass?] = []
     private static var recentSlots: Int { 32 }
 
+    /// Sets the ``ResolvedClass/verified`` type of the class at `classUID` (already cached).
     mutating func setVerified(_ type: ObjectIdentifier, forClass classUID: Int) {
         if let i = uids.firstIndex(of: classUID) {
             classes[i].verified = type
@@ -118,15 +127,11 @@ struct ResolvedClassCache {
         }
     }
 
+    /// The class at `classUID`, remembered in the direct-mapped table once found (when there is one).
     @inline(__always)
     mutating func lookup(_ classUID: Int) -> ResolvedClass? {
-        if classUID == lastUID, let last { return last }
-        if uids.count < Self.linearLimit {
-            for i in uids.indices where uids[i] == classUID {
-                lastUID = classUID
-                last = classes[i]
-                return classes[i]
-            }
+        if recentUIDs.isEmpty {
+            for i in uids.indices where uids[i] == classUID { return classes[i] }
             return nil
         }
         let slot = classUID & (Self.recentSlots - 1)
@@ -151,7 +156,7 @@ struct ResolvedClassCache {
                 }
                 uids.append(classUID)
                 classes.append(newValue)
-                if uids.count == Self.linearLimit {
+                if uids.count == Self.tableFrom {
                     recentUIDs = [Int](repeating: -1, count: Self.recentSlots)
                     recentClasses = [ResolvedClass?](repeating: nil, count: Self.recentSlots)
                 }
@@ -162,6 +167,14 @@ struct ResolvedClassCache {
     }
 }
 
+/// Finds the cycles among the ``ArchivedObject``s of one decode as they are read (Tarjan's strongly
+/// connected components over the depth-first order of decoding), so that each cycle's objects are moved into
+/// an ``ArchivedObjectGraph`` once its last object is read, and no strong reference cycle is left behind.
+///
+/// An edge is a reference from the fields of the innermost object being read (through arrays, dictionaries,
+/// sets and registered objects alike) to an object decoded before: a reference to one still on the stack
+/// lowers the reader's low link, as in Tarjan's algorithm. Objects reached first are read inside their
+/// referrer, so the tree edges are the nesting of ``begin(_:)`` and ``end(_:)``.
 package struct ArchivedObjectCycles {
     private var stack: [ArchivedObject] = []
     private var number: [Int] = []
