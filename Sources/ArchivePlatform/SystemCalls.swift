@@ -363,3 +363,91 @@ extension FileTime {
         self.init(seconds: Int64(time.tv_sec), nanoseconds: Int64(time.tv_nsec))
     }
 }
+
+// MARK: Watching a directory (see ``FileWatch``)
+
+#if canImport(Darwin)
+/// `kqueue(2)` watching the directory at `path` (opened `O_EVTONLY`) for `NOTE_WRITE` (entries added, removed or
+/// renamed): the queue and the directory's descriptor, or `nil`.
+func system_watchDirectory(_ path: UnsafePointer<CChar>) -> (queue: CInt, directory: CInt)? {
+    let queue = kqueue()
+    guard queue >= 0 else { return nil }
+    let directory = open(path, O_EVTONLY | O_CLOEXEC)
+    guard directory >= 0, system_watchRegister(queue, directory, UInt32(NOTE_WRITE)) else {
+        if directory >= 0 { close(directory) }
+        close(queue)
+        return nil
+    }
+    return (queue, directory)
+}
+
+/// Adds the file at `path` (opened `O_EVTONLY`) to `queue`, for writes, growth, attribute changes, removal and
+/// renames: its descriptor, or -1.
+func system_watchFile(_ queue: CInt, _ path: UnsafePointer<CChar>) -> CInt {
+    let file = open(path, O_EVTONLY | O_CLOEXEC | O_NOFOLLOW)
+    guard file >= 0 else { return -1 }
+    guard system_watchRegister(queue, file, UInt32(NOTE_WRITE | NOTE_EXTEND | NOTE_ATTRIB | NOTE_DELETE | NOTE_RENAME)) else {
+        close(file)
+        return -1
+    }
+    return file
+}
+
+private func system_watchRegister(_ queue: CInt, _ fd: CInt, _ notes: UInt32) -> Bool {
+    var change = kevent(ident: UInt(fd), filter: Int16(EVFILT_VNODE), flags: UInt16(EV_ADD | EV_CLEAR), fflags: notes, data: 0, udata: nil)
+    return kevent(queue, &change, 1, nil, 0, nil) == 0
+}
+
+/// `kevent(2)` waiting at most `milliseconds` on `queue`: how many events came (-1 on error), and whether one
+/// said the file `file` was removed or renamed (its watch is then to be made again).
+func system_watchWait(_ queue: CInt, _ file: CInt, _ milliseconds: Int) -> (count: CInt, fileGone: Bool) {
+    var events = [kevent](repeating: kevent(), count: 8)
+    var timeout = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+    let count = kevent(queue, nil, 0, &events, 8, &timeout)
+    var gone = false
+    if count > 0 {
+        for event in events[0..<Int(count)] where Int32(event.ident) == file && event.fflags & UInt32(NOTE_DELETE | NOTE_RENAME) != 0 {
+            gone = true
+        }
+    }
+    return (count, gone)
+}
+#else
+/// `inotify_init1(2)` and `inotify_add_watch(2)` on the directory at `path`, for changes to its files' contents
+/// and names: the inotify descriptor (non-blocking), or -1.
+func system_watchDirectory(_ path: UnsafePointer<CChar>) -> CInt {
+    let fd = inotify_init1(CInt(IN_NONBLOCK | IN_CLOEXEC))
+    guard fd >= 0 else { return -1 }
+    let mask = UInt32(IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF)
+    guard inotify_add_watch(fd, path, mask) >= 0 else {
+        close(fd)
+        return -1
+    }
+    return fd
+}
+
+/// `poll(2)` on the inotify descriptor `fd` for at most `milliseconds`, then `read(2)` of every event queued:
+/// 1 when one names `name` (or the directory itself, or the queue overflowed), 0 when none does, -1 on error.
+func system_watchWait(_ fd: CInt, _ milliseconds: Int, _ name: [UInt8]) -> CInt {
+    var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    let ready = poll(&descriptor, 1, CInt(clamping: milliseconds))
+    guard ready > 0 else { return ready }
+    var found: CInt = 0
+    var buffer = [UInt8](repeating: 0, count: 8192)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count > 0 else { break }
+        // struct inotify_event: wd i32, mask u32, cookie u32, len u32, name[len] (NUL-padded).
+        var at = 0
+        while count - at >= 16 {
+            let mask = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self) }
+            let length = Int(buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: at + 12, as: UInt32.self) })
+            guard count - at - 16 >= length else { break }
+            let eventName = buffer[at + 16..<at + 16 + length].prefix(while: { $0 != 0 })
+            if mask & UInt32(IN_Q_OVERFLOW | IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0 || eventName.elementsEqual(name) { found = 1 }
+            at += 16 + length
+        }
+    }
+    return found
+}
+#endif

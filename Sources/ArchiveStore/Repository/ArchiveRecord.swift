@@ -69,6 +69,10 @@ public protocol ArchiveRecord: KeyedArchivable, Identifiable {
     /// ``ArchiveRepository/removeExpired(at:progress:)`` finds expired records without decoding the others.
     /// Default: `nil` (never).
     var expiryDate: Date? { get }
+
+    /// The properties the repository keeps indexes of, for queries that sort, filter and aggregate without
+    /// decoding records (see ``RecordIndex`` and ``RecordQuery``). Default: none.
+    static var indexes: [RecordIndex<Self>] { get }
 }
 
 extension ArchiveRecord {
@@ -80,6 +84,9 @@ extension ArchiveRecord {
 
     /// By default the id is not read ahead: the whole record is decoded to learn it.
     public static func decodeID(from coder: KeyedUnarchiver) throws -> ID? { nil }
+
+    /// By default no property is indexed.
+    public static var indexes: [RecordIndex<Self>] { [] }
 
     /// By default a record never expires.
     public var expiryDate: Date? { nil }

@@ -16,7 +16,7 @@ extension ArchiveRepository {
         }
         var start = 0
         while start < entries.count {
-            let end = min(start + Self.batchSize, entries.count)
+            let end = Swift.min(start + Self.batchSize, entries.count)
             var frames: [LogFrame] = []
             frames.reserveCapacity(end - start)
             try handle.forEachFrame(Array(entries[start..<end])) { frame throws(StoreError) in frames.append(frame) }
@@ -58,8 +58,8 @@ extension ArchiveRepository {
             let perLane = (inputs.count + count - 1) / count
             DispatchQueue.concurrentPerform(iterations: count) { lane in
                 // A short batch leaves the last lanes nothing (their start is past the end).
-                let end = min(lanes.inputs.count, (lane + 1) * perLane)
-                for i in min(end, lane * perLane)..<end {
+                let end = Swift.min(lanes.inputs.count, (lane + 1) * perLane)
+                for i in Swift.min(end, lane * perLane)..<end {
                     do throws(StoreError) {
                         lanes.outputs[i] = .success(try work(lanes.inputs[i]))
                     } catch {

@@ -63,6 +63,7 @@ extension ArchiveRepository {
     {
         let (start, chain) = reader.withLock { _ in (handle.state.committed, handle.state.chain ?? 0) }
         var builder = CommitBuilder(start: start, chain: chain, path: path)
+        builder.keepsKeys = reader.withLock { _ in handle.journal != nil }
         // The records this import added so far, to find an id it repeats.
         var added = LiveTable()
         var read = 0
@@ -86,7 +87,7 @@ extension ArchiveRepository {
                 }
                 let offset = builder.size
                 try builder.put(key: key, hash: hash, expiryBits: (Self.expiry(record) ?? .nan).bitPattern, payload: payload,
-                                replacing: nil)
+                                replacing: nil, values: Self.indexValues(of: record))
                 added.insert(LiveEntry(hash: hash, offset: offset, length: builder.size - offset, expiryBits: 0))
                 progress?(read, total)
                 if builder.bytes.count >= options.tuning.writeAheadBytes {
@@ -100,7 +101,10 @@ extension ArchiveRepository {
             }
             let commit = builder.finish()
             try handle.appendAndSync(commit)
-            reader.withLock { _ in handle.applyCommitted(commit) }
+            reader.withLock { state in
+                handle.applyCommitted(commit)
+                followTable(&state, handle)
+            }
             return added.count
         } catch {
             if builder.drained > 0 { handle.abandonWriteAhead(after: start) }
@@ -112,7 +116,7 @@ extension ArchiveRepository {
     /// builder still, or written ahead.
     private func importedKey(at entry: LiveEntry, matches key: [UInt8], builder: CommitBuilder,
                              handle: StoreHandle) throws(StoreError) -> Bool {
-        let count = min(entry.length, FrameHeader.size + key.count)
+        let count = Swift.min(entry.length, FrameHeader.size + key.count)
         let prefix: ArraySlice<UInt8>
         if entry.offset >= builder.drained {
             let at = entry.offset - builder.drained
@@ -129,6 +133,7 @@ extension ArchiveRepository {
         where Records.Element == Record
     {
         var builder = try LogBuilder(path: path, fileSystem: fileSystem, recordVersion: Record.archiveFormatVersion)
+        var indexValues: [[IndexValue]] = []
         do throws(StoreError) {
             var read = 0
             var batches = archivedBatches(records)
@@ -142,6 +147,7 @@ extension ArchiveRepository {
                     continue
                 }
                 try builder.add(key: key, expiryBits: (Self.expiry(record) ?? .nan).bitPattern, payload: payload)
+                if let values = Self.indexValues(of: record) { indexValues.append(values) }
                 progress?(read, total)
             }
         } catch {
@@ -154,6 +160,7 @@ extension ArchiveRepository {
             return 0
         }
         try installBuilt(&builder, replacing: nil)
+        rememberIndexes(of: builder, values: indexValues)
         counters.commits.add(1)
         return added
     }

@@ -47,7 +47,7 @@ extension ArchiveRepository {
             do throws(StoreError) {
                 var at = 0
                 while at < size {
-                    let chunk = try fileSystem.read(handle.fd, count: min(1 << 20, size - at), at: at, path)
+                    let chunk = try fileSystem.read(handle.fd, count: Swift.min(1 << 20, size - at), at: at, path)
                     guard !chunk.isEmpty else { break }
                     try copy.append(chunk)
                     at += chunk.count

@@ -148,7 +148,29 @@ extension ArchiveRepository {
             builder.abandon()
             throw error
         }
-        try installBuilt(&builder, replacing: handle)
+        // Where each frame goes, for the property indexes to move with them (frames are copied in log order).
+        var moved: [Int: (offset: Int, length: Int)] = [:]
+        let follows = !Record.indexes.isEmpty && !reencoding
+            && reader.withLock { state in state.indexes?.handle === handle && state.indexes?.committed == handle.state.committed }
+        if follows {
+            moved.reserveCapacity(entries.count)
+            for (old, new) in zip(entries, builder.table.liveEntries) { moved[old.offset] = (new.offset, new.length) }
+        }
+        let (fromGeneration, fromCommitted) = (handle.generation, handle.state.committed)
+        do throws(StoreError) {
+            try installBuilt(&builder, replacing: handle)
+        } catch {
+            if follows, error.code == .durabilityUnknown { rememberRemap(moved, from: (fromGeneration, fromCommitted), to: builder.state) }
+            throw error
+        }
+        if follows { rememberRemap(moved, from: (fromGeneration, fromCommitted), to: builder.state) }
+    }
+
+    private func rememberRemap(_ moved: [Int: (offset: Int, length: Int)], from: (generation: UInt64, committed: Int), to state: LogState) {
+        reader.withLock { reader in
+            reader.remap = PendingRemap(fromGeneration: from.generation, fromCommitted: from.committed, generation: state.generation,
+                                        committed: state.committed, frames: state.frameCount, chain: state.chain ?? 0, moved: moved)
+        }
     }
 
     /// Puts a built log in place of the store (with an index when it is large enough to need one) and lets
@@ -202,32 +224,39 @@ extension ArchiveRepository {
             // No store yet: only the records put make one (a record added and removed again makes none).
             guard changes.contains(where: { !$0.isDelete }) else { return }
             var builder = try LogBuilder(path: path, fileSystem: fileSystem, recordVersion: Record.archiveFormatVersion)
+            var indexValues: [[IndexValue]] = []
             do throws(StoreError) {
                 for change in changes where !change.isDelete {
                     try builder.add(key: change.key, expiryBits: change.expiryBits, payload: change.payload)
+                    if let values = change.record.flatMap(Self.indexValues(of:)) { indexValues.append(values) }
                 }
             } catch {
                 builder.abandon()
                 throw error
             }
             try installBuilt(&builder, replacing: nil)
+            rememberIndexes(of: builder, values: indexValues)
             counters.commits.add(1)
             return
         }
         let (start, chain) = reader.withLock { _ in (handle.state.committed, handle.state.chain ?? 0) }
         var builder = CommitBuilder(start: start, chain: chain, path: path)
+        builder.keepsKeys = reader.withLock { _ in handle.journal != nil }
         for change in changes {
             if change.isDelete {
                 guard let replacing = change.replacing else { continue }
                 builder.delete(key: change.key, hash: change.hash, replacing: replacing)
             } else {
                 try builder.put(key: change.key, hash: change.hash, expiryBits: change.expiryBits, payload: change.payload,
-                                replacing: change.replacing)
+                                replacing: change.replacing, values: change.record.flatMap(Self.indexValues(of:)))
             }
         }
         let commit = builder.finish()
         try handle.appendAndSync(commit)
-        reader.withLock { _ in handle.applyCommitted(commit) }
+        reader.withLock { state in
+            handle.applyCommitted(commit)
+            followTable(&state, handle)
+        }
     }
 
     /// Syncs the store's directory when a rewrite's sync of it failed (the rewrite may have been a compaction
@@ -253,7 +282,7 @@ extension ArchiveRepository {
     func maintain(_ handle: StoreHandle) {
         let tuning = options.tuning
         let (state, indexed, damaged) = reader.withLock { _ in (handle.state, handle.indexedFrames, handle.indexDamaged) }
-        if state.deadBytes > max(state.liveBytes, tuning.compactionFloor) {
+        if state.deadBytes > Swift.max(state.liveBytes, tuning.compactionFloor) {
             do {
                 try rewrite(handle, reencoding: false)
             } catch {
@@ -262,7 +291,7 @@ extension ArchiveRepository {
             return
         }
         let background = maintenance.withLock { $0.indexed(generation: state.generation) }
-        let tail = state.frameCount - (damaged ? 0 : max(indexed, background))
+        let tail = state.frameCount - (damaged ? 0 : Swift.max(indexed, background))
         let interval = tuning.indexInterval(live: state.liveCount)
         guard tail >= interval else {
             // A store too small to need an index: a damaged one is removed rather than checked at every open.

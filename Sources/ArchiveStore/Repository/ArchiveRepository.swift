@@ -70,6 +70,10 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     let scratches = Locked<[KeyedUnarchiver.Scratch]>([])
     /// Archivers kept between records (`KeyedArchiver.reusable()`), one per archive at a time.
     let archivers = Locked<[KeyedArchiver]>([])
+    /// The observers of ``changes()``.
+    let changeObservers = Locked<[UInt64: ChangeObserver]>([:])
+    /// The thread that waits for other processes' commits while there are observers.
+    let watcher = Locked(ChangeWatcher())
 
     /// What the writers of this object keep between commits.
     struct WriterState {
@@ -84,6 +88,14 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         var handle: StoreHandle?
         /// When a reader last checked that the file at the path is the handle's (monotonic nanoseconds).
         var identityChecked: UInt64 = 0
+        /// The property indexes, once a query built them (see ``currentIndexes(_:_:progress:)``).
+        var indexes: PropertyIndexes?
+        /// Where this object's last compaction moved the frames, for the indexes to follow.
+        var remap: PendingRemap?
+        /// Whether a handle's changes were followed before (a new handle is then a reload for observers).
+        var followedOnce = false
+        /// Whether the files of indexes no longer declared were looked for.
+        var undeclaredRemoved = false
     }
 
     /// How often a reader checks that the file at the path is still the open one: a store replaced from
@@ -158,8 +170,16 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// The next call opens it again. Mirrors `sqlite3_close` (GRDB's `DatabaseQueue.close()`); a repository
     /// needs no closing before it is released.
     public func close() {
+        // The property indexes' files brought up to date first (the next open starts from them).
+        reader.withLock { state in
+            if let indexes = state.indexes, indexes.persistedFrames != indexes.frameCount { persistIfBehind(&state, force: true) }
+        }
         waitForMaintenance()
-        reader.withLock { $0.handle = nil }
+        reader.withLock { state in
+            state.handle = nil
+            state.indexes = nil
+            state.remap = nil
+        }
         writers.withLock { $0.lock = nil }
     }
 
@@ -175,6 +195,12 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// Runs `body` on the store opened, or brought up to date with one read of its commit slots, holding the
     /// handle's lock (keep it short: decode outside).
     func withStore<Result>(_ body: (CurrentStore) throws(StoreError) -> Result) throws(StoreError) -> Result {
+        try withStoreState { _, store throws(StoreError) in try body(store) }
+    }
+
+    /// ``withStore(_:)`` with the reader state (the property indexes), the handle's journal taken first (see
+    /// ``followTable(_:_:)``).
+    func withStoreState<Result>(_ body: (inout ReaderState, CurrentStore) throws(StoreError) -> Result) throws(StoreError) -> Result {
         try reader.withLock { (state: inout ReaderState) throws(StoreError) -> Result in
             do throws(StoreError) {
                 for _ in 0..<4 {
@@ -185,19 +211,23 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
                             same = try fileSystem.identity(path)?.inode == handle.inode
                             state.identityChecked = now
                         }
-                        if same, try handle.refresh(unpublished: readerUnpublished) == .current { return try body(.log(handle)) }
+                        if same, try handle.refresh(unpublished: readerUnpublished) == .current {
+                            followTable(&state, handle)
+                            return try body(&state, .log(handle))
+                        }
                         state.handle = nil
                     }
                     switch try StoreHandle.open(path, fileSystem: fileSystem, counters: counters, unpublished: readerUnpublished) {
                     case .absent:
-                        return try body(.absent)
+                        return try body(&state, .absent)
                     case .singleArchive(let bytes):
-                        return try body(.singleArchive(bytes))
+                        return try body(&state, .singleArchive(bytes))
                     case .log(let handle):
                         if handle.state.isRetired, try fileSystem.identity(path)?.inode != handle.inode { continue }
                         state.handle = handle
                         state.identityChecked = Kernel.monotonicNanoseconds()
-                        return try body(.log(handle))
+                        followTable(&state, handle)
+                        return try body(&state, .log(handle))
                     }
                 }
             } catch {
@@ -415,6 +445,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// The record of a put frame of a log at record version `version`, migrated when that is older.
     /// - Throws: ``StoreError/Code/corrupt`` with the frame's offset.
     func decode(_ frame: LogFrame, version: Int) throws(StoreError) -> Record {
+        counters.decoded.add(1)
         let record: Record?
         do {
             if version == Record.archiveFormatVersion {

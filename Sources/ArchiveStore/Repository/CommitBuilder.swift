@@ -5,6 +5,11 @@
 struct CommitBuilder {
     /// What one frame does to the live table once committed.
     struct Applied {
+        /// The record's key when the builder keeps keys (for the journal of changes, see
+        /// ``StoreHandle/takeJournal()``); empty otherwise, so that a large import holds no key per record.
+        var key: [UInt8]
+        /// The record's property index values, when the writer computed them (see ``PropertyIndexes``).
+        var values: [IndexValue]?
         var hash: UInt64
         /// The frame's offset from the start of the commit.
         var offset: Int
@@ -17,6 +22,8 @@ struct CommitBuilder {
 
     /// The end of the last commit, where the frames go.
     let start: Int
+    /// Whether each ``Applied`` keeps its key (the handle records a journal).
+    var keepsKeys = false
     let path: String
     private(set) var bytes: [UInt8] = []
     private(set) var applied: [Applied] = []
@@ -38,7 +45,8 @@ struct CommitBuilder {
 
     /// Adds the frame of a record put under `key`.
     /// - Throws: ``StoreError/Code/invalidArgument`` for a key or a frame larger than the format holds.
-    mutating func put(key: [UInt8], hash: UInt64, expiryBits: UInt64, payload: [UInt8], replacing: Int?) throws(StoreError) {
+    mutating func put(key: [UInt8], hash: UInt64, expiryBits: UInt64, payload: [UInt8], replacing: Int?,
+                      values: [IndexValue]? = nil) throws(StoreError) {
         // The key is the id's description in UTF-8: what an error names it by.
         guard key.count <= RecordLog.largestKey else {
             throw StoreError(.invalidArgument, "the record id takes \(key.count) bytes; at most \(RecordLog.largestKey)",
@@ -50,6 +58,7 @@ struct CommitBuilder {
                              recordID: String(decoding: key, as: UTF8.self))
         }
         append(.put, key: key, hash: hash, expiryBits: expiryBits, payload: payload, replacing: replacing)
+        applied[applied.count - 1].values = values
     }
 
     /// Adds the frame that removes the record under `key`, at `replacing` in the table.
@@ -63,7 +72,7 @@ struct CommitBuilder {
         let checksum = FrameHeader.append(kind: kind, key: key, expiryBits: expiryBits, payload: payload, link: chain,
                                           endsCommit: false, to: &bytes)
         let length = bytes.count - at
-        applied.append(Applied(hash: hash, offset: drained + at, length: length, expiryBits: expiryBits, replacing: replacing,
+        applied.append(Applied(key: keepsKeys ? key : [], values: nil, hash: hash, offset: drained + at, length: length, expiryBits: expiryBits, replacing: replacing,
                                isDelete: kind == .delete))
         last = (at, chain)
         chain = LogState.chain(chain, after: checksum)

@@ -20,6 +20,13 @@ public struct RepositoryStatistics: Sendable, Hashable {
     public var bytesWritten: Int
     /// Reads of the commit slots: how each call learns whether the store changed.
     public var refreshes: Int
+    /// Times the property indexes were built by decoding every record (a store without index files, or whose
+    /// files were damaged or of another build's declarations); zero when they were read from their files or
+    /// kept up by commits.
+    public var indexBuilds: Int = 0
+    /// Records decoded: by reads, queries and index builds (a query answered from its indexes decodes only
+    /// the records it returns).
+    public var recordsDecoded: Int = 0
 }
 
 /// The counters behind ``RepositoryStatistics``, shared by a repository and its open handles.
@@ -28,9 +35,12 @@ final class StoreCounters: Sendable {
     let syncs = Counter()
     let bytesWritten = Counter()
     let slotReads = Counter()
+    let indexBuilds = Counter()
+    let decoded = Counter()
 
     var statistics: RepositoryStatistics {
-        RepositoryStatistics(commits: commits.value, syncs: syncs.value, bytesWritten: bytesWritten.value, refreshes: slotReads.value)
+        RepositoryStatistics(commits: commits.value, syncs: syncs.value, bytesWritten: bytesWritten.value, refreshes: slotReads.value,
+                             indexBuilds: indexBuilds.value, recordsDecoded: decoded.value)
     }
 
     /// One count.

@@ -54,6 +54,9 @@ final class StoreHandle {
     private var legacyPrologue: [UInt8] = []
     /// Counters the repository reports (``RepositoryStatistics``).
     let counters: StoreCounters
+    /// What each commit applied since the repository last took it (``takeJournal()``): kept while property
+    /// indexes or observers follow the table, `nil` (nothing recorded) otherwise.
+    private(set) var journal: [TableChange]?
 
     var indexPath: String { path + ".index" }
     var isChained: Bool { format >= 3 }
@@ -398,6 +401,20 @@ final class StoreHandle {
         return frame.count == header.length && header.verify(frame, at: 0)
     }
 
+    // MARK: Following the table
+
+    /// Starts recording what commits apply to the table (the repository calls it once it has read the table).
+    func startJournal() {
+        if journal == nil { journal = [] }
+    }
+
+    /// What commits applied since the last call, in order; recording goes on.
+    func takeJournal() -> [TableChange] {
+        guard let taken = journal, !taken.isEmpty else { return [] }
+        journal = []
+        return taken
+    }
+
     // MARK: Keeping up
 
     /// What ``refresh(unpublished:)`` found.
@@ -543,6 +560,7 @@ final class StoreHandle {
         switch header.kind {
         case .put:
             let entry = LiveEntry(hash: hash, offset: offset, length: header.length, expiryBits: header.expiryBits)
+            journal?.append(TableChange(key: key, removed: existing.map { table.entries[$0].offset }, added: entry, values: nil))
             if let existing {
                 state.liveBytes -= table.entries[existing].length
                 table.replace(existing, with: entry)
@@ -552,6 +570,7 @@ final class StoreHandle {
             state.liveBytes += header.length
         case .delete:
             guard let existing else { return }
+            journal?.append(TableChange(key: key, removed: table.entries[existing].offset, added: nil, values: nil))
             state.liveBytes -= table.entries[existing].length
             table.remove(existing)
         case .external:
@@ -765,6 +784,13 @@ final class StoreHandle {
         for change in commit.changes {
             let entry = LiveEntry(hash: change.hash, offset: commit.start + change.offset, length: change.length,
                                   expiryBits: change.expiryBits)
+            if journal != nil {
+                let removed = change.replacing.map { table.entries[$0].offset }
+                if removed != nil || !change.isDelete {
+                    journal?.append(TableChange(key: change.key, removed: removed, added: change.isDelete ? nil : entry,
+                                                values: change.values))
+                }
+            }
             if let index = change.replacing {
                 state.liveBytes -= table.entries[index].length
                 if change.isDelete { table.remove(index) } else { table.replace(index, with: entry) }
@@ -798,6 +824,16 @@ final class StoreHandle {
     func abandonWriteAhead(after end: Int) {
         _ = try? fileSystem.truncate(fd, to: end, path)
     }
+}
+
+/// One change a commit made to the live table: the record under `key` put at `added` (replacing the frame at
+/// `removed`, if it had one) or removed (the frame at `removed`).
+struct TableChange: Sendable {
+    var key: [UInt8]
+    var removed: Int?
+    var added: LiveEntry?
+    /// The added record's property index values when its writer (this process) computed them.
+    var values: [IndexValue]?
 }
 
 /// A whole frame read from the log.

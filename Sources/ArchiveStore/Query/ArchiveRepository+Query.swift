@@ -1,0 +1,389 @@
+/// Running a ``RecordQuery``: from the property indexes where the record type declares them (decoding only the
+/// records returned), by decoding the records otherwise.
+extension ArchiveRepository {
+    // MARK: Fetching
+
+    /// The records that match `query`, in its order and window.
+    ///
+    /// ```swift
+    /// let latest = try exercises.records(matching: RecordQuery().sorted(by: \.recordDate, ascending: false).limit(20))
+    /// ```
+    ///
+    /// Mirrors `NSManagedObjectContext.fetch(_:)` and GRDB's `fetchAll(_:)`.
+    public func records(matching query: RecordQuery<Record>) throws(StoreError) -> [Record] {
+        switch try plan(query, window: true) {
+        case .records(let records):
+            return records
+        case .rows(let rows, let handle, let version):
+            var records: [Record] = []
+            records.reserveCapacity(rows.count)
+            for row in rows {
+                records.append(try decode(try handle.frame(LiveEntry(hash: 0, offset: row.offset, length: row.length, expiryBits: 0)),
+                                          version: version))
+            }
+            return records
+        }
+    }
+
+    /// The first record that matches `query` (in its order), or `nil`.
+    public func first(matching query: RecordQuery<Record>) throws(StoreError) -> Record? {
+        try records(matching: query.limit(1)).first
+    }
+
+    /// The ids (as the store files them: `String(describing: id)`) of the records that match `query`, in its
+    /// order and window; answered from the indexes without decoding a record when every condition and the
+    /// order use one.
+    public func ids(matching query: RecordQuery<Record>) throws(StoreError) -> [String] {
+        switch try plan(query, window: true) {
+        case .records(let records):
+            return records.map { String(decoding: Self.key($0.id), as: UTF8.self) }
+        case .rows(let rows, let handle, _):
+            var ids: [String] = []
+            ids.reserveCapacity(rows.count)
+            for row in rows {
+                let frame = try handle.frame(LiveEntry(hash: 0, offset: row.offset, length: row.length, expiryBits: 0))
+                ids.append(String(decoding: frame.key, as: UTF8.self))
+            }
+            return ids
+        }
+    }
+
+    /// The number of records that match `query` (its window applied), without decoding a record when every
+    /// condition uses an index.
+    ///
+    /// Mirrors `NSManagedObjectContext.count(for:)` and Realm's `Results.count`.
+    public func count(matching query: RecordQuery<Record>) throws(StoreError) -> Int {
+        switch try plan(query, window: true, needsOrder: false) {
+        case .records(let records): return records.count
+        case .rows(let rows, _, _): return rows.count
+        }
+    }
+
+    // MARK: Aggregates
+
+    /// The largest value of the property at `keyPath` among the records that match `query` (`nil` when none
+    /// has one). With an index on the property and no condition, one row of the index is read.
+    ///
+    /// ```swift
+    /// let largest = try exercises.max(of: \.recordCount)
+    /// ```
+    ///
+    /// Mirrors Realm's `max(ofProperty:)` and `NSExpression(forFunction: "max:", ...)`.
+    public func max<Value: IndexableValue & Comparable>(of keyPath: KeyPath<Record, Value> & Sendable,
+                                                        matching query: RecordQuery<Record> = RecordQuery()) throws(StoreError) -> Value? {
+        try extreme(RecordQuery.property(keyPath), query, largest: true).flatMap(Value.init(indexValue:))
+    }
+
+    /// The largest value of the optional property at `keyPath` that is not `nil`, among the records that match `query`.
+    public func max<Value: IndexableValue & Comparable>(of keyPath: KeyPath<Record, Value?> & Sendable,
+                                                        matching query: RecordQuery<Record> = RecordQuery()) throws(StoreError) -> Value? {
+        try extreme(RecordQuery.property(keyPath), query, largest: true).flatMap(Value.init(indexValue:))
+    }
+
+    /// The smallest value of the property at `keyPath` among the records that match `query`.
+    ///
+    /// Mirrors Realm's `min(ofProperty:)`.
+    public func min<Value: IndexableValue & Comparable>(of keyPath: KeyPath<Record, Value> & Sendable,
+                                                        matching query: RecordQuery<Record> = RecordQuery()) throws(StoreError) -> Value? {
+        try extreme(RecordQuery.property(keyPath), query, largest: false).flatMap(Value.init(indexValue:))
+    }
+
+    /// The smallest value of the optional property at `keyPath` that is not `nil`, among the records that match `query`.
+    public func min<Value: IndexableValue & Comparable>(of keyPath: KeyPath<Record, Value?> & Sendable,
+                                                        matching query: RecordQuery<Record> = RecordQuery()) throws(StoreError) -> Value? {
+        try extreme(RecordQuery.property(keyPath), query, largest: false).flatMap(Value.init(indexValue:))
+    }
+
+    /// The sum of the property at `keyPath` over the records that match `query` (zero for none), read from its
+    /// index when it has one. Integer sums trap on overflow as `+` does; sum a `Double` property where that can be.
+    ///
+    /// Mirrors Realm's `sum(ofProperty:)`.
+    public func sum<Value: IndexableValue & AdditiveArithmetic>(of keyPath: KeyPath<Record, Value> & Sendable,
+                                                                matching query: RecordQuery<Record> = RecordQuery()) throws(StoreError) -> Value {
+        var total = Value.zero
+        for value in try values(of: RecordQuery.property(keyPath), query) {
+            if let number = Value(indexValue: value) { total += number }
+        }
+        return total
+    }
+
+    /// The mean of the integer property at `keyPath` over the records that match `query`; `nil` for none.
+    ///
+    /// Mirrors Realm's `average(ofProperty:)`.
+    public func average<Value: IndexableValue & BinaryInteger>(of keyPath: KeyPath<Record, Value> & Sendable,
+                                                               matching query: RecordQuery<Record> = RecordQuery()) throws(StoreError) -> Double? {
+        let values = try values(of: RecordQuery.property(keyPath), query)
+        guard !values.isEmpty else { return nil }
+        var total = 0.0
+        for value in values { if let number = Value(indexValue: value) { total += Double(number) } }
+        return total / Double(values.count)
+    }
+
+    /// The mean of the floating-point property at `keyPath` over the records that match `query`; `nil` for none.
+    public func average<Value: IndexableValue & BinaryFloatingPoint>(of keyPath: KeyPath<Record, Value> & Sendable,
+                                                                     matching query: RecordQuery<Record> = RecordQuery()) throws(StoreError) -> Double? {
+        let values = try values(of: RecordQuery.property(keyPath), query)
+        guard !values.isEmpty else { return nil }
+        var total = 0.0
+        for value in values { if let number = Value(indexValue: value) { total += Double(number) } }
+        return total / Double(values.count)
+    }
+
+    /// The smallest or largest value of `property` that is not `nil` among the records matching `query`.
+    private func extreme(_ property: RecordQuery<Record>.Property, _ query: RecordQuery<Record>, largest: Bool) throws(StoreError) -> IndexValue? {
+        if query.conditions.isEmpty, case .some(let found) = try withIndex(of: property, { rows throws(StoreError) -> IndexValue? in
+            if largest { return rows.last.flatMap { $0.value.present == 1 ? $0.value : nil } }
+            return rows.row(at: rows.position(of: RecordQuery<Record>.lowestValue, after: false))?.value
+        }) {
+            return found
+        }
+        let values = try values(of: property, query)
+        return largest ? values.max() : values.min()
+    }
+
+    /// Runs `body` with the rows of the index on `property` when the store is a log and the record type declares
+    /// one; `.none` otherwise.
+    private func withIndex<Result>(of property: RecordQuery<Record>.Property,
+                                   _ body: (SortedRows) throws(StoreError) -> Result) throws(StoreError) -> Result? {
+        guard let number = Record.indexes.firstIndex(where: property.matches) else { return .none }
+        return try withStoreState { state, store throws(StoreError) -> Result? in
+            guard case .log(let handle) = store else { return .none }
+            try checkVersion(handle.state.recordVersion)
+            let indexes = try currentIndexes(&state, handle, progress: nil)
+            return .some(try body(indexes.rows[number]))
+        }
+    }
+
+    /// The values of `property` that are not `nil` among the records that match `query` (its window ignored):
+    /// from the index when it has one and every condition uses one, else from decoded records.
+    private func values(of property: RecordQuery<Record>.Property, _ query: RecordQuery<Record>) throws(StoreError) -> [IndexValue] {
+        var unwindowed = query
+        unwindowed.limitCount = nil
+        unwindowed.offsetCount = 0
+        unwindowed.order = nil
+        if let number = Record.indexes.firstIndex(where: property.matches) {
+            let found = try withStoreState { state, store throws(StoreError) -> [IndexValue]? in
+                guard case .log(let handle) = store else { return nil }
+                try checkVersion(handle.state.recordVersion)
+                let indexes = try currentIndexes(&state, handle, progress: nil)
+                if query.conditions.isEmpty {
+                    var values: [IndexValue] = []
+                    values.reserveCapacity(indexes.count)
+                    let rows = indexes.rows[number]
+                    rows.forEach(from: rows.position(of: RecordQuery<Record>.lowestValue, after: false), to: rows.end) { row in
+                        values.append(row.value)
+                        return true
+                    }
+                    return values
+                }
+                guard let rows = try indexedRows(unwindowed, indexes, needsOrder: false) else { return nil }
+                return rows.compactMap { row in indexes.value(number, at: row.offset).flatMap { $0.present == 1 ? $0 : nil } }
+            }
+            if let found { return found }
+        }
+        guard let extract = property.value else { throw Self.undeclared(property, path: path) }
+        return try records(matching: unwindowed).compactMap { record in
+            let value = extract(record)
+            return value.present == 1 ? value : nil
+        }
+    }
+
+    static func undeclared(_ property: RecordQuery<Record>.Property, path: String) -> StoreError {
+        StoreError(.invalidArgument, "\(Record.self) declares no \(property.description) in its indexes", path: path)
+    }
+
+    // MARK: Planning
+
+    /// What the locked part of planning found.
+    enum PlanFound {
+        case plan(QueryPlan)
+        case decode(StoreHandle, [LiveEntry], Int)
+        case all
+    }
+
+    /// What a query comes to: the rows of the records to read (in order), or records already decoded.
+    enum QueryPlan {
+        case rows([IndexRow], StoreHandle, Int)
+        case records([Record])
+    }
+
+    /// Runs `query`: from the indexes when they answer it whole, else by decoding the records the indexed
+    /// conditions leave and testing, sorting and windowing them here.
+    func plan(_ query: RecordQuery<Record>, window: Bool, needsOrder: Bool = true) throws(StoreError) -> QueryPlan {
+        for condition in query.conditions where condition.property.value == nil {
+            throw Self.undeclared(condition.property, path: path)
+        }
+        if let order = query.order, order.property.value == nil { throw Self.undeclared(order.property, path: path) }
+        let found = try withStoreState { state, store throws(StoreError) -> PlanFound in
+            switch store {
+            case .absent: return .plan(.records([]))
+            case .singleArchive: return .all
+            case .log(let handle):
+                try checkVersion(handle.state.recordVersion)
+                let version = handle.state.recordVersion
+                if Record.indexes.isEmpty { return .decode(handle, handle.table.liveEntries, version) }
+                let indexes = try currentIndexes(&state, handle, progress: nil)
+                var indexedQuery = query
+                if !window {
+                    indexedQuery.limitCount = nil
+                    indexedQuery.offsetCount = 0
+                }
+                if !needsOrder { indexedQuery.order = nil }
+                if let rows = try indexedRows(indexedQuery, indexes, needsOrder: needsOrder) {
+                    return .plan(.rows(rows, handle, version))
+                }
+                // Some condition or the order needs decoding: the indexed conditions narrow the records first.
+                var narrowing = query
+                narrowing.conditions.removeAll { condition in !Record.indexes.contains(where: condition.property.matches) }
+                narrowing.order = nil
+                narrowing.limitCount = nil
+                narrowing.offsetCount = 0
+                if narrowing.conditions.isEmpty { return .decode(handle, handle.table.liveEntries, version) }
+                guard let rows = try indexedRows(narrowing, indexes, needsOrder: false) else {
+                    return .decode(handle, handle.table.liveEntries, version)
+                }
+                return .decode(handle, rows.map { LiveEntry(hash: 0, offset: $0.offset, length: $0.length, expiryBits: 0) }, version)
+            }
+        }
+        var records: [Record] = []
+        var offsets: [Int] = []
+        switch found {
+        case .plan(let plan):
+            return plan
+        case .all:
+            records = try all()
+            offsets = Array(records.indices)
+        case .decode(let handle, let entries, let version):
+            var i = 0
+            try forEachRecord(of: handle, entries, version: version) { record throws(StoreError) in
+                if query.conditions.allSatisfy({ condition in condition.property.value.map { condition.admits($0(record)) } ?? false }) {
+                    records.append(record)
+                    offsets.append(entries[i].offset)
+                }
+                i += 1
+            }
+        }
+        // Every condition is tested again on the decoded record (the indexed ones held already).
+        if needsOrder, let order = query.order, let extract = order.property.value {
+            let keyed = zip(records, offsets).map { (value: extract($0.0), offset: $0.1, record: $0.0) }
+            let sorted = keyed.sorted { a, b in
+                if a.value != b.value { return order.ascending ? a.value < b.value : b.value < a.value }
+                return order.ascending ? a.offset < b.offset : b.offset < a.offset
+            }
+            records = sorted.map(\.record)
+        }
+        if window {
+            let start = Swift.min(query.offsetCount, records.count)
+            let end = query.limitCount.map { Swift.min(records.count, start + $0) } ?? records.count
+            records = Array(records[start..<end])
+        }
+        return .records(records)
+    }
+
+    /// The rows of the records matching `query`, in its order and window, when the indexes answer it whole
+    /// (every condition, and the order if `needsOrder`, on an index); `nil` otherwise.
+    func indexedRows(_ query: RecordQuery<Record>, _ indexes: PropertyIndexes, needsOrder: Bool) throws(StoreError) -> [IndexRow]? {
+        let declared = Record.indexes
+        var conditions: [(index: Int, condition: RecordQuery<Record>.Condition)] = []
+        for condition in query.conditions {
+            guard let index = declared.firstIndex(where: condition.property.matches) else { return nil }
+            conditions.append((index, condition))
+        }
+        var orderIndex: Int?
+        var ascending = true
+        if needsOrder, let order = query.order {
+            guard let index = declared.firstIndex(where: order.property.matches) else { return nil }
+            orderIndex = index
+            ascending = order.ascending
+        }
+        let skip = query.offsetCount
+        let limit = query.limitCount ?? Int.max
+        var result: [IndexRow] = []
+        guard limit > 0 else { return [] }
+
+        // The range of one condition in its index.
+        func range(_ c: (index: Int, condition: RecordQuery<Record>.Condition)) -> (SortedRows.Position, SortedRows.Position) {
+            let rows = indexes.rows[c.index]
+            let low = c.condition.lower.map { rows.position(of: $0, after: !c.condition.lowerInclusive) } ?? rows.start
+            let high = c.condition.upper.map { rows.position(of: $0, after: c.condition.upperInclusive) } ?? rows.end
+            return (low, high)
+        }
+        func admitted(_ row: IndexRow, except driver: Int?) -> Bool {
+            for (n, c) in conditions.enumerated() where n != driver {
+                guard let value = indexes.value(c.index, at: row.offset), c.condition.admits(value) else { return false }
+            }
+            return true
+        }
+        /// Walks `rows` between two positions in the query's direction, keeping admitted rows in the window.
+        func walk(_ rows: SortedRows, _ low: SortedRows.Position, _ high: SortedRows.Position, driver: Int?) {
+            var skipped = 0
+            let take = { (row: IndexRow) -> Bool in
+                guard admitted(row, except: driver) else { return true }
+                if skipped < skip {
+                    skipped += 1
+                    return true
+                }
+                result.append(row)
+                return result.count < limit
+            }
+            if ascending { rows.forEach(from: low, to: high, take) } else { rows.forEachReversed(from: low, to: high, take) }
+        }
+
+        // The narrowest condition drives (fewest rows in its range).
+        var driver: Int?
+        var driverSize = Int.max
+        for (n, c) in conditions.enumerated() {
+            let (low, high) = range(c)
+            let rows = indexes.rows[c.index]
+            let size = Swift.max(0, rows.rank(high) - rows.rank(low))
+            if size < driverSize {
+                driver = n
+                driverSize = size
+            }
+        }
+        if let orderIndex {
+            // Walk the order's index when no condition is narrow enough to be worth sorting instead.
+            if let sameIndex = conditions.firstIndex(where: { $0.index == orderIndex }), driver == nil || driverSize >= indexes.count / 8 || conditions[sameIndex].index == conditions[driver ?? sameIndex].index {
+                let (low, high) = range(conditions[sameIndex])
+                walk(indexes.rows[orderIndex], low, high, driver: sameIndex)
+                return result
+            }
+            if driver == nil || driverSize >= indexes.count / 8 {
+                let rows = indexes.rows[orderIndex]
+                walk(rows, rows.start, rows.end, driver: nil)
+                return result
+            }
+        }
+        guard let driver else {
+            // No condition and no order: every record in log order.
+            let rows = indexes.rows.isEmpty ? SortedRows() : indexes.rows[0]
+            var all: [IndexRow] = []
+            all.reserveCapacity(rows.count)
+            rows.forEach(from: rows.start, to: rows.end) { all.append($0); return true }
+            all.sort { $0.offset < $1.offset }
+            return window(all, skip: skip, limit: limit)
+        }
+        let (low, high) = range(conditions[driver])
+        var candidates: [IndexRow] = []
+        indexes.rows[conditions[driver].index].forEach(from: low, to: high) { row in
+            if admitted(row, except: driver) { candidates.append(row) }
+            return true
+        }
+        if let orderIndex {
+            let keyed = candidates.map { (value: indexes.value(orderIndex, at: $0.offset) ?? .null, row: $0) }
+            candidates = keyed.sorted { a, b in
+                if a.value != b.value { return ascending ? a.value < b.value : b.value < a.value }
+                return ascending ? a.row.offset < b.row.offset : b.row.offset < a.row.offset
+            }.map(\.row)
+        } else {
+            candidates.sort { $0.offset < $1.offset }
+        }
+        return window(candidates, skip: skip, limit: limit)
+    }
+
+    private func window(_ rows: [IndexRow], skip: Int, limit: Int) -> [IndexRow] {
+        let start = Swift.min(skip, rows.count)
+        let end = limit == Int.max ? rows.count : Swift.min(rows.count, start + limit)
+        return Array(rows[start..<end])
+    }
+}
