@@ -104,6 +104,45 @@ public final class FormCache: Sendable {
         return records
     }
 
+    /// What ``list(sortedBy:descending:limit:offset:includeExpired:)`` orders records by.
+    public struct SortKey: Hashable, Sendable, CustomStringConvertible {
+        let name: String
+        /// When the record was registered.
+        public static let registered = SortKey(name: "registered")
+        /// When the record expires.
+        public static let expires = SortKey(name: "expires")
+        /// The form's name (by its UTF-8 bytes).
+        public static let name = SortKey(name: "name")
+        /// Every key, as `formcache list --sort` names them.
+        public static let all: [SortKey] = [.registered, .expires, .name]
+        public var description: String { name }
+    }
+
+    /// The live records (and the expired ones too if `includeExpired`) ordered by `key` (ties in the order of
+    /// their last write), `offset` of them skipped and at most `limit` returned: answered from the store's
+    /// indexes, so only the records returned are decoded.
+    ///
+    /// ```swift
+    /// let newest = try cache.list(sortedBy: .registered, descending: true, limit: 10)
+    /// ```
+    public func list(sortedBy key: SortKey?, descending: Bool = false, limit: Int? = nil, offset: Int = 0,
+                     includeExpired: Bool = false) throws(StoreError) -> [FormRecord] {
+        var query = RecordQuery<FormRecord>()
+        if !includeExpired { query = query.where(\.expiresAt, greaterThan: clock.now()) }
+        switch key {
+        case .registered?: query = query.sorted(by: \.registeredAt, ascending: !descending)
+        case .expires?: query = query.sorted(by: \.expiresAt, ascending: !descending)
+        case .name?: query = query.sorted(by: \.name, ascending: !descending)
+        default: break
+        }
+        if let limit { query = query.limit(limit) }
+        return try repository.records(matching: query.offset(offset))
+    }
+
+    /// Changes to the store as they are committed, by this process or another (see
+    /// `ArchiveRepository.changes()`).
+    public func changes() -> AsyncStream<RepositoryChange> { repository.changes() }
+
     /// Calls `body` with each live record (and the expired ones too if `includeExpired`), in the order of
     /// ``list(includeExpired:)``, holding one record in memory at a time.
     public func forEachRecord(includeExpired: Bool = false, _ body: (FormRecord) throws(StoreError) -> Void) throws(StoreError) {
@@ -159,7 +198,8 @@ public final class FormCache: Sendable {
     public func purge(all: Bool = false, dryRun: Bool = false, progress: ProgressHandler? = nil) throws(StoreError) -> [FormRecord] {
         if all { return dryRun ? try repository.all() : try repository.removeAll(progress: progress) { _ in true } }
         let now = clock.now()
-        return dryRun ? try repository.expired(at: now) : try repository.removeExpired(at: now, progress: progress)
+        if dryRun { return try repository.records(matching: RecordQuery().where(\.expiresAt, in: ...now)) }
+        return try repository.removeExpired(at: now, progress: progress)
     }
 
     /// Writes every record, live and expired, to `file` as one ordinary keyed archive (see

@@ -53,6 +53,14 @@ public struct FormRecord: ArchiveRecord, Hashable, Sendable {
     /// ``expiresAt``, kept in the store's index (see `ArchiveRecord.expiryDate`).
     public var expiryDate: Date? { expiresAt }
 
+    /// The properties the store keeps indexes of: `registeredAt`, `expiresAt` and `name` (for
+    /// `formcache list --sort`, and `purge`, which find records without decoding the others).
+    public static let indexes: [RecordIndex<FormRecord>] = [
+        RecordIndex("registeredAt", \.registeredAt),
+        RecordIndex("expiresAt", \.expiresAt),
+        RecordIndex("name", \.name),
+    ]
+
     /// The archived class name, `FormRecord`.
     public static var archivedClassName: String { "FormRecord" }
 

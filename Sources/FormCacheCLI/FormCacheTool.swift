@@ -42,7 +42,7 @@ package enum FormCacheTool {
             commands: [
                 Verbs.add(session), Verbs.get(session), Verbs.update(session), Verbs.list(session), Verbs.remove(session),
                 Verbs.purge(session), Verbs.importArchive(session), Verbs.export(session), Verbs.path(session), Verbs.moveAside(session),
-                Verbs.recover(session),
+                Verbs.recover(session), Verbs.watch(session),
             ])
     }
 }

@@ -115,6 +115,16 @@ public struct RecordQuery<Record: ArchiveRecord>: Sendable {
         adding(Self.property(keyPath), lower: nil, upper: range.upperBound.indexValue, upperInclusive: false)
     }
 
+    /// Records whose property at `keyPath` is above `value` (`>`).
+    public func `where`<Value: IndexableValue & Comparable>(_ keyPath: KeyPath<Record, Value> & Sendable, greaterThan value: Value) -> Self {
+        adding(Self.property(keyPath), lower: value.indexValue, lowerInclusive: false, upper: nil)
+    }
+
+    /// Records whose property at `keyPath` is below `value` (`<`).
+    public func `where`<Value: IndexableValue & Comparable>(_ keyPath: KeyPath<Record, Value> & Sendable, lessThan value: Value) -> Self {
+        adding(Self.property(keyPath), lower: nil, upper: value.indexValue, upperInclusive: false)
+    }
+
     /// Records whose optional property at `keyPath` is not `nil` and lies in `range`.
     public func `where`<Value: IndexableValue & Comparable>(_ keyPath: KeyPath<Record, Value?> & Sendable, in range: ClosedRange<Value>) -> Self {
         adding(Self.property(keyPath), lower: range.lowerBound.indexValue, upper: range.upperBound.indexValue)

@@ -1,17 +1,34 @@
 import ArchiveStore
 import CommandLineSupport
+import FormCache
 
 extension Verbs {
     static func list(_ session: Session) -> Command {
         Command(
             name: "list", abstract: "Print the records as a table or a JSON array.",
+            discussion: "Records come in the order of their last write, or with --sort by a date or the name, "
+                + "read from the store's indexes (only the records printed are read).",
             options: [
                 .flag("json", help: "Print a JSON array of records."),
                 .flag("include-expired", help: "Include records that have expired but are not purged yet."),
+                .option("sort", valueName: "key", help: "Order by registered, expires or name."),
+                .flag("descending", help: "With --sort: the largest first."),
+                .option("limit", valueName: "n", help: "Print at most n records."),
+                .option("offset", valueName: "n", help: "Skip the first n records."),
             ]
         ) { context in
             let includeExpired = context.arguments.flag("include-expired")
-            if context.arguments.flag("json") {
+            let sort = try context.arguments.value("sort").map { name -> FormCache.SortKey in
+                guard let key = FormCache.SortKey.all.first(where: { $0.description == name }) else {
+                    throw UsageError("--sort takes registered, expires or name, not '\(name)'.")
+                }
+                return key
+            }
+            let limit = try context.arguments.value("limit").map { try count($0, option: "limit") }
+            let offset = try context.arguments.value("offset").map { try count($0, option: "offset") } ?? 0
+            if context.arguments.flag("descending") && sort == nil { throw UsageError("--descending needs --sort.") }
+            let windowed = sort != nil || limit != nil || offset > 0
+            if context.arguments.flag("json") && !windowed {
                 // Streamed: one record decoded and printed at a time, in chunks of about 64 KiB.
                 var buffer = ""
                 var first = true
@@ -32,14 +49,26 @@ extension Verbs {
                 return ExitStatus.success
             }
             let (records, now) = try session.withCache { cache throws(StoreError) in
-                (try cache.list(includeExpired: includeExpired), cache.clock.now())
+                let records = windowed
+                    ? try cache.list(sortedBy: sort, descending: context.arguments.flag("descending"), limit: limit, offset: offset,
+                                     includeExpired: includeExpired)
+                    : try cache.list(includeExpired: includeExpired)
+                return (records, cache.clock.now())
             }
-            if records.isEmpty {
+            if context.arguments.flag("json") {
+                context.stdout.write(records.isEmpty ? "[]\n" : "[\n  " + records.map(RecordRendering.json).joined(separator: ",\n  ") + "\n]\n")
+            } else if records.isEmpty {
                 context.stderr.write("No records.\n")
             } else {
                 context.stdout.write(RecordRendering.table(records, now: now))
             }
             return ExitStatus.success
         }
+    }
+
+    /// A count given to `--<option>`: a whole number from 0.
+    static func count(_ text: String, option: String) throws -> Int {
+        guard let value = Int(text), value >= 0 else { throw UsageError("--\(option) takes a whole number from 0, not '\(text)'.") }
+        return value
     }
 }
