@@ -229,7 +229,7 @@ enum StoreVsSQLite {
         print("BUILD seconds=\(seconds) peak=\(peak)")
     }
 
-    private static func child(_ arguments: [String]) throws -> (seconds: Double, peak: Int) {
+    static func child(_ arguments: [String]) throws -> (seconds: Double, peak: Int) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         process.arguments = arguments

@@ -13,6 +13,8 @@ let usage = """
       w2 [n]      n (10000) form records: encode, decode
       w1-memory [n], w2-memory [n]   peak memory of one decode, each implementation
       store [n]   a FormCache store of n (10000) records: get, add, update, remove, in-process
+      query-vs-sqlite [n]   issue 52: max, top 20 and add cost with property indexes beside SQLite with an index,
+                            index build on first use, and changes() latency (Benchmarks/store/run.sh --queries)
       store-vs-sqlite [n]   the repository beside SQLite (WAL, synchronous=FULL) on n (10000) records of
                   ~200 bytes: add, get, update, remove, count, list all, bulk build, p99 of adds
                   (keyed-bench store-vs-sqlite --help; Benchmarks/store/run.sh runs 10k and 1M)
@@ -83,6 +85,9 @@ do {
     case "store": try StoreWorkload.run(count: n ?? 10_000, rounds: rounds)
     case "store-vs-sqlite" where args.contains("--help"): print(StoreVsSQLite.usage)
     case "store-vs-sqlite": try StoreVsSQLite.run(count: n ?? 10_000, rounds: rounds == 7 ? 3 : rounds, arguments: args)
+    case "query-vs-sqlite" where args.contains("--help"): print(QueryVsSQLite.usage)
+    case "query-vs-sqlite": try QueryVsSQLite.run(count: n ?? 10_000, rounds: rounds == 7 ? 3 : rounds)
+    case "change-writer" where args.count == 3: try QueryVsSQLite.writeChanges(path: args[1], count: Int(args[2]) ?? 0)
     case "store-profile" where args.count >= 2:
         try StoreProfile.run(args[1], count: args.count > 2 ? Int(args[2]) ?? 100_000 : 100_000, rounds: rounds == 7 ? 1 : rounds)
     case "store-build" where args.count == 4:
