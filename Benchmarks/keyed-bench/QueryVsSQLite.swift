@@ -271,3 +271,22 @@ enum QueryVsSQLite {
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 }
+
+/// `keyed-bench query-profile top|max <n> <ops>`: a store of n records with an index on count, then ops
+/// queries (the first 20 by count, or the largest count), for callgrind.
+enum QueryProfile {
+    static func run(_ what: String, count: Int, operations: Int) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("query-profile-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let repository = ArchiveRepository<CountIndexed>(path: directory + "/Records.archive")
+        try repository.add(contentsOf: (0..<count).lazy.map { CountIndexed(record: BenchRecord.make($0)) })
+        try repository.prepareIndexes()
+        let top = RecordQuery<CountIndexed>().sorted(by: \.count, ascending: false).limit(20)
+        let ms = try timeMS {
+            for _ in 0..<operations {
+                if what == "top" { blackHole(try repository.records(matching: top)) } else { blackHole(try repository.max(of: \.count)) }
+            }
+        }
+        print(String(format: "%@: %.3f us per query", what, ms * 1_000 / Double(operations)))
+    }
+}

@@ -87,6 +87,8 @@ do {
     case "store-vs-sqlite": try StoreVsSQLite.run(count: n ?? 10_000, rounds: rounds == 7 ? 3 : rounds, arguments: args)
     case "query-vs-sqlite" where args.contains("--help"): print(QueryVsSQLite.usage)
     case "query-vs-sqlite": try QueryVsSQLite.run(count: n ?? 10_000, rounds: rounds == 7 ? 3 : rounds)
+    case "query-profile" where args.count == 4:
+        try QueryProfile.run(args[1], count: Int(args[2]) ?? 10_000, operations: Int(args[3]) ?? 1_000)
     case "change-writer" where args.count == 3: try QueryVsSQLite.writeChanges(path: args[1], count: Int(args[2]) ?? 0)
     case "store-profile" where args.count >= 2:
         try StoreProfile.run(args[1], count: args.count > 2 ? Int(args[2]) ?? 100_000 : 100_000, rounds: rounds == 7 ? 1 : rounds)

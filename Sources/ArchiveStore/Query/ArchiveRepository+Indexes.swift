@@ -86,8 +86,8 @@ extension ArchiveRepository {
     /// brought up to date): kept as they are when they follow it; else moved to a rewritten log, or read from
     /// their files, and brought to the table; else built by decoding every record (`progress` counts them).
     func currentIndexes(_ state: inout ReaderState, _ handle: StoreHandle, progress: ProgressHandler?) throws(StoreError) -> PropertyIndexes {
-        try checkIndexDeclarations()
         if let indexes = state.indexes, indexes.handle === handle, indexes.committed == handle.state.committed { return indexes }
+        try checkIndexDeclarations()
         let version = handle.state.recordVersion
         var candidate = state.indexes
         if let remap = state.remap, remap.generation == handle.generation, let old = candidate, old.generation == remap.fromGeneration,

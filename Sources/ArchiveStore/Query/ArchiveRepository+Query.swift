@@ -17,9 +17,21 @@ extension ArchiveRepository {
         case .rows(let rows, let handle, let version):
             var records: [Record] = []
             records.reserveCapacity(rows.count)
-            for row in rows {
-                records.append(try decode(try handle.frame(LiveEntry(hash: 0, offset: row.offset, length: row.length, expiryBits: 0)),
-                                          version: version))
+            let (generation, inode) = (handle.generation, handle.inode)
+            // The records decoded lately, taken in one go; the others read and decoded.
+            var kept: [Record?] = []
+            kept.reserveCapacity(rows.count)
+            decodedRecords.withLock { cache in
+                for row in rows { kept.append(cache.record(at: row.offset, generation: generation, inode: inode)) }
+            }
+            for i in 0..<rows.count {
+                let row = rows[i]
+                if let kept = kept[i] {
+                    records.append(kept)
+                    continue
+                }
+                let frame = try handle.frame(LiveEntry(hash: 0, offset: row.offset, length: row.length, expiryBits: 0))
+                records.append(try decodeKept(frame, version: version, generation: generation, inode: inode))
             }
             return records
         }
@@ -284,84 +296,99 @@ extension ArchiveRepository {
     /// (every condition, and the order if `needsOrder`, on an index); `nil` otherwise.
     func indexedRows(_ query: RecordQuery<Record>, _ indexes: PropertyIndexes, needsOrder: Bool) throws(StoreError) -> [IndexRow]? {
         let declared = Record.indexes
-        var conditions: [(index: Int, condition: RecordQuery<Record>.Condition)] = []
+        var conditions: [IndexCondition] = []
+        conditions.reserveCapacity(query.conditions.count)
         for condition in query.conditions {
             guard let index = declared.firstIndex(where: condition.property.matches) else { return nil }
-            conditions.append((index, condition))
+            conditions.append(IndexCondition(index: index, lower: condition.lower, lowerInclusive: condition.lowerInclusive,
+                                             upper: condition.upper, upperInclusive: condition.upperInclusive))
         }
-        var orderIndex: Int?
-        var ascending = true
-        if needsOrder, let order = query.order {
-            guard let index = declared.firstIndex(where: order.property.matches) else { return nil }
-            orderIndex = index
-            ascending = order.ascending
+        var order: (index: Int, ascending: Bool)?
+        if needsOrder, let wanted = query.order {
+            guard let index = declared.firstIndex(where: wanted.property.matches) else { return nil }
+            order = (index, wanted.ascending)
         }
-        let skip = query.offsetCount
-        let limit = query.limitCount ?? Int.max
-        var result: [IndexRow] = []
+        return IndexPlanner(indexes: indexes, conditions: conditions)
+            .rows(orderIndex: order?.index, ascending: order?.ascending ?? true, skip: query.offsetCount, limit: query.limitCount ?? Int.max)
+    }
+}
+
+/// A condition on an index: its number among the record type's indexes and its bounds.
+struct IndexCondition {
+    var index: Int
+    var lower: IndexValue?
+    var lowerInclusive: Bool
+    var upper: IndexValue?
+    var upperInclusive: Bool
+
+    func admits(_ value: IndexValue) -> Bool {
+        if let lower, lowerInclusive ? value < lower : !(lower < value) { return false }
+        if let upper, upperInclusive ? upper < value : !(value < upper) { return false }
+        return true
+    }
+}
+
+/// Answers conditions and an order from the property indexes alone (not generic: no type metadata is looked up
+/// per row). The narrowest condition drives (the fewest rows in its range), the others are tested on each of
+/// its rows through the offset-to-value maps; an order is walked along its index (stopping once the window is
+/// full) unless a narrow condition makes sorting its few rows cheaper.
+struct IndexPlanner {
+    let indexes: PropertyIndexes
+    let conditions: [IndexCondition]
+
+    /// The positions of `condition`'s range in its index.
+    func range(_ condition: IndexCondition) -> (SortedRows.Position, SortedRows.Position) {
+        let rows = indexes.rows[condition.index]
+        let low = condition.lower.map { rows.position(of: $0, after: !condition.lowerInclusive) } ?? rows.start
+        let high = condition.upper.map { rows.position(of: $0, after: condition.upperInclusive) } ?? rows.end
+        return (low, high)
+    }
+
+    /// Whether `row` passes every condition but the one numbered `driver`.
+    func admitted(_ row: IndexRow, except driver: Int) -> Bool {
+        var n = 0
+        while n < conditions.count {
+            if n != driver {
+                let condition = conditions[n]
+                guard let value = indexes.value(condition.index, at: row.offset), condition.admits(value) else { return false }
+            }
+            n += 1
+        }
+        return true
+    }
+
+    func rows(orderIndex: Int?, ascending: Bool, skip: Int, limit: Int) -> [IndexRow] {
         guard limit > 0 else { return [] }
-
-        // The range of one condition in its index.
-        func range(_ c: (index: Int, condition: RecordQuery<Record>.Condition)) -> (SortedRows.Position, SortedRows.Position) {
-            let rows = indexes.rows[c.index]
-            let low = c.condition.lower.map { rows.position(of: $0, after: !c.condition.lowerInclusive) } ?? rows.start
-            let high = c.condition.upper.map { rows.position(of: $0, after: c.condition.upperInclusive) } ?? rows.end
-            return (low, high)
-        }
-        func admitted(_ row: IndexRow, except driver: Int?) -> Bool {
-            for (n, c) in conditions.enumerated() where n != driver {
-                guard let value = indexes.value(c.index, at: row.offset), c.condition.admits(value) else { return false }
-            }
-            return true
-        }
-        /// Walks `rows` between two positions in the query's direction, keeping admitted rows in the window.
-        func walk(_ rows: SortedRows, _ low: SortedRows.Position, _ high: SortedRows.Position, driver: Int?) {
-            var skipped = 0
-            let take = { (row: IndexRow) -> Bool in
-                guard admitted(row, except: driver) else { return true }
-                if skipped < skip {
-                    skipped += 1
-                    return true
-                }
-                result.append(row)
-                return result.count < limit
-            }
-            if ascending { rows.forEach(from: low, to: high, take) } else { rows.forEachReversed(from: low, to: high, take) }
-        }
-
-        // The narrowest condition drives (fewest rows in its range).
-        var driver: Int?
+        var driver = -1
         var driverSize = Int.max
-        for (n, c) in conditions.enumerated() {
-            let (low, high) = range(c)
-            let rows = indexes.rows[c.index]
+        for n in 0..<conditions.count {
+            let (low, high) = range(conditions[n])
+            let rows = indexes.rows[conditions[n].index]
             let size = Swift.max(0, rows.rank(high) - rows.rank(low))
             if size < driverSize {
                 driver = n
                 driverSize = size
             }
         }
-        if let orderIndex {
-            // Walk the order's index when no condition is narrow enough to be worth sorting instead.
-            if let sameIndex = conditions.firstIndex(where: { $0.index == orderIndex }), driver == nil || driverSize >= indexes.count / 8 || conditions[sameIndex].index == conditions[driver ?? sameIndex].index {
-                let (low, high) = range(conditions[sameIndex])
-                walk(indexes.rows[orderIndex], low, high, driver: sameIndex)
-                return result
+        if let orderIndex, driver < 0 || driverSize >= indexes.count / 8 || conditions[driver].index == orderIndex {
+            // Walk the order's index: within a condition on it, or whole.
+            let rows = indexes.rows[orderIndex]
+            var low = rows.start, high = rows.end, walking = -1
+            if let same = conditions.firstIndex(where: { $0.index == orderIndex }) {
+                (low, high) = range(conditions[same])
+                walking = same
             }
-            if driver == nil || driverSize >= indexes.count / 8 {
-                let rows = indexes.rows[orderIndex]
-                walk(rows, rows.start, rows.end, driver: nil)
-                return result
-            }
+            return walk(rows, low, high, ascending: ascending, except: walking, skip: skip, limit: limit)
         }
-        guard let driver else {
-            // No condition and no order: every record in log order.
-            let rows = indexes.rows.isEmpty ? SortedRows() : indexes.rows[0]
+        guard driver >= 0 else {
+            // No condition and no order: every record, in log order.
             var all: [IndexRow] = []
-            all.reserveCapacity(rows.count)
-            rows.forEach(from: rows.start, to: rows.end) { all.append($0); return true }
+            if let rows = indexes.rows.first {
+                all.reserveCapacity(rows.count)
+                rows.forEach(from: rows.start, to: rows.end) { all.append($0); return true }
+            }
             all.sort { $0.offset < $1.offset }
-            return window(all, skip: skip, limit: limit)
+            return Self.window(all, skip: skip, limit: limit)
         }
         let (low, high) = range(conditions[driver])
         var candidates: [IndexRow] = []
@@ -370,18 +397,40 @@ extension ArchiveRepository {
             return true
         }
         if let orderIndex {
-            let keyed = candidates.map { (value: indexes.value(orderIndex, at: $0.offset) ?? .null, row: $0) }
-            candidates = keyed.sorted { a, b in
+            var keyed: [(value: IndexValue, row: IndexRow)] = []
+            keyed.reserveCapacity(candidates.count)
+            for row in candidates { keyed.append((indexes.value(orderIndex, at: row.offset) ?? .null, row)) }
+            keyed.sort { a, b in
                 if a.value != b.value { return ascending ? a.value < b.value : b.value < a.value }
                 return ascending ? a.row.offset < b.row.offset : b.row.offset < a.row.offset
-            }.map(\.row)
+            }
+            candidates = keyed.map(\.row)
         } else {
             candidates.sort { $0.offset < $1.offset }
         }
-        return window(candidates, skip: skip, limit: limit)
+        return Self.window(candidates, skip: skip, limit: limit)
     }
 
-    private func window(_ rows: [IndexRow], skip: Int, limit: Int) -> [IndexRow] {
+    /// The admitted rows between two positions in the direction asked, `skip` of them passed over, at most `limit`.
+    private func walk(_ rows: SortedRows, _ low: SortedRows.Position, _ high: SortedRows.Position, ascending: Bool, except: Int,
+                      skip: Int, limit: Int) -> [IndexRow] {
+        var result: [IndexRow] = []
+        if limit != Int.max { result.reserveCapacity(limit) }
+        var skipped = 0
+        let take = { (row: IndexRow) -> Bool in
+            guard admitted(row, except: except) else { return true }
+            if skipped < skip {
+                skipped += 1
+                return true
+            }
+            result.append(row)
+            return result.count < limit
+        }
+        if ascending { rows.forEach(from: low, to: high, take) } else { rows.forEachReversed(from: low, to: high, take) }
+        return result
+    }
+
+    static func window(_ rows: [IndexRow], skip: Int, limit: Int) -> [IndexRow] {
         let start = Swift.min(skip, rows.count)
         let end = limit == Int.max ? rows.count : Swift.min(rows.count, start + limit)
         return Array(rows[start..<end])

@@ -28,7 +28,11 @@ public struct RecordQuery<Record: ArchiveRecord>: Sendable {
         var indexName: String?
         /// The value of a decoded record (`nil` for an index named but not declared: see ``ArchiveRepository``).
         var value: (@Sendable (Record) -> IndexValue)?
-        var description: String
+        /// What an error names it by (made only then: a key path's description is costly).
+        var description: String {
+            if let indexName { return "index \"\(indexName)\"" }
+            return keyPath.map { "\($0)" } ?? "a property"
+        }
 
         func matches(_ index: RecordIndex<Record>) -> Bool {
             if let indexName { return index.name == indexName }
@@ -72,12 +76,12 @@ public struct RecordQuery<Record: ArchiveRecord>: Sendable {
     }
 
     static func property<Value: IndexableValue>(_ keyPath: KeyPath<Record, Value> & Sendable) -> Property {
-        Property(keyPath: keyPath, indexName: nil, value: { $0[keyPath: keyPath].indexValue }, description: "\(keyPath)")
+        Property(keyPath: keyPath, indexName: nil, value: { $0[keyPath: keyPath].indexValue })
     }
 
     static func property(index name: String) -> Property {
         let declared = Record.indexes.first { $0.name == name }
-        return Property(keyPath: nil, indexName: name, value: declared?.value, description: "index \"\(name)\"")
+        return Property(keyPath: nil, indexName: name, value: declared?.value)
     }
 
     // MARK: Conditions

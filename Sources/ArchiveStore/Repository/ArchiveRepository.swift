@@ -70,6 +70,8 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     let scratches = Locked<[KeyedUnarchiver.Scratch]>([])
     /// Archivers kept between records (`KeyedArchiver.reusable()`), one per archive at a time.
     let archivers = Locked<[KeyedArchiver]>([])
+    /// Records decoded lately, by frame offset (see ``DecodedRecords``).
+    let decodedRecords: Locked<DecodedRecords<Record>>
     /// The observers of ``changes()``.
     let changeObservers = Locked<[UInt64: ChangeObserver]>([:])
     /// The thread that waits for other processes' commits while there are observers.
@@ -112,6 +114,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
                                                                    excludedFromBackup: options.excludedFromBackup))
         registry = RepositoryFile<Record>.registry
         migrationRegistry = MigratedRecord<Record>.registry
+        decodedRecords = Locked(DecodedRecords(capacity: options.decodedRecordCacheCapacity))
     }
 
     /// The platform's data directory for an application or store named `name`: `~/Library/Application
@@ -170,17 +173,26 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// The next call opens it again. Mirrors `sqlite3_close` (GRDB's `DatabaseQueue.close()`); a repository
     /// needs no closing before it is released.
     public func close() {
-        // The property indexes' files brought up to date first (the next open starts from them).
-        reader.withLock { state in
-            if let indexes = state.indexes, indexes.persistedFrames != indexes.frameCount { persistIfBehind(&state, force: true) }
-        }
-        waitForMaintenance()
+        finishMaintenance()
         reader.withLock { state in
             state.handle = nil
             state.indexes = nil
             state.remap = nil
         }
         writers.withLock { $0.lock = nil }
+    }
+
+    /// Background work finished before the object goes: a short-lived process (a command-line tool) leaves
+    /// its index files written.
+    deinit { finishMaintenance() }
+
+    /// Brings the property indexes' files up to date (the next open starts from them) and waits for the
+    /// background index work this object started.
+    func finishMaintenance() {
+        reader.withLock { state in
+            if let indexes = state.indexes, indexes.persistedFrames != indexes.frameCount { persistIfBehind(&state, force: true) }
+        }
+        waitForMaintenance()
     }
 
     // MARK: The open store
@@ -315,20 +327,29 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
             case .log(let handle):
                 try checkVersion(handle.state.recordVersion)
                 guard let frame = try handle.liveFrame(for: key) else { return .none }
-                return .frame(frame, handle.state.recordVersion)
+                return .frame(frame, handle.state.recordVersion, handle.generation, handle.inode)
             }
         }
         switch found {
         case .none: return nil
         case .record(let record): return record
-        case .frame(let frame, let version): return try decode(frame, version: version)
+        case .frame(let frame, let version, let generation, let inode):
+            return try decodeKept(frame, version: version, generation: generation, inode: inode)
         }
     }
 
     private enum Found {
         case none
         case record(Record?)
-        case frame(LogFrame, Int)
+        case frame(LogFrame, Int, UInt64, UInt64)
+    }
+
+    /// The record of `frame`, from ``decodedRecords`` when it was decoded lately, else decoded and kept.
+    func decodeKept(_ frame: LogFrame, version: Int, generation: UInt64, inode: UInt64) throws(StoreError) -> Record {
+        if let kept = decodedRecords.withLock({ $0.record(at: frame.offset, generation: generation, inode: inode) }) { return kept }
+        let record = try decode(frame, version: version)
+        decodedRecords.withLock { $0.keep(record, at: frame.offset, generation: generation, inode: inode) }
+        return record
     }
 
     /// Whether a record has `id`, without decoding it.

@@ -31,6 +31,11 @@ public struct RepositoryOptions: Sendable {
     /// either way. Default `false`.
     public var verifiesRecords = false
 
+    /// How many decoded records the repository keeps, by where they are in the store, so that a query or `get`
+    /// returning a record it returned lately does not decode it again (records are values: each caller gets
+    /// its own copy; records of a class type are never kept). 0 keeps none. Default: 1,024.
+    public var decodedRecordCacheCapacity = 1024
+
     /// The file system the store goes through; tests inject faults with it.
     package var fileSystem: FileSystem = .kernel
 
