@@ -2,13 +2,15 @@
 // Fuzz/run.sh into the ArchiveStore module (so that internal types are reachable), with FuzzFiles.swift,
 // against BinaryPlist and KeyedArchive built as libraries.
 //
-// Input: split at "|||" into a store file, an index file and (optionally) a second store file, written into
-// a fresh directory. Then every read (all, get of a few ids, count, expired) must return records or throw
+// Input: split at "|||" into a store file, an index file, (optionally) a second store file and (optionally) the
+// file of the record's property index on `name` (`<store>.index-name`), written into a fresh directory. Then every read (all, get of a few ids, count, expired) must return records or throw
 // StoreError, and agree with each other (a record `all` returns is what `get` returns for its id). With a
 // second store file, it is then written over the first in place (the same file, as another process's commits
 // or damage would change it) and the open repository must read it as a fresh one does, or throw. A
 // transaction (add, update, remove) and a write (add) must either succeed, after which the store holds their
-// changes, or fail leaving the store file exactly as it was.
+// changes, or fail leaving the store file exactly as it was. Queries answered from the property indexes (which
+// may come from the fuzzed file) must return exactly what a full scan of `all()` returns: a damaged index is
+// rebuilt, never trusted.
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -30,6 +32,9 @@ struct FuzzRecord: ArchiveRecord, Equatable {
 
     static var archivedClassName: String { "FormRecord" }
     var expiryDate: Date? { expiresAt }
+    static let indexes: [RecordIndex<FuzzRecord>] = [
+        RecordIndex("registeredAt", \.registeredAt), RecordIndex("expiresAt", \.expiresAt), RecordIndex("name", \.name),
+    ]
 
     init(id: String, name: String, fields: [String: String], registeredAt: Date, expiresAt: Date) {
         (self.id, self.name, self.fields, self.registeredAt, self.expiresAt) = (id, name, fields, registeredAt, expiresAt)
@@ -69,13 +74,35 @@ private func readFile(_ path: String) -> [UInt8]? {
     }
 }
 
-private func checkStore(log: [UInt8], index: [UInt8], later: [UInt8]?) {
+/// Queries from the indexes against a scan of `all` (records in log order).
+private func checkQueries(_ repository: ArchiveRepository<FuzzRecord>, _ all: [FuzzRecord], when: String) {
+    // Dates that are not numbers have no order to compare with.
+    guard all.allSatisfy({ !$0.expiresAt.timeIntervalSinceReferenceDate.isNaN && !$0.registeredAt.timeIntervalSinceReferenceDate.isNaN })
+    else { return }
+    if let found = try? repository.records(matching: RecordQuery().sorted(by: \.name)) {
+        let expected = all.enumerated().sorted { a, b in
+            a.element.name != b.element.name ? a.element.name.utf8.lexicographicallyPrecedes(b.element.name.utf8) : a.offset < b.offset
+        }.map(\.element)
+        if found != expected { storeFinding("\(when): sorted by name from the index \(found.map(\.id)), a scan \(expected.map(\.id))") }
+    }
+    let limit = Date(timeIntervalSince1970: 1_500)
+    if let found = try? repository.ids(matching: RecordQuery().where(\.expiresAt, in: ...limit)) {
+        let expected = all.filter { $0.expiresAt <= limit }.map(\.id)
+        if found != expected { storeFinding("\(when): expired from the index \(found), a scan \(expected)") }
+    }
+    if let largest = try? repository.max(of: \.registeredAt), largest != all.map(\.registeredAt).max() {
+        storeFinding("\(when): the largest registeredAt from the index differs from a scan's")
+    }
+}
+
+private func checkStore(log: [UInt8], index: [UInt8], later: [UInt8]?, propertyIndex: [UInt8]?) {
     let directory = fuzzDirectory + "/s"
     removeTree(directory)
     mkdir(directory, 0o700)
     let path = directory + "/Forms.archive"
     writeFile(log, to: path)
     if !index.isEmpty { writeFile(index, to: path + ".index") }
+    if let propertyIndex { writeFile(propertyIndex, to: path + ".index-name") }
     var options = RepositoryOptions()
     options.tuning.mergeFrames = 2
     options.tuning.compactionFloor = 0
@@ -89,6 +116,7 @@ private func checkStore(log: [UInt8], index: [UInt8], later: [UInt8]?) {
         if let count = try? repository.count(), count != all.count, RecordLog.isLog(log) {
             storeFinding("count() \(count) but all() returned \(all.count)")
         }
+        checkQueries(repository, all, when: "opened")
     }
     _ = try? repository.get("id0")
     _ = try? repository.expired(at: Date(timeIntervalSince1970: 1_500))
@@ -103,6 +131,7 @@ private func checkStore(log: [UInt8], index: [UInt8], later: [UInt8]?) {
         if let open, (try? repository.count()).map({ $0 != open.count }) == true {
             storeFinding("count() disagrees with all() after a refresh")
         }
+        if let open { checkQueries(repository, open, when: "after the file changed") }
     }
     let current = readFile(path)
     do {
@@ -149,6 +178,7 @@ private func checkStore(log: [UInt8], index: [UInt8], later: [UInt8]?) {
         }
     }
     _ = try? repository.removeExpired(at: Date(timeIntervalSince1970: 1_500))
+    if let all = try? repository.all() { checkQueries(repository, all, when: "after the writes") }
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -158,7 +188,7 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     var parts: [[UInt8]] = []
     var partStart = 0
     var i = 0
-    while i + 2 < bytes.count, parts.count < 2 {
+    while i + 2 < bytes.count, parts.count < 3 {
         if bytes[i] == 124 && bytes[i + 1] == 124 && bytes[i + 2] == 124 {
             parts.append(Array(bytes[partStart..<i]))
             i += 3
@@ -168,6 +198,7 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
         }
     }
     parts.append(Array(bytes[partStart...]))
-    checkStore(log: parts[0], index: parts.count > 1 ? parts[1] : [], later: parts.count > 2 ? parts[2] : nil)
+    checkStore(log: parts[0], index: parts.count > 1 ? parts[1] : [], later: parts.count > 2 && !parts[2].isEmpty ? parts[2] : nil,
+               propertyIndex: parts.count > 3 ? parts[3] : nil)
     return 0
 }

@@ -241,8 +241,8 @@ extension ArchiveRepository {
 
     /// Builds the property indexes now if they are not built (they are otherwise built by the first query that
     /// uses them), calling `progress` with the records read. A store written without them (or before they
-    /// were declared) is read once; afterwards every commit keeps them, and their files let the next process
-    /// start from them.
+    /// were declared) is read once; afterwards every commit keeps them, and their files, written by the time
+    /// this returns, let the next process start from them.
     ///
     /// Mirrors Core Data's lightweight migration adding an index, and Realm's migration block.
     public func prepareIndexes(progress: ProgressHandler? = nil) throws(StoreError) {
@@ -253,6 +253,8 @@ extension ArchiveRepository {
                 _ = try currentIndexes(&state, handle, progress: progress)
             }
         }
+        // Their files written when this returns (the next process starts from them).
+        waitForMaintenance()
     }
 }
 

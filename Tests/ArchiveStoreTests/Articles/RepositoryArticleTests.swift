@@ -128,7 +128,57 @@ extension RepositoryArticleTests {
         try contacts.delete(ada.id)
         #expect(try contacts.load().map(\.name) == ["Charles"])
     }
+}
 
+// snippet
+struct ExerciseData: ArchiveRecord, Codable {
+    let id: String
+    var recordDate: Date
+    var recordCount: Int
+    static let indexes: [RecordIndex<ExerciseData>] = [
+        RecordIndex("recordDate", \.recordDate),
+        RecordIndex("recordCount", \.recordCount),
+    ]
+}
+// end snippet
+
+extension RepositoryArticleTests {
+    @Test func theLargestCountAndTheLatestRecordsFromIndexes() async throws {
+        let temporary = try TemporaryDirectory(prefix: "article")
+        defer { temporary.remove() }
+        let exercises = ArchiveRepository<ExerciseData>(path: temporary.file("exercises.archive"))
+        try exercises.add(contentsOf: (0..<50).map {
+            ExerciseData(id: "x\($0)", recordDate: Date(timeIntervalSinceReferenceDate: Double($0) * 86_400), recordCount: ($0 * 7) % 130)
+        })
+        let decoded = exercises.statistics.recordsDecoded
+        // snippet
+        let largest = try exercises.max(of: \.recordCount)
+        let total = try exercises.sum(of: \.recordCount)
+        let latest = try exercises.records(matching: RecordQuery().sorted(by: \.recordDate, ascending: false).limit(20))
+        let busyDays = try exercises.count(matching: RecordQuery().where(\.recordCount, in: 100...))
+        // end snippet
+        #expect(largest == 126)
+        #expect(total == (0..<50).map { ($0 * 7) % 130 }.reduce(0, +))
+        #expect(latest.map(\.id) == (30..<50).reversed().map { "x\($0)" })
+        #expect(busyDays == (0..<50).filter { ($0 * 7) % 130 >= 100 }.count)
+        #expect(exercises.statistics.recordsDecoded - decoded == 20)
+        let changes = exercises.changes()
+        try exercises.add(ExerciseData(id: "new", recordDate: Date(), recordCount: 1))
+        var seen: RepositoryChange?
+        // snippet
+        for await change in exercises.changes() {
+            if change.isReload || !change.added.isEmpty { break }
+        }
+        // end snippet
+        for await change in changes {
+            seen = change
+            break
+        }
+        #expect(seen == RepositoryChange(added: ["new"]))
+    }
+}
+
+extension RepositoryArticleTests {
     // snippet
     struct Session: ArchiveRecord, Codable {
         let id: String

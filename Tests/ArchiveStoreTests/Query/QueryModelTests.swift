@@ -11,11 +11,11 @@ import TestSupport
 @Suite("Repository: queries against a full scan")
 struct QueryModelTests {
     struct Model {
-        var records: [String: ExerciseData] = [:]
+        var records: [String: IndexedExercise] = [:]
         /// Ids in the order of their last write.
         var order: [String] = []
 
-        mutating func put(_ record: ExerciseData) {
+        mutating func put(_ record: IndexedExercise) {
             records[record.id] = record
             order.removeAll { $0 == record.id }
             order.append(record.id)
@@ -26,8 +26,8 @@ struct QueryModelTests {
             order.removeAll { $0 == id }
         }
 
-        func run(_ query: RecordQuery<ExerciseData>) -> [ExerciseData] {
-            var rows = order.enumerated().compactMap { position, id -> (Int, ExerciseData)? in
+        func run(_ query: RecordQuery<IndexedExercise>) -> [IndexedExercise] {
+            var rows = order.enumerated().compactMap { position, id -> (Int, IndexedExercise)? in
                 guard let record = records[id] else { return nil }
                 for condition in query.conditions {
                     guard let value = condition.property.value, condition.admits(value(record)) else { return nil }
@@ -47,8 +47,8 @@ struct QueryModelTests {
         }
     }
 
-    func randomQuery(_ random: inout SeededGenerator) -> RecordQuery<ExerciseData> {
-        var query = RecordQuery<ExerciseData>()
+    func randomQuery(_ random: inout SeededGenerator) -> RecordQuery<IndexedExercise> {
+        var query = RecordQuery<IndexedExercise>()
         for _ in 0..<Int.random(in: 0...2, using: &random) {
             switch Int.random(in: 0..<6, using: &random) {
             case 0:
@@ -73,7 +73,7 @@ struct QueryModelTests {
         return query
     }
 
-    func check(_ repository: ArchiveRepository<ExerciseData>, _ model: Model, _ random: inout SeededGenerator, step: Int) throws {
+    func check(_ repository: ArchiveRepository<IndexedExercise>, _ model: Model, _ random: inout SeededGenerator, step: Int) throws {
         for _ in 0..<3 {
             let query = randomQuery(&random)
             let expected = model.run(query)
@@ -100,12 +100,12 @@ struct QueryModelTests {
         options.tuning.compactionFloor = 8 << 10   // compactions happen within the run
         options.tuning.mergeFrames = 16
         let path = directory.file("Exercises.archive")
-        var writer = ArchiveRepository<ExerciseData>(path: path, options: options)
-        var reader = ArchiveRepository<ExerciseData>(path: path, options: options)
+        var writer = ArchiveRepository<IndexedExercise>(path: path, options: options)
+        var reader = ArchiveRepository<IndexedExercise>(path: path, options: options)
         var model = Model()
         var random = SeededGenerator(seed: seed)
         var next = 0
-        func newRecord() -> ExerciseData {
+        func newRecord() -> IndexedExercise {
             next += 1
             return exercise(next, count: Int.random(in: -20...80, using: &random),
                             note: Bool.random(using: &random) ? nil : "n\(Int.random(in: 0..<4, using: &random))")
@@ -150,7 +150,7 @@ struct QueryModelTests {
                 for record in batch { model.put(record) }
             case 7:
                 // Opened again: the second object from the files, the first one later.
-                if Bool.random(using: &random) { reader.close() } else { reader = ArchiveRepository<ExerciseData>(path: path, options: options) }
+                if Bool.random(using: &random) { reader.close() } else { reader = ArchiveRepository<IndexedExercise>(path: path, options: options) }
             case 8:
                 // An index file damaged (or removed) while nobody has the store open.
                 writer.close()
@@ -165,7 +165,7 @@ struct QueryModelTests {
                         try FileManager.default.removeItem(atPath: file)
                     }
                 }
-                writer = ArchiveRepository<ExerciseData>(path: path, options: options)
+                writer = ArchiveRepository<IndexedExercise>(path: path, options: options)
             default:
                 break
             }

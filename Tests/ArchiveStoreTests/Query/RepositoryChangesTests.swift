@@ -32,7 +32,7 @@ struct RepositoryChangesTests {
 
     @Test func commitsOfThisObjectArriveAtOnceWithTheirIds() async throws {
         let directory = try TemporaryDirectory()
-        let repository = ArchiveRepository<ExerciseData>(path: directory.file("Exercises.archive"))
+        let repository = ArchiveRepository<IndexedExercise>(path: directory.file("Exercises.archive"))
         try repository.add(exercise(1))
         var changes = repository.changes().makeAsyncIterator()
         try repository.add(exercise(2))
@@ -52,8 +52,8 @@ struct RepositoryChangesTests {
     @Test func commitsOfAnotherObjectArriveThroughTheFileWatch() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("Exercises.archive")
-        let app = ArchiveRepository<ExerciseData>(path: path)
-        let widget = ArchiveRepository<ExerciseData>(path: path)
+        let app = ArchiveRepository<IndexedExercise>(path: path)
+        let widget = ArchiveRepository<IndexedExercise>(path: path)
         try app.add(exercise(1))
         var changes = app.changes().makeAsyncIterator()
         try widget.add(exercise(2))
@@ -64,9 +64,9 @@ struct RepositoryChangesTests {
 
     @Test func anObservedQueryYieldsOnlyWhenItsResultChanges() async throws {
         let directory = try TemporaryDirectory()
-        let repository = ArchiveRepository<ExerciseData>(path: directory.file("Exercises.archive"))
+        let repository = ArchiveRepository<IndexedExercise>(path: directory.file("Exercises.archive"))
         try repository.add(contentsOf: [exercise(1, count: 5), exercise(2, count: 9)])
-        let top = RecordQuery<ExerciseData>().sorted(by: \.recordCount, ascending: false).limit(1)
+        let top = RecordQuery<IndexedExercise>().sorted(by: \.recordCount, ascending: false).limit(1)
         var results = repository.observe(top).makeAsyncIterator()
         #expect(try await results.next()?.map(\.id) == ["e2"])
         try repository.add(exercise(3, count: 1))        // the top is unchanged: nothing sent

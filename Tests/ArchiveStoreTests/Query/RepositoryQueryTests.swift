@@ -8,7 +8,7 @@ import TestSupport
 /// no longer declared.
 @Suite("Repository: queries and property indexes")
 struct RepositoryQueryTests {
-    func store<R: ArchiveRecord>(_ directory: TemporaryDirectory, _ type: R.Type = ExerciseData.self, background: Bool = false) -> ArchiveRepository<R> {
+    func store<R: ArchiveRecord>(_ directory: TemporaryDirectory, _ type: R.Type = IndexedExercise.self, background: Bool = false) -> ArchiveRepository<R> {
         var options = RepositoryOptions()
         options.tuning.maintainsInBackground = background
         return ArchiveRepository<R>(path: directory.file("data/Exercises.archive"), options: options)
