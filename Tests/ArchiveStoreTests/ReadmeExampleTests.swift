@@ -19,6 +19,7 @@ struct ReadmeExampleTests {
             coder.encode(id, forKey: "id")
             coder.encode(count, forKey: "count")
         }
+        static let indexes: [RecordIndex<Exercise>] = [RecordIndex("count", \.count)]
     }
 
     struct Reading: ArchiveRecord, Codable {
@@ -41,8 +42,11 @@ struct ReadmeExampleTests {
         let log = ArchiveRepository<Exercise>(path: directory.file("exercises.archive"))
         try log.add(Exercise(id: "push-ups", count: 20))
         try log.add(Exercise(id: "squats", count: 35))
-        let best = try log.all().map(\.count).max()
+        let best = try log.max(of: \.count)   // from the index: no record decoded
+        let top = try log.records(matching: RecordQuery().sorted(by: \.count, ascending: false).limit(10))
         #expect(best == 35)
+        #expect(top.map(\.id) == ["squats", "push-ups"])
+        #expect(log.statistics.recordsDecoded == 2)   // the two returned by `top`, none by `max`
         #expect(try log.get("push-ups")?.count == 20)
     }
 }

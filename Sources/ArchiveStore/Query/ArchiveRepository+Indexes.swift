@@ -18,17 +18,24 @@ extension ArchiveRepository {
     /// The file of the index named `name` (`<path>.index-<name>`).
     public func propertyIndexPath(_ name: String) -> String { PropertyIndexFile.path(of: path, index: name) }
 
-    /// Refuses index declarations that cannot name files, or name one twice.
-    func checkIndexDeclarations() throws(StoreError) {
+    /// What is wrong with the record type's index declarations (a name that cannot name a file, or named
+    /// twice); `nil` when nothing is. Checked once, when the repository is made.
+    static func indexDeclarationProblem(path: String) -> StoreError? {
         var seen: Set<String> = []
         for index in Record.indexes {
             guard RecordIndex<Record>.isValidName(index.name) else {
-                throw StoreError(.invalidArgument, "the index name \"\(index.name)\" must be 1 to 64 letters, digits, '-' or '_'", path: path)
+                return StoreError(.invalidArgument, "the index name \"\(index.name)\" must be 1 to 64 letters, digits, '-' or '_'", path: path)
             }
             guard seen.insert(index.name).inserted else {
-                throw StoreError(.invalidArgument, "two indexes are named \"\(index.name)\"", path: path)
+                return StoreError(.invalidArgument, "two indexes are named \"\(index.name)\"", path: path)
             }
         }
+        return nil
+    }
+
+    /// Refuses index declarations that cannot name files, or name one twice.
+    func checkIndexDeclarations() throws(StoreError) {
+        if let indexDeclarationProblem { throw indexDeclarationProblem }
     }
 
     // MARK: Following commits
@@ -44,6 +51,14 @@ extension ArchiveRepository {
             if state.followedOnce { event = .reload }
             state.followedOnce = true
             handle.startJournal()
+            // Indexes that describe this log exactly where the handle stands describe its table: they follow it.
+            if var indexes = state.indexes, indexes.handle == nil || indexes.handle !== handle, indexes.generation == handle.generation,
+               indexes.committed == handle.state.committed, indexes.frameCount == handle.state.frameCount,
+               indexes.chain == (handle.state.chain ?? 0), indexes.count == handle.table.count {
+                indexes.handle = handle
+                indexes.isPersistable = handle.isChained
+                state.indexes = indexes
+            }
         } else {
             let changes = handle.takeJournal()
             if !changes.isEmpty {
@@ -86,8 +101,8 @@ extension ArchiveRepository {
     /// brought up to date): kept as they are when they follow it; else moved to a rewritten log, or read from
     /// their files, and brought to the table; else built by decoding every record (`progress` counts them).
     func currentIndexes(_ state: inout ReaderState, _ handle: StoreHandle, progress: ProgressHandler?) throws(StoreError) -> PropertyIndexes {
-        if let indexes = state.indexes, indexes.handle === handle, indexes.committed == handle.state.committed { return indexes }
         try checkIndexDeclarations()
+        if let indexes = state.indexes, indexes.handle === handle, indexes.committed == handle.state.committed { return indexes }
         let version = handle.state.recordVersion
         var candidate = state.indexes
         if let remap = state.remap, remap.generation == handle.generation, let old = candidate, old.generation == remap.fromGeneration,
@@ -150,7 +165,7 @@ extension ArchiveRepository {
     /// the values of its records in the order they were added: the first query then reads no record.
     func rememberIndexes(of builder: LogBuilder, values: [[IndexValue]]) {
         let entries = builder.table.liveEntries
-        guard !Record.indexes.isEmpty, entries.count == values.count else { return }
+        guard !Record.indexes.isEmpty, indexDeclarationProblem == nil, entries.count == values.count else { return }
         let definitions = Self.indexDefinitions
         var rows: [[IndexRow]] = definitions.map { _ in [] }
         for (entry, recordValues) in zip(entries, values) where recordValues.count == rows.count {
@@ -198,7 +213,7 @@ extension ArchiveRepository {
     /// Writes the index files in the background when they cover a number of frames behind the indexes (or
     /// always, with `force`). Failures are left: the files are derived data.
     func persistIfBehind(_ state: inout ReaderState, force: Bool = false) {
-        guard var indexes = state.indexes, indexes.isPersistable else { return }
+        guard var indexes = state.indexes, indexes.isPersistable, indexDeclarationProblem == nil else { return }
         let behind = indexes.frameCount - indexes.persistedFrames
         guard force || indexes.persistedFrames < 0 || behind >= options.tuning.indexInterval(live: indexes.count) else { return }
         indexes.persistedFrames = indexes.frameCount

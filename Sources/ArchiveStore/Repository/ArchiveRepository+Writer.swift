@@ -58,7 +58,10 @@ extension ArchiveRepository {
         for _ in 0..<4 {
             let current = try reader.withLock { (state: inout ReaderState) throws(StoreError) -> CurrentStore in
                 if let handle = state.handle {
-                    if try handle.prepareForWriting() == .current { return .log(handle) }
+                    if try handle.prepareForWriting() == .current {
+                        followTable(&state, handle)
+                        return .log(handle)
+                    }
                     state.handle = nil
                 }
                 switch try StoreHandle.open(path, fileSystem: fileSystem, counters: counters, unpublished: .held) {
@@ -68,6 +71,7 @@ extension ArchiveRepository {
                     if handle.isChained, handle.writable {
                         guard try handle.prepareForWriting() == .current else { return .absent }
                         state.handle = handle
+                        followTable(&state, handle)
                     }
                     return .log(handle)
                 }

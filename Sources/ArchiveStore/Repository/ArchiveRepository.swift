@@ -70,6 +70,8 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     let scratches = Locked<[KeyedUnarchiver.Scratch]>([])
     /// Archivers kept between records (`KeyedArchiver.reusable()`), one per archive at a time.
     let archivers = Locked<[KeyedArchiver]>([])
+    /// What is wrong with the record type's index declarations, if anything (queries then throw it).
+    let indexDeclarationProblem: StoreError?
     /// Records decoded lately, by frame offset (see ``DecodedRecords``).
     let decodedRecords: Locked<DecodedRecords<Record>>
     /// The observers of ``changes()``.
@@ -115,6 +117,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         registry = RepositoryFile<Record>.registry
         migrationRegistry = MigratedRecord<Record>.registry
         decodedRecords = Locked(DecodedRecords(capacity: options.decodedRecordCacheCapacity))
+        indexDeclarationProblem = Self.indexDeclarationProblem(path: path)
     }
 
     /// The platform's data directory for an application or store named `name`: `~/Library/Application

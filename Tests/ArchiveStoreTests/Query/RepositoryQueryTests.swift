@@ -139,5 +139,7 @@ struct RepositoryQueryTests {
         } throws: { error in
             (error as? StoreError)?.code == .invalidArgument
         }
+        bad.close()
+        #expect(try directory.entries().sorted() == ["Bad.archive", "Bad.archive.lock"])   // no index file written anywhere
     }
 }
