@@ -401,14 +401,20 @@ private func system_watchRegister(_ queue: CInt, _ fd: CInt, _ notes: UInt32) ->
 /// `kevent(2)` waiting at most `milliseconds` on `queue`: how many events came (-1 on error), and whether one
 /// said the file `file` was removed or renamed (its watch is then to be made again).
 func system_watchWait(_ queue: CInt, _ file: CInt, _ milliseconds: Int) -> (count: CInt, fileGone: Bool) {
-    var events = [kevent](repeating: kevent(), count: 8)
+    // `kevent` names both the call and its struct: the struct is named where a type is expected.
+    let events = UnsafeMutablePointer<kevent>.allocate(capacity: 8)
+    events.initialize(repeating: .init(), count: 8)
+    defer {
+        events.deinitialize(count: 8)
+        events.deallocate()
+    }
     var timeout = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
-    let count = kevent(queue, nil, 0, &events, 8, &timeout)
+    let count = kevent(queue, nil, 0, events, 8, &timeout)
     var gone = false
-    if count > 0 {
-        for event in events[0..<Int(count)] where Int32(event.ident) == file && event.fflags & UInt32(NOTE_DELETE | NOTE_RENAME) != 0 {
-            gone = true
-        }
+    var i = 0
+    while i < Int(count) {
+        if Int32(truncatingIfNeeded: events[i].ident) == file && events[i].fflags & UInt32(NOTE_DELETE | NOTE_RENAME) != 0 { gone = true }
+        i += 1
     }
     return (count, gone)
 }

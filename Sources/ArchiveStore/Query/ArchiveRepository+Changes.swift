@@ -58,8 +58,10 @@ extension ArchiveRepository {
         continuation.onTermination = { [weak self] _ in
             self?.changeObservers.withLock { _ = $0.removeValue(forKey: id) }
         }
-        // From here on the handle's commits are followed (the store read once, if it exists).
+        // From here on the handle's commits are followed (the store read once, if it exists); a handle opened
+        // later (the store made, replaced or rewritten) is a reload.
         _ = try? withStore { _ throws(StoreError) in }
+        reader.withLock { $0.followedOnce = true }
         startWatching()
         return stream
     }
@@ -116,10 +118,16 @@ extension ArchiveRepository {
         let directory = PathName.directory(of: path)
         let name = PathName.lastComponent(of: path)
         DispatchQueue.global(qos: .utility).async { [weak self] in
-            let watch = FileWatch(directory: directory, name: name)
-            let interval = watch.isWatching ? 1000 : 50
+            var watch = FileWatch(directory: directory, name: name)
+            var polls = 0
             while true {
-                let changed = watch.wait(milliseconds: interval)
+                // Without a watch (no directory yet: the first write makes it), the slots are read every 50 ms
+                // and a watch tried again every second.
+                if !watch.isWatching {
+                    polls += 1
+                    if polls % 20 == 0 { watch = FileWatch(directory: directory, name: name) }
+                }
+                let changed = watch.wait(milliseconds: watch.isWatching ? 1000 : 50)
                 guard let repository = self else { return }
                 let done = repository.watcher.withLock { state -> Bool in
                     if repository.changeObservers.withLock({ $0.isEmpty }) {

@@ -82,3 +82,17 @@ struct RepositoryChangesTests {
         #expect(RepositoryChange([removed, added]) == RepositoryChange(updated: ["a"]))
     }
 }
+
+extension RepositoryChangesTests {
+    @Test func aStoreWhoseDirectoryDoesNotExistYetIsWatchedOnceItIsMade() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("later/Exercises.archive")
+        let app = ArchiveRepository<IndexedExercise>(path: path)
+        var changes = app.changes().makeAsyncIterator()
+        let widget = ArchiveRepository<IndexedExercise>(path: path)
+        try widget.add(exercise(1))   // makes the directory and the store
+        #expect(await next(&changes) == RepositoryChange(isReload: true))   // the store appeared: read it
+        try widget.add(exercise(2))
+        #expect(await next(&changes) == RepositoryChange(added: ["e2"]))
+    }
+}
