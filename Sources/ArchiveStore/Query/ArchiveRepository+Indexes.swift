@@ -44,7 +44,11 @@ extension ArchiveRepository {
     /// changed reaches the property indexes that follow it and the observers of ``changes()``.
     func followTable(_ state: inout ReaderState, _ handle: StoreHandle) {
         let observing = changeObservers.withLock { !$0.isEmpty }
-        guard !Record.indexes.isEmpty || observing else { return }
+        guard !Record.indexes.isEmpty || observing else {
+            // Nobody follows the table any more (the last observer left): the journal stops growing.
+            handle.stopJournal()
+            return
+        }
         var event: RepositoryChange?
         if handle.journal == nil {
             // A handle opened since (the store opened again, or rewritten): what changed is not known.

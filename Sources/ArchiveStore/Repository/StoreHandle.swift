@@ -408,6 +408,11 @@ final class StoreHandle {
         if journal == nil { journal = [] }
     }
 
+    /// Stops recording (and drops what was recorded).
+    func stopJournal() {
+        if journal != nil { journal = nil }
+    }
+
     /// What commits applied since the last call, in order; recording goes on.
     func takeJournal() -> [TableChange] {
         guard let taken = journal, !taken.isEmpty else { return [] }

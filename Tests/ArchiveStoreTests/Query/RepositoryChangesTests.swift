@@ -96,3 +96,22 @@ extension RepositoryChangesTests {
         #expect(await next(&changes) == RepositoryChange(added: ["e2"]))
     }
 }
+
+extension RepositoryChangesTests {
+    @Test func theJournalStopsOnceTheLastObserverLeaves() async throws {
+        let directory = try TemporaryDirectory()
+        let repository = ArchiveRepository<SampleRecord>(path: directory.file("Forms.archive"))
+        try repository.add(sampleRecords(0..<1)[0])
+        var changes: AsyncStream<RepositoryChange>.Iterator? = repository.changes().makeAsyncIterator()
+        try repository.add(sampleRecords(1..<2)[0])
+        if var iterator = changes {
+            #expect(await next(&iterator) == RepositoryChange(added: ["id1"]))
+        }
+        changes = nil   // the stream ends: its observer leaves
+        for _ in 0..<50 where !repository.changeObservers.withLock({ $0.isEmpty }) { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(repository.changeObservers.withLock { $0.isEmpty })
+        for record in sampleRecords(2..<6) { try repository.add(record) }
+        let journal = repository.reader.withLock { $0.handle?.journal }
+        #expect(journal == nil)
+    }
+}
