@@ -115,6 +115,7 @@ public final class FormCache: Sendable {
         public static let name = SortKey(name: "name")
         /// Every key, as `formcache list --sort` names them.
         public static let all: [SortKey] = [.registered, .expires, .name]
+        /// The key as `formcache list --sort` names it.
         public var description: String { name }
     }
 

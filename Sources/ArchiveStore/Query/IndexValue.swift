@@ -7,8 +7,8 @@
 /// ``IndexableValue/init(indexValue:)`` reads `min`/`max`/`sum` from an index without decoding a record.
 ///
 /// Made only by the ``IndexableValue`` types (`Int`, `Double`, `Date`, `String`, `Bool`, `UUID` and their
-/// optionals); a type of an app's own is indexed through one of them (a `RawRepresentable` enum through its raw
-/// value: see ``RecordIndex``).
+/// optionals); a type of an app's own is indexed through one of them, with a closure index
+/// (``RecordIndex/init(_:value:)``), for example an enum by its raw value.
 ///
 /// No Apple API: the key of a Core Data attribute's index (`NSFetchIndexDescription`).
 public struct IndexValue: Hashable, Comparable, Sendable, CustomStringConvertible {
@@ -51,6 +51,7 @@ public struct IndexValue: Hashable, Comparable, Sendable, CustomStringConvertibl
 
     init(uuidBytes bytes: (UInt64, UInt64)) { self.init(present: 1, high: bytes.0, low: bytes.1, text: nil) }
 
+    /// The value as a debugger shows it: `nil`, a quoted string, or the ordered bits in hexadecimal.
     public var description: String {
         if present == 0 { return "nil" }
         if let text { return text.debugDescription }
@@ -64,6 +65,7 @@ public struct IndexValue: Hashable, Comparable, Sendable, CustomStringConvertibl
         return Double(bitPattern: bits)
     }
 
+    /// Whether `a` sorts before `b`: `nil` first, then by number, bytes of the string or of the UUID.
     public static func < (a: IndexValue, b: IndexValue) -> Bool {
         if a.present != b.present { return a.present < b.present }
         if a.high != b.high { return a.high < b.high }
@@ -74,10 +76,12 @@ public struct IndexValue: Hashable, Comparable, Sendable, CustomStringConvertibl
         return a.low < b.low
     }
 
+    /// Whether `a` and `b` are one key.
     public static func == (a: IndexValue, b: IndexValue) -> Bool {
         a.present == b.present && a.high == b.high && a.low == b.low && a.text == b.text
     }
 
+    /// Hashes the key's parts.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(present)
         hasher.combine(high)
