@@ -55,8 +55,10 @@ extension ArchiveRepository {
             return state.nextID
         }
         changeObservers.withLock { $0[id] = ChangeObserver(continuation) }
-        continuation.onTermination = { [weak self] _ in
-            self?.changeObservers.withLock { _ = $0.removeValue(forKey: id) }
+        // The stream keeps the repository (and so its watcher) alive while it is iterated: its end (the
+        // iterating task cancelled, or the stream let go) removes the observer, which lets them both go.
+        continuation.onTermination = { _ in
+            self.changeObservers.withLock { _ = $0.removeValue(forKey: id) }
         }
         // From here on the handle's commits are followed (the store read once, if it exists); a handle opened
         // later (the store made, replaced or rewritten) is a reload.

@@ -35,7 +35,7 @@ extension Verbs {
                 }
                 done.signal()
             }
-            done.wait()
+            withExtendedLifetime(cache) { done.wait() }
             if output.failed { throw CommandFailure(status: ExitStatus.ioError, "cannot write to standard output") }
             return ExitStatus.success
         }

@@ -115,3 +115,15 @@ extension RepositoryChangesTests {
         #expect(journal == nil)
     }
 }
+
+extension RepositoryChangesTests {
+    @Test func theStreamKeepsItsRepositoryAliveWhileItIsIterated() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("Exercises.archive")
+        try ArchiveRepository<IndexedExercise>(path: path).add(exercise(1))
+        // Nothing else holds the repository the stream came from.
+        var changes = ArchiveRepository<IndexedExercise>(path: path).changes().makeAsyncIterator()
+        try ArchiveRepository<IndexedExercise>(path: path).add(exercise(2))
+        #expect(await next(&changes) == RepositoryChange(added: ["e2"]))
+    }
+}
