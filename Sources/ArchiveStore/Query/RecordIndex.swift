@@ -18,7 +18,9 @@
 /// The value is computed from the record when it is written (and, for a store written without the index,
 /// once from every record when the index is first built), and kept in memory and in a file beside the store
 /// (`<store>.index-<name>`). It is derived data: the records stay ordinary keyed archives. The value must
-/// depend on the record alone (not on the time or on other records).
+/// depend on the record alone (not on the time or on other records). The file records the index's name and
+/// value type: an index whose computation changes under the same name and type is not noticed, so give it a
+/// new name then (the old file is removed, the new index built once).
 ///
 /// Mirrors `NSFetchIndexDescription` (Core Data) and `@Persisted(indexed: true)` (Realm).
 public struct RecordIndex<Record>: Sendable {
