@@ -300,8 +300,7 @@ extension ArchiveRepository {
         conditions.reserveCapacity(query.conditions.count)
         for condition in query.conditions {
             guard let index = declared.firstIndex(where: condition.property.matches) else { return nil }
-            conditions.append(IndexCondition(index: index, lower: condition.lower, lowerInclusive: condition.lowerInclusive,
-                                             upper: condition.upper, upperInclusive: condition.upperInclusive))
+            conditions.append(IndexCondition(index: index, bounds: condition.bounds))
         }
         var order: (index: Int, ascending: Bool)?
         if needsOrder, let wanted = query.order {
@@ -316,16 +315,9 @@ extension ArchiveRepository {
 /// A condition on an index: its number among the record type's indexes and its bounds.
 struct IndexCondition {
     var index: Int
-    var lower: IndexValue?
-    var lowerInclusive: Bool
-    var upper: IndexValue?
-    var upperInclusive: Bool
+    var bounds: IndexBounds
 
-    func admits(_ value: IndexValue) -> Bool {
-        if let lower, lowerInclusive ? value < lower : !(lower < value) { return false }
-        if let upper, upperInclusive ? upper < value : !(value < upper) { return false }
-        return true
-    }
+    func admits(_ value: IndexValue) -> Bool { bounds.admits(value) }
 }
 
 /// Answers conditions and an order from the property indexes alone (not generic: no type metadata is looked up
@@ -339,8 +331,9 @@ struct IndexPlanner {
     /// The positions of `condition`'s range in its index.
     func range(_ condition: IndexCondition) -> (SortedRows.Position, SortedRows.Position) {
         let rows = indexes.rows[condition.index]
-        let low = condition.lower.map { rows.position(of: $0, after: !condition.lowerInclusive) } ?? rows.start
-        let high = condition.upper.map { rows.position(of: $0, after: condition.upperInclusive) } ?? rows.end
+        let bounds = condition.bounds
+        let low = bounds.lower.map { rows.position(of: $0, after: !bounds.lowerInclusive) } ?? rows.start
+        let high = bounds.upper.map { rows.position(of: $0, after: bounds.upperInclusive) } ?? rows.end
         return (low, high)
     }
 

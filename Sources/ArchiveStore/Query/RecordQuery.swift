@@ -41,19 +41,12 @@ public struct RecordQuery<Record: ArchiveRecord>: Sendable {
         }
     }
 
-    /// One condition: the property's value lies between the bounds (`nil`: unbounded on that side).
+    /// One condition: the property's value lies between the bounds.
     struct Condition: Sendable {
         var property: Property
-        var lower: IndexValue?
-        var lowerInclusive: Bool
-        var upper: IndexValue?
-        var upperInclusive: Bool
+        var bounds: IndexBounds
 
-        func admits(_ value: IndexValue) -> Bool {
-            if let lower, lowerInclusive ? value < lower : !(lower < value) { return false }
-            if let upper, upperInclusive ? upper < value : !(value < upper) { return false }
-            return true
-        }
+        func admits(_ value: IndexValue) -> Bool { bounds.admits(value) }
     }
 
     var conditions: [Condition] = []
@@ -70,8 +63,8 @@ public struct RecordQuery<Record: ArchiveRecord>: Sendable {
     private func adding(_ property: Property, lower: IndexValue?, lowerInclusive: Bool = true,
                         upper: IndexValue?, upperInclusive: Bool = true) -> Self {
         var query = self
-        query.conditions.append(Condition(property: property, lower: lower ?? Self.lowestValue, lowerInclusive: lowerInclusive,
-                                          upper: upper, upperInclusive: upperInclusive))
+        query.conditions.append(Condition(property: property, bounds: IndexBounds(lower: lower ?? Self.lowestValue, lowerInclusive: lowerInclusive,
+                                                                                  upper: upper, upperInclusive: upperInclusive)))
         return query
     }
 
@@ -89,8 +82,7 @@ public struct RecordQuery<Record: ArchiveRecord>: Sendable {
     /// Records whose property at `keyPath` equals `value` (`nil` included, for an optional property).
     public func `where`<Value: IndexableValue>(_ keyPath: KeyPath<Record, Value> & Sendable, equals value: Value) -> Self {
         var query = self
-        query.conditions.append(Condition(property: Self.property(keyPath), lower: value.indexValue, lowerInclusive: true,
-                                          upper: value.indexValue, upperInclusive: true))
+        query.conditions.append(Condition(property: Self.property(keyPath), bounds: IndexBounds(equalTo: value.indexValue)))
         return query
     }
 
@@ -157,8 +149,7 @@ public struct RecordQuery<Record: ArchiveRecord>: Sendable {
     /// Records whose value in the index named `name` (declared with a closure) equals `value`.
     public func `where`<Value: IndexableValue>(index name: String, equals value: Value) -> Self {
         var query = self
-        query.conditions.append(Condition(property: Self.property(index: name), lower: value.indexValue, lowerInclusive: true,
-                                          upper: value.indexValue, upperInclusive: true))
+        query.conditions.append(Condition(property: Self.property(index: name), bounds: IndexBounds(equalTo: value.indexValue)))
         return query
     }
 
@@ -197,5 +188,26 @@ public struct RecordQuery<Record: ArchiveRecord>: Sendable {
         var query = self
         query.offsetCount = max(0, count)
         return query
+    }
+}
+
+/// The bounds of a condition on an index value (`nil`: unbounded on that side).
+struct IndexBounds: Sendable {
+    var lower: IndexValue?
+    var lowerInclusive: Bool
+    var upper: IndexValue?
+    var upperInclusive: Bool
+
+    init(lower: IndexValue?, lowerInclusive: Bool, upper: IndexValue?, upperInclusive: Bool) {
+        (self.lower, self.lowerInclusive, self.upper, self.upperInclusive) = (lower, lowerInclusive, upper, upperInclusive)
+    }
+
+    /// Exactly `value`.
+    init(equalTo value: IndexValue) { self.init(lower: value, lowerInclusive: true, upper: value, upperInclusive: true) }
+
+    func admits(_ value: IndexValue) -> Bool {
+        if let lower, lowerInclusive ? value < lower : !(lower < value) { return false }
+        if let upper, upperInclusive ? upper < value : !(value < upper) { return false }
+        return true
     }
 }
