@@ -129,7 +129,8 @@ extension ArchiveRepository {
                     polls += 1
                     if polls % 20 == 0 { watch = FileWatch(directory: directory, name: name) }
                 }
-                let changed = watch.wait(milliseconds: watch.isWatching ? 1000 : 50)
+                // A timeout reads the slots too: a change a watch missed (a directory made after it) is seen.
+                _ = watch.wait(milliseconds: watch.isWatching ? 1000 : 50)
                 guard let repository = self else { return }
                 let done = repository.watcher.withLock { state -> Bool in
                     if repository.changeObservers.withLock({ $0.isEmpty }) {
@@ -139,8 +140,6 @@ extension ArchiveRepository {
                     return false
                 }
                 if done { return }
-                // A timeout reads the slots too: a change a watch missed (a directory made after it) is seen.
-                _ = changed
                 _ = try? repository.withStore { _ throws(StoreError) in }
             }
         }

@@ -27,7 +27,11 @@ extension ArchiveRepository {
 
     /// The records of `frames`, decoded across the cores; the first error (in frame order) is thrown.
     func decodeAll(_ frames: [LogFrame], version: Int) throws(StoreError) -> [Record] {
-        try Self.inParallel(frames, path: path) { [self] frame throws(StoreError) in try decode(frame, version: version) }
+        let records = try Self.inParallel(frames, path: path) { [self] frame throws(StoreError) in
+            try decode(frame, version: version, counted: false)
+        }
+        counters.decoded.add(records.count)
+        return records
     }
 
     /// The keyed archives of `records`, made across the cores (a few at a time on this thread); the first

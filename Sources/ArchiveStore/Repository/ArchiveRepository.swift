@@ -468,8 +468,10 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
 
     /// The record of a put frame of a log at record version `version`, migrated when that is older.
     /// - Throws: ``StoreError/Code/corrupt`` with the frame's offset.
-    func decode(_ frame: LogFrame, version: Int) throws(StoreError) -> Record {
-        counters.decoded.add(1)
+    /// `counted`: whether this decode adds to ``RepositoryStatistics/recordsDecoded`` (a batch decoded across
+    /// the cores adds its count once, rather than each lane taking the counter's lock per record).
+    func decode(_ frame: LogFrame, version: Int, counted: Bool = true) throws(StoreError) -> Record {
+        if counted { counters.decoded.add(1) }
         let record: Record?
         do {
             if version == Record.archiveFormatVersion {
