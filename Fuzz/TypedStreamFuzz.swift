@@ -1,11 +1,13 @@
 // libFuzzer entry for the typedstream reader: arbitrary bytes through `TypedStreamUnarchiver` with a registry
 // of one sample class that reads itself (an object, an int and a struct), strict and with unknown classes
 // allowed, then through the conversion to a keyed archive. Compiled by Fuzz/run.sh against BinaryPlist,
-// KeyedArchive and TypedStream built as instrumented libraries (public API only).
+// KeyedArchive and TypedStream built as instrumented libraries (public API, and the package API conversion
+// reads with: classes and groups kept).
 //
-// Checks: no trap; every error thrown is a `TypedStreamError`; a stream of objects that decodes is written
-// again without an error, that stream decodes again, and (when no Bool is among the values, since a Bool is
-// written as a BOOL, type c, and reads back as an integer) both convert to the same keyed archive.
+// Checks: no trap; every error thrown is a `TypedStreamError`; a stream that decodes is written again, its
+// classes and groups kept, without an error; that stream decodes again to as many values; and (when no Bool is
+// among the values, since a Bool in an NSNumber is written as a BOOL, type c, and reads back as an integer)
+// both convert to the same keyed archive, which converts back to a stream that converts to it again.
 import BinaryPlist
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -97,32 +99,37 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     let bytes = Array(UnsafeRawBufferPointer(start: start, count: count))
 
     _ = typed("root, registry") { try TypedStreamUnarchiver.unarchiveObject(with: bytes, registry: registry) }
-    guard typed("all values, unknown classes", {
+    guard let values = typed("all values, unknown classes", {
         try TypedStreamUnarchiver(forReadingWith: bytes, registry: generic).decodeAllValues()
-    }) != nil else { return 0 }
+    }) else { return 0 }
     _ = typed("conversion") { try TypedStreamConversion.keyedArchive(fromTypedStream: bytes, registry: generic) }
-    // The rewrite: for streams of objects only (the archiver writes objects; a top-level group of scalars
-    // or structs has no object form), read as objects.
-    guard let objects = typed("objects", { () throws -> [Any?] in
+    // The rewrite: every group with its type encoding, mutable classes kept, as conversion reads the stream.
+    guard let groups = typed("groups", { () throws -> [(key: String, value: ArchivedObject.Field)] in
         let unarchiver = try TypedStreamUnarchiver(forReadingWith: bytes, registry: generic)
-        var list: [Any?] = []
-        while !unarchiver.isAtEnd { list.append(try unarchiver.decodeObject()) }
-        return list
+        unarchiver.keepsMutableClasses = true
+        let groups = try unarchiver.decodeTopLevelGroups()
+        return [(TypedStreamUnarchiver.typesKey, .value(.array(groups.types.map { .string($0) })))] + groups.values
     }) else { return 0 }
     let archiver = TypedStreamArchiver()
-    for v in objects { archiver.encodeObject(v) }
+    archiver.encodeTopLevelGroups(groups)
     let rewritten = mustSucceed("writing what was read") { try archiver.finishEncoding() }
     let again = mustSucceed("reading what was written") {
         try TypedStreamUnarchiver(forReadingWith: rewritten, registry: generic).decodeAllValues()
     }
-    if again.count != objects.count { typedStreamFinding("\(objects.count) objects read, \(again.count) after writing them") }
-    // A Bool (an NSNumber of type B) is written as Apple writes a BOOL, type c, and reads back as an integer:
+    if again.count != values.count { typedStreamFinding("\(values.count) values read, \(again.count) after writing them") }
+    // A Bool in an NSNumber (type B) is written as Apple writes a BOOL, type c, and reads back as an integer:
     // the keyed archives then differ by design.
-    guard !objects.contains(where: containsBool) else { return 0 }
-    let keyed = typed("conversion of the objects") { try TypedStreamConversion.keyedArchive(fromTypedStream: bytes, registry: generic) }
+    guard !values.contains(where: containsBool) else { return 0 }
+    let keyed = typed("conversion of the stream") { try TypedStreamConversion.keyedArchive(fromTypedStream: bytes, registry: generic) }
     let keyedAgain = typed("conversion of the rewrite") { try TypedStreamConversion.keyedArchive(fromTypedStream: rewritten, registry: generic) }
     if (keyed == nil) != (keyedAgain == nil) || keyed != keyedAgain {
         typedStreamFinding("the stream and its rewrite convert to different keyed archives")
     }
+    guard let keyed else { return 0 }
+    let back = mustSucceed("converting the keyed archive back") { try TypedStreamConversion.typedStream(fromKeyedArchive: keyed) }
+    let keyedBack = mustSucceed("converting the stream converted back") {
+        try TypedStreamConversion.keyedArchive(fromTypedStream: back, registry: generic)
+    }
+    if keyedBack != keyed { typedStreamFinding("the keyed archive converts back to a stream that converts differently") }
     return 0
 }

@@ -117,7 +117,8 @@ build_target() {
         build_module BinaryPlist "$root"/Sources/BinaryPlist/*.swift
         build_module KeyedArchive $(find "$root/Sources/KeyedArchive" -name '*.swift')
         build_module TypedStream $(find "$root/Sources/TypedStream" -name '*.swift')
-        swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name TypedStreamFuzz -I "$build/modules" "$entry" \
+        swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name TypedStreamFuzz -package-name KeyedArchiveStore \
+            -I "$build/modules" "$entry" \
             -L "$build" -lTypedStream -lKeyedArchive -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
             || { cat "$build/$target.build.log" >&2; echo "Error: building $binary failed" >&2; exit 2; }
         return

@@ -14,7 +14,7 @@ import TypedStream
         #expect(result.status == ExitStatus.success)
         #expect(result.stderr == "")
         #expect(result.text == """
-            {"class": "NSAttributedString", "fields": {"NSString": "Test Dad ", "NSAttributes": [{"dict": \
+            {"class": "NSMutableAttributedString", "fields": {"NSString": "Test Dad ", "NSAttributes": [{"dict": \
             {"__kIMMessagePartAttributeName": 0}}, {"dict": {"__kIMMentionConfirmedMention": "+15558675309", \
             "__kIMMessagePartAttributeName": 0}}, {"dict": {"__kIMMessagePartAttributeName": 0}}], \
             "NSAttributeInfo": {"data": "BQADAQEC"}}}
@@ -59,7 +59,7 @@ import TypedStream
         #expect(dump.text.contains("__kIMMentionConfirmedMention"))
         let graph = inspect(["graph", Self.mention, "--format", "dot"])
         #expect(graph.status == ExitStatus.success)
-        #expect(graph.text.contains("NSAttributedString"))
+        #expect(graph.text.contains("NSMutableAttributedString"))
         let decode = inspect(["decode", broken])
         #expect(decode.status == ExitStatus.dataError)
         #expect(decode.stderr.contains("typedstream: byte 121 in object 4 (NSMutableString)"))

@@ -13,7 +13,10 @@ struct ConversionTests {
                       "NestedContainers", "NSSet"])
     func foundationFixturesConvertToTheKeyedArchiveOfTheSameValues(_ name: String) throws {
         let bytes = try typedStreamFixture("crabstep/foundation/" + name)
-        let value = try TypedStreamUnarchiver.unarchiveObject(with: bytes)
+        // The value as conversion reads it: an NSMutableArray stays one.
+        let unarchiver = try TypedStreamUnarchiver(forReadingWith: bytes)
+        unarchiver.keepsMutableClasses = true
+        let value = try unarchiver.decodeObject()
         let keyed = try TypedStreamConversion.keyedArchive(fromTypedStream: bytes)
         #expect(keyed == (try KeyedArchiver.archivedData(withRootObject: value) as [UInt8]))
         let back = try TypedStreamConversion.typedStream(fromKeyedArchive: keyed)
@@ -31,12 +34,13 @@ struct ConversionTests {
         // And back: the keyed archive converts to a typedstream that reads as the original does.
         let back = try TypedStreamConversion.typedStream(fromKeyedArchive: keyed)
         #expect(try TypedStreamConversion.keyedArchive(fromTypedStream: back) == keyed)
-        let original = try TypedStreamArchiver.archivedData(withRootObject:
-            try TypedStreamUnarchiver.unarchiveObject(with: bytes, registry: Self.generic)) as [UInt8]
+        let unarchiver = try TypedStreamUnarchiver(forReadingWith: bytes, registry: Self.generic)
+        unarchiver.keepsMutableClasses = true
+        let original = try TypedStreamArchiver.archivedData(withRootObject: try unarchiver.decodeObject()) as [UInt8]
         #expect(back == original)
     }
 
-    @Test func severalTopLevelGroupsBecomeUnkeyedTopValuesAndBack() throws {
+    @Test func severalTopLevelGroupsBecomeTypedTopValuesAndBack() throws {
         let archiver = TypedStreamArchiver()
         archiver.encodeObject("one")
         archiver.encodeValue(Int32(2), ofObjCType: "i")
@@ -44,17 +48,33 @@ struct ConversionTests {
         let stream = try archiver.finishEncoding()
         let keyed = try TypedStreamConversion.keyedArchive(fromTypedStream: stream)
         let top = try #require(try PropertyList.decode(keyed).dictionaryValue?["$top"]?.dictionaryValue)
-        #expect(top.keys == ["$0", "$1", "$2"])
+        #expect(top.keys == ["$types", "$0", "$1", "$2"])
+        #expect(top["$types"] == .array(["@", "i", "@"]))
+        #expect(top["$1"] == .integer(2))
         let values = try KeyedUnarchiver.withUnarchiver(for: keyed) { u in try (0..<3).map { _ in try u.decodeNext(Any.self) } }
         #expect(values[0] as? String == "one")
         #expect(values[1] as? Int == 2)
         #expect(values[2] == nil)
         let back = try TypedStreamConversion.typedStream(fromKeyedArchive: keyed)
+        #expect(back == stream)
         let again = try TypedStreamUnarchiver(forReadingWith: back).decodeAllValues()
         #expect(again.count == 3)
         #expect(again[0] as? String == "one")
-        #expect(again[1] as? Int == 2)
+        #expect(again[1] as? Int32 == 2)
         #expect(again[2] == nil)
+    }
+
+    @Test func aKeyedArchiveOfUntypedTopValuesConvertsEachToAGroupOfItsType() throws {
+        // What this conversion wrote before the groups kept their types: $0, $1, ... without $types.
+        let archiver = KeyedArchiver()
+        archiver.encode(.object("one"), forArchivedKey: "$0")
+        archiver.encode(.object(2), forArchivedKey: "$1")
+        let keyed = try archiver.finishEncoding()
+        let back = try TypedStreamConversion.typedStream(fromKeyedArchive: keyed)
+        let again = try TypedStreamUnarchiver(forReadingWith: back).decodeAllValues()
+        #expect(again.count == 2)
+        #expect(again[0] as? String == "one")
+        #expect(again[1] as? Int == 2)
     }
 
     @Test func keyedArchivesOfUnkeyedObjectsConvertWithInferredTypes() throws {

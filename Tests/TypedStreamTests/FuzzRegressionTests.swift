@@ -9,16 +9,19 @@ import TypedStream
 struct FuzzRegressionTests {
     static let generic = ClassRegistry.standard.allowingUnknownClasses()
 
-    /// The fuzzer's property: what is read writes again, reads again, and converts to the same keyed archive.
+    /// The fuzzer's property: what is read (classes and groups kept) writes again, reads again, and converts to
+    /// the same keyed archive, which converts back to a stream that converts the same.
     func checkRoundTrip(_ bytes: [UInt8]) throws {
         let values = try TypedStreamUnarchiver(forReadingWith: bytes, registry: Self.generic).decodeAllValues()
-        let archiver = TypedStreamArchiver()
-        for v in values { archiver.encodeObject(v) }
-        let rewritten = try archiver.finishEncoding()
+        let rewritten = try rewrittenKeepingClasses(bytes, registry: Self.generic)
         #expect(try TypedStreamUnarchiver(forReadingWith: rewritten, registry: Self.generic).decodeAllValues().count == values.count)
         let keyed = try TypedStreamConversion.keyedArchive(fromTypedStream: bytes, registry: Self.generic)
         let again = try TypedStreamConversion.keyedArchive(fromTypedStream: rewritten, registry: Self.generic)
         if keyed != again { Issue.record("the stream and its rewrite convert to different keyed archives") }
+        let back = try TypedStreamConversion.typedStream(fromKeyedArchive: keyed)
+        if try TypedStreamConversion.keyedArchive(fromTypedStream: back, registry: Self.generic) != keyed {
+            Issue.record("the keyed archive converts back to a stream that converts differently")
+        }
     }
 
     /// crash-3da5a7b7: a Messages body whose NSString class name was garbled, so its attribute names are
@@ -68,7 +71,13 @@ struct FuzzRegressionTests {
         #expect(values.first is UInt32)
         let keyed = try TypedStreamConversion.keyedArchive(fromTypedStream: bytes, registry: Self.generic)
         let top = try #require(try PropertyList.decode(keyed).dictionaryValue?["$top"]?.dictionaryValue)
-        #expect(top.count == 73)
+        // The one group's type encoding, and its 73 values inline (the Bool a bool).
+        #expect(top.count == 74)
+        #expect(top["$types"]?.arrayValue?.count == 1)
+        #expect(top.values.contains(.bool(true)) || top.values.contains(.bool(false)))
+        let back = try TypedStreamConversion.typedStream(fromKeyedArchive: keyed)
+        #expect(try TypedStreamUnarchiver(forReadingWith: back, registry: Self.generic).decodeAllValues().count == 73)
+        #expect(try TypedStreamConversion.keyedArchive(fromTypedStream: back, registry: Self.generic) == keyed)
         #expect(typedStreamFailure { _ = try TypedStreamUnarchiver(forReadingWith: bytes).decodeObject() }?.code == .typeMismatch)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import KeyedArchive
 import TypedStream
 
 /// The typedstream error `body` throws; records an issue when it throws none or another kind.
@@ -23,4 +24,15 @@ let header: [UInt8] = [4, 11] + Array("streamtyped".utf8) + [0x81, 0xe8, 0x03]
 /// Bytes of a fixture below `Fixtures/typedstream/`.
 func typedStreamFixture(_ path: String) throws -> [UInt8] {
     try RepositoryFixtures.bytes("typedstream/" + path)
+}
+
+/// `bytes` read with classes and groups kept (as conversion reads them) and written again: the same groups,
+/// the same type encodings, the same classes.
+func rewrittenKeepingClasses(_ bytes: [UInt8], registry: ClassRegistry) throws -> [UInt8] {
+    let unarchiver = try TypedStreamUnarchiver(forReadingWith: bytes, registry: registry)
+    unarchiver.keepsMutableClasses = true
+    let groups = try unarchiver.decodeTopLevelGroups()
+    let archiver = TypedStreamArchiver()
+    archiver.encodeTopLevelGroups([(TypedStreamUnarchiver.typesKey, .value(.array(groups.types.map { .string($0) })))] + groups.values)
+    return try archiver.finishEncoding()
 }

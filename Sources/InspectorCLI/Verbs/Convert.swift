@@ -11,10 +11,14 @@ extension Verbs {
             name: "convert",
             abstract: "Convert between typedstreams (NSArchiver) and keyed archives (NSKeyedArchiver).",
             discussion: "FILE's format is known by its header. --to keyed reads a typedstream and writes the keyed "
-                + "archive of the same values: Foundation objects as the same Foundation objects; an object of any "
-                + "other class as an object of its class chain whose fields are its class versions ($versions), "
-                + "the type encodings of its groups of values ($types) and the values ($0, $1, ...). A stream of "
-                + "several top-level values becomes an archive whose root is an array of them.\n\n"
+                + "archive of the same values: Foundation objects as the same Foundation objects, of the same "
+                + "classes (NSMutableArray stays NSMutableArray, with the class chain Apple writes); an object of "
+                + "any other class as an object of its class chain whose fields are its class versions ($versions), "
+                + "the type encodings of its groups of values ($types) and the values ($0, $1, ...). A stream of one "
+                + "object group (what NSArchiver writes) becomes an archive whose root is that object; any other "
+                + "stream (several groups, as a colour list holds) an archive whose $top holds its groups the same "
+                + "way: $types, one type encoding a group, and the values $0, $1, ... (numbers inline, objects by "
+                + "reference). --to typedstream writes those groups back.\n\n"
                 + "--to typedstream reads a binary or XML keyed archive and writes the typedstream NSUnarchiver "
                 + "reads: Foundation objects, objects converted from a typedstream (written back as they were) and "
                 + "objects whose fields are all unkeyed ($0, $1, ...). NSUUID, NSOrderedSet, NSIndexSet and "

@@ -32,8 +32,11 @@ extension KeyedArchiver {
 
     /// An `NSArray` of an array held in an `Any`.
     func encodableArrayObject(_ array: any ArchiveEncodableArray) -> Int32 {
-        withObjectFrame(classUID: { classObject(.array) }) {
-            addField(keyNode("NS.objects"), uidArray(array))
-        }
+        withObjectFrame(classUID: { classObject(.array) }) { arrayFields(array) }
+    }
+
+    /// The fields of an `NSArray` or `NSMutableArray` in the current frame.
+    func arrayFields(_ array: any ArchiveEncodableArray) {
+        addField(keyNode("NS.objects"), uidArray(array))
     }
 }

@@ -59,25 +59,27 @@ extension KeyedUnarchiver {
     func decodeNSAttributedString(uid: Int) throws -> Any {
         func invalid(_ reason: String) -> KeyedArchiveError { error(.invalidValue, reason, uid: uid) }
         func attributes(_ value: Any, _ what: String) throws -> [String: Any] {
-            guard let d = value as? [AnyHashable: Any] else { throw invalid("\(what) is not a dictionary") }
+            guard let d = ArchivedMutableObject.plain(value) as? [AnyHashable: Any] else { throw invalid("\(what) is not a dictionary") }
             var result: [String: Any] = [:]
             result.reserveCapacity(d.count)
             for (k, v) in d {
-                guard let name = k.base as? String else { throw invalid("\(what) has a key that is not a string") }
+                guard let name = ArchivedMutableObject.plain(k.base) as? String else {
+                    throw invalid("\(what) has a key that is not a string")
+                }
                 result[name] = v
             }
             return result
         }
         let string = try requiredField("NSString", as: String.self, of: "NSAttributedString", uid: uid)
         let length = string.utf16.count
-        let stored = try rawField("NSAttributes").map { try anyValue($0, key: "NSAttributes") } ?? nil
+        let stored = try rawField("NSAttributes").map { try plainValue($0, key: "NSAttributes") } ?? nil
         guard let info = try rawField("NSAttributeInfo") else {
             // One run over the whole string, or none.
             guard length > 0 else { return ArchivedAttributedString(string, runs: []) }
             let whole = try stored.map { try attributes($0, "NSAttributes") } ?? [:]
             return ArchivedAttributedString(string, runs: [.init(range: 0..<length, attributes: whole)])
         }
-        guard let data = try anyValue(info, key: "NSAttributeInfo") as? Data else { throw invalid("NSAttributeInfo is not data") }
+        guard let data = try plainValue(info, key: "NSAttributeInfo") as? Data else { throw invalid("NSAttributeInfo is not data") }
         guard let table = stored as? [Any] else { throw invalid("NSAttributes is not an array while NSAttributeInfo is given") }
         let pairs: [Int]
         switch PackedIntegers.read([UInt8](data)) {
@@ -114,16 +116,22 @@ extension KeyedArchiver {
     /// string, else an array of dictionaries (one a run, in order) and the runs' lengths and indexes.
     func attributedStringObject(_ value: ArchivedAttributedString) -> Int32 {
         withObjectFrame(classUID: { classObject(.attributedString) }) {
-            addField(keyNode("NSString"), state.pointee.builder.uid(Int(stringObject(value.string))))
-            let length = value.string.utf16.count
-            if value.runs.count == 1, value.runs[0].range == 0..<length {
-                addField(keyNode("NSAttributes"), state.pointee.builder.uid(Int(encodeObject(value.runs[0].attributes))))
-            } else if !value.runs.isEmpty {
-                let table: [Any] = value.runs.map { $0.attributes }
-                addField(keyNode("NSAttributes"), state.pointee.builder.uid(Int(encodeObject(table))))
-                let packed = PackedIntegers.write(value.runs.enumerated().flatMap { [$0.element.range.count, $0.offset] })
-                addField(keyNode("NSAttributeInfo"), state.pointee.builder.uid(Int(dataObject(Data(packed)))))
-            }
+            attributedStringFields(value) { stringObject(value.string) }
+        }
+    }
+
+    /// The fields of an `NSAttributedString` or `NSMutableAttributedString` in the current frame, its string
+    /// the object `string` encodes.
+    func attributedStringFields(_ value: ArchivedAttributedString, string: () -> Int32) {
+        addField(keyNode("NSString"), state.pointee.builder.uid(Int(string())))
+        let length = value.string.utf16.count
+        if value.runs.count == 1, value.runs[0].range == 0..<length {
+            addField(keyNode("NSAttributes"), state.pointee.builder.uid(Int(encodeObject(value.runs[0].attributes))))
+        } else if !value.runs.isEmpty {
+            let table: [Any] = value.runs.map { $0.attributes }
+            addField(keyNode("NSAttributes"), state.pointee.builder.uid(Int(encodeObject(table))))
+            let packed = PackedIntegers.write(value.runs.enumerated().flatMap { [$0.element.range.count, $0.offset] })
+            addField(keyNode("NSAttributeInfo"), state.pointee.builder.uid(Int(dataObject(Data(packed)))))
         }
     }
 }

@@ -34,13 +34,17 @@ extension KeyedArchiver {
 
     /// An `NSDictionary` of a dictionary held in an `Any`, keys in ``deterministicOrder(_:_:)``.
     func encodableDictionaryObject(_ dictionary: any ArchiveEncodableDictionary) -> Int32 {
+        withObjectFrame(classUID: { classObject(.dictionary) }) { dictionaryFields(dictionary) }
+    }
+
+    /// The fields of an `NSDictionary` or `NSMutableDictionary` in the current frame, keys in
+    /// ``deterministicOrder(_:_:)``.
+    func dictionaryFields(_ dictionary: any ArchiveEncodableDictionary) {
         let entries = dictionary.archiveEntries.sorted(by: deterministicEntryOrder)
-        return withObjectFrame(classUID: { classObject(.dictionary) }) {
-            let keys = uidArray(entries.map { $0.key.base })
-            let values = uidArray(entries.map { $0.value })
-            addField(keyNode("NS.keys"), keys)
-            addField(keyNode("NS.objects"), values)
-        }
+        let keys = uidArray(entries.map { $0.key.base })
+        let values = uidArray(entries.map { $0.value })
+        addField(keyNode("NS.keys"), keys)
+        addField(keyNode("NS.objects"), values)
     }
 
     /// An `NSDictionary` whose keys and values are already in their order.

@@ -51,7 +51,7 @@ extension KeyedUnarchiver {
         case 0: break
         case 1: pairs = [try integer("NSLocation"), try integer("NSLength")]
         default:
-            guard let v = try rawField("NSRangeData"), let data = try anyValue(v, key: "NSRangeData") as? Data else {
+            guard let v = try rawField("NSRangeData"), let data = try plainValue(v, key: "NSRangeData") as? Data else {
                 throw invalid("NSIndexSet of \(count) ranges without NSRangeData data")
             }
             switch PackedIntegers.read([UInt8](data)) {
@@ -82,16 +82,19 @@ extension KeyedUnarchiver {
 extension KeyedArchiver {
     /// An `NSIndexSet` object, with Apple's keys.
     func indexSetObject(_ set: ArchivedIndexSet) -> Int32 {
-        withObjectFrame(classUID: { classObject(.indexSet) }) {
-            let ranges = set.ranges
-            addField(keyNode("NSRangeCount"), state.pointee.builder.integer(Int64(ranges.count)))
-            if ranges.count == 1 {
-                addField(keyNode("NSLocation"), state.pointee.builder.integer(Int64(ranges[0].lowerBound)))
-                addField(keyNode("NSLength"), state.pointee.builder.integer(Int64(ranges[0].count)))
-            } else if ranges.count > 1 {
-                let packed = PackedIntegers.write(ranges.flatMap { [$0.lowerBound, $0.count] })
-                addField(keyNode("NSRangeData"), state.pointee.builder.uid(Int(dataObject(Data(packed)))))
-            }
+        withObjectFrame(classUID: { classObject(.indexSet) }) { indexSetFields(set) }
+    }
+
+    /// The fields of an `NSIndexSet` or `NSMutableIndexSet` in the current frame.
+    func indexSetFields(_ set: ArchivedIndexSet) {
+        let ranges = set.ranges
+        addField(keyNode("NSRangeCount"), state.pointee.builder.integer(Int64(ranges.count)))
+        if ranges.count == 1 {
+            addField(keyNode("NSLocation"), state.pointee.builder.integer(Int64(ranges[0].lowerBound)))
+            addField(keyNode("NSLength"), state.pointee.builder.integer(Int64(ranges[0].count)))
+        } else if ranges.count > 1 {
+            let packed = PackedIntegers.write(ranges.flatMap { [$0.lowerBound, $0.count] })
+            addField(keyNode("NSRangeData"), state.pointee.builder.uid(Int(dataObject(Data(packed)))))
         }
     }
 }

@@ -15,10 +15,13 @@ extension KeyedUnarchiver {
 extension KeyedArchiver {
     /// An `NSOrderedSet` object.
     func orderedSetObject(_ set: ArchivedOrderedSet) -> Int32 {
-        withObjectFrame(classUID: { classObject(.orderedSet) }) {
-            for (i, element) in set.elements.enumerated() {
-                addField(keyNode("NS.object.\(i)"), state.pointee.builder.uid(Int(encodeObject(element.base))))
-            }
+        withObjectFrame(classUID: { classObject(.orderedSet) }) { orderedSetFields(set) }
+    }
+
+    /// The fields of an `NSOrderedSet` or `NSMutableOrderedSet` in the current frame.
+    func orderedSetFields(_ set: ArchivedOrderedSet) {
+        for (i, element) in set.elements.enumerated() {
+            addField(keyNode("NS.object.\(i)"), state.pointee.builder.uid(Int(encodeObject(element.base))))
         }
     }
 }

@@ -9,10 +9,13 @@ extension KeyedUnarchiver {
 extension KeyedArchiver {
     /// An `NSSet` of a set held in an `Any`, members in ``deterministicOrder(_:_:)``.
     func encodableSetObject(_ set: any ArchiveEncodableSet) -> Int32 {
+        withObjectFrame(classUID: { classObject(.set) }) { setFields(set) }
+    }
+
+    /// The fields of an `NSSet` or `NSMutableSet` in the current frame, members in ``deterministicOrder(_:_:)``.
+    func setFields(_ set: any ArchiveEncodableSet) {
         let members = set.archiveMembers.sorted(by: deterministicOrder)
-        return withObjectFrame(classUID: { classObject(.set) }) {
-            addField(keyNode("NS.objects"), uidArray(members.map { $0.base }))
-        }
+        addField(keyNode("NS.objects"), uidArray(members.map { $0.base }))
     }
 
     /// An `NSSet` whose members are already in their order.

@@ -16,7 +16,7 @@ extension KeyedUnarchiver {
                 base = u
             }
         }
-        guard let r = try rawField("NS.relative"), let relative = try anyValue(r, key: "NS.relative") as? String
+        guard let r = try rawField("NS.relative"), let relative = try plainValue(r, key: "NS.relative") as? String
         else { throw invalid("NSURL without an NS.relative string") }
         guard let url = URL(string: relative, relativeTo: base) else {
             throw invalid("NS.relative \"\(relative)\" is not a URL")

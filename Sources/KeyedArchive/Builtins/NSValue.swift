@@ -13,7 +13,7 @@ extension KeyedUnarchiver {
             }
         }
         func geometry(_ key: String, count: Int) throws -> [Double] {
-            guard let v = try rawField(key), let s = try anyValue(v, key: key) as? String else {
+            guard let v = try rawField(key), let s = try plainValue(v, key: key) as? String else {
                 throw invalid("NSValue without a \(key) string")
             }
             let n = ArchivedValue.numbers(in: s)

@@ -57,6 +57,15 @@ enum StandardClass: Int, Sendable, CaseIterable {
         }
     }
 
+    /// Whether the class is a mutable one, which readers that keep classes give as an `ArchivedMutableObject`.
+    var isMutable: Bool {
+        switch self {
+        case .mutableString, .mutableArray, .mutableDictionary, .mutableSet, .mutableOrderedSet, .mutableData,
+             .mutableIndexSet, .mutableAttributedString: true
+        default: false
+        }
+    }
+
     /// How many classes there are (`allCases.count` builds an array each time).
     static let count = allCases.count
 
@@ -164,6 +173,7 @@ extension KeyedArchiver {
         case let set as ArchivedOrderedSet: return orderedSetObject(set)
         case let set as ArchivedIndexSet: return indexSetObject(set)
         case let string as ArchivedAttributedString: return attributedStringObject(string)
+        case let mutable as ArchivedMutableObject: return mutableObject(mutable)
         case let i as Int64: return integerObject(i)
         case let i as Int32: return integerObject(Int64(i))
         case let i as Int16: return integerObject(Int64(i))

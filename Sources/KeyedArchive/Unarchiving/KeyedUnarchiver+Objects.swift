@@ -239,6 +239,21 @@ extension KeyedUnarchiver {
         swap(&state.pointee.frame, &outer)
     }
 
+    /// An object of a mutable Foundation class as an `ArchivedMutableObject` (classes kept): the instance is
+    /// registered before its contents are read, so references to it, from inside it too, give it.
+    private func decodeMutable(_ standard: StandardClass, uid: Int, _ resolved: ResolvedClass,
+                               _ fields: ArchiveObjectReader.DictionaryView, key: String) throws -> Any {
+        let object = ArchivedMutableObject(className: standard.className, value: ())
+        state.pointee.instances[uid] = object
+        do {
+            object.value = try enter(uid, resolved.chain, fields, key: key) { try decodeStandard(standard, uid: uid) }
+        } catch {
+            state.pointee.instances[uid] = nil
+            throw error
+        }
+        return object
+    }
+
     /// Runs `body` with `frame` as the current object (the one whose keys are read), then restores the one
     /// before, swapped rather than copied. The Codable bridge reads its objects' keys through this.
     @inline(__always)
@@ -297,12 +312,19 @@ extension KeyedUnarchiver {
         if allowedTypes != nil { try checkAllowed(resolved, uid: uid, key: key) }
         switch resolved.kind {
         case .standard(let standard):
+            if state.pointee.keepsMutableClasses, standard.isMutable {
+                return try decodeMutable(standard, uid: uid, resolved, fields, key: key)
+            }
             // Value-typed collections cannot hold themselves: a reference back into one is a cycle error.
             state.pointee.inProgress.insert(uid)
             defer { state.pointee.inProgress.remove(uid) }
             let value: Any = try enter(uid, resolved.chain, fields, key: key) { try decodeStandard(standard, uid: uid) }
             return state.pointee.hooked ? try substitute(value, uid: uid) : value
         case .custom(let type):
+            // A registered type reads plain values; an object of an unknown class keeps classes as its reader does.
+            let keeps = state.pointee.keepsMutableClasses
+            if keeps, ObjectIdentifier(type) != ObjectIdentifier(ArchivedObject.self) { state.pointee.keepsMutableClasses = false }
+            defer { if keeps { state.pointee.keepsMutableClasses = true } }
             return try withRequestChecked(resolved, uid: uid, key: key) {
                 if resolved.substitutes { return try decodeSubstituting(type, uid: uid, resolved, fields, key: key) }
                 var outer = try openFrame(uid, resolved.chain, fields, key: key, slot: resolved.slot)
@@ -399,7 +421,7 @@ extension KeyedUnarchiver {
     /// close a cycle of generic objects moves them into an ``ArchivedObjectGraph``; when reading fails, the
     /// fields read into it and into the objects read inside it that are still open are dropped, so that a
     /// failed decode leaves no cycle either.
-    func decodeAllFields(into object: ArchivedObject) throws {
+    package func decodeAllFields(into object: ArchivedObject) throws {
         state.pointee.cycles.begin(object)
         do {
             try readAllFields(into: object)

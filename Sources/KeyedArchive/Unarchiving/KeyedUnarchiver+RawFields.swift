@@ -16,10 +16,17 @@ extension KeyedUnarchiver {
     /// the object of class `className` lacks it or holds another type there.
     func requiredField<T>(_ rawKey: String, as type: T.Type, of className: String, uid: Int) throws -> T {
         guard let v = try rawField(rawKey) else { throw error(.invalidValue, "\(className) without \(rawKey)", uid: uid) }
-        guard let value = try anyValue(v, key: rawKey) as? T else {
+        guard let value = try plainValue(v, key: rawKey) as? T else {
             throw error(.invalidValue, "\(rawKey) of \(className) is not a \(T.self)", uid: uid)
         }
         return value
+    }
+
+    /// A field value as a natural Swift value, an object of a mutable class as its plain value: what a
+    /// Foundation class's decoding reads its parts with.
+    func plainValue(_ v: ArchiveObjectReader.Value, key: String) throws -> Any? {
+        let value = try anyValue(v, key: key)
+        return state.pointee.keepsMutableClasses ? ArchivedMutableObject.plain(value) : value
     }
 
     /// A field value as a natural Swift value (`nil` for `$null`).

@@ -113,6 +113,9 @@ public final class KeyedUnarchiver {
         var hasSubstitutes = false
         /// The cycles among the ``ArchivedObject``s being decoded.
         var cycles = ArchivedObjectCycles()
+        /// Whether objects of mutable Foundation classes decode as `ArchivedMutableObject`s (see
+        /// ``KeyedUnarchiver/keepsMutableClasses``); off while a registered type reads its own fields.
+        var keepsMutableClasses = false
     }
 
     let reader: ArchiveObjectReader
@@ -240,6 +243,15 @@ public final class KeyedUnarchiver {
 
     /// The `$classes` chain of the object being decoded (empty at the top level).
     public var currentClassChain: [String] { state.pointee.frame.classChain }
+
+    /// Whether objects of mutable Foundation classes (`NSMutableArray`, ...) decode as
+    /// `ArchivedMutableObject`s that keep their class and identity, where the unarchiver decides the value
+    /// (the top, Foundation collections, objects of unknown classes); a registered type reading its own
+    /// fields gets plain values. Off by default; conversion and the inspector turn it on.
+    package var keepsMutableClasses: Bool {
+        get { state.pointee.keepsMutableClasses }
+        set { state.pointee.keepsMutableClasses = newValue }
+    }
 
     // MARK: Scalars
 

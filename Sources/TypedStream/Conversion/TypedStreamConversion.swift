@@ -15,11 +15,15 @@ import Foundation
 /// ```
 ///
 /// Typedstream to keyed archive keeps every value: Foundation objects become the same Foundation objects,
-/// and an object of any other class becomes an object of the same class chain whose fields are its class
-/// versions (`$versions`), type encodings (`$types`) and values (`$0`, `$1`, ..., which a
-/// `KeyedArchivable` type reads with `KeyedUnarchiver/decodeNext(_:)`). Converting that keyed archive
-/// back gives the same values. A stream of one group converts to an archive whose `root` is its value; a
-/// stream of several (or none) to one whose `$top` holds them as `$0`, `$1`, ..., and back.
+/// of the same classes (`NSMutableArray` stays `NSMutableArray`, with the chain Apple writes, and a mutable
+/// object referred to twice stays one object); an object of any other class becomes an object of the same
+/// class chain whose fields are its class versions (`$versions`), type encodings (`$types`) and values (`$0`,
+/// `$1`, ..., which a `KeyedArchivable` type reads with `KeyedUnarchiver/decodeNext(_:)`). Converting that
+/// keyed archive back gives the same values. A stream of one `@` group (what `NSArchiver` writes) converts to
+/// an archive whose `root` is its object; any other stream (several groups, as an `NSColorList` file holds,
+/// a group of another type, or none) to one whose `$top` holds the groups as such an object holds its
+/// fields: `$types` the type encoding of each group, `$0`, `$1`, ... the values (scalars inline, objects by
+/// reference), and back to the same groups.
 ///
 /// Keyed archive to typedstream works for what a typedstream can express: the Foundation classes above,
 /// objects converted from a typedstream, and objects whose fields are all unkeyed. `NSUUID`, `NSOrderedSet`,
@@ -36,52 +40,46 @@ public enum TypedStreamConversion {
     }
 
     /// The keyed archive of `bytes` and the classes of the objects the stream holds, first use first (what
-    /// `NSUnarchiver` would instantiate; the keyed archive names `NSString` for `NSMutableString` and the like).
+    /// `NSUnarchiver` would instantiate).
     package static func keyedArchiveAndClasses(fromTypedStream bytes: [UInt8], format: PlistFormat = .binary,
                                                registry: ClassRegistry = ClassRegistry.standard.allowingUnknownClasses())
         throws -> (keyed: [UInt8], classes: [String]) {
         let unarchiver = try TypedStreamUnarchiver(forReadingWith: bytes, registry: registry)
-        let values = try unarchiver.decodeAllValues()
+        unarchiver.keepsMutableClasses = true
+        let groups = try unarchiver.decodeTopLevelGroups()
         do {
-            if values.count == 1 {
-                return (try KeyedArchiver.archivedData(withRootObject: values[0], format: format), unarchiver.instantiatedClassNames)
+            if groups.types == ["@"], groups.values.count == 1, case .object(let root) = groups.values[0].value {
+                return (try KeyedArchiver.archivedData(withRootObject: root, format: format), unarchiver.instantiatedClassNames)
             }
             let archiver = KeyedArchiver(outputFormat: format)
-            for (i, v) in values.enumerated() { archiver.encode(.object(v), forArchivedKey: "$\(i)") }
+            archiver.encode(.value(.array(groups.types.map { .string($0) })), forArchivedKey: TypedStreamUnarchiver.typesKey)
+            for (key, value) in groups.values { archiver.encode(value, forArchivedKey: key) }
             return (try archiver.finishEncoding(), unarchiver.instantiatedClassNames)
         } catch let error as KeyedArchiveError {
             throw TypedStreamError(.keyedArchive, "the keyed archiver failed: \(error.reason)", underlying: error)
         }
     }
 
-    /// The typedstream of `bytes`, a keyed archive: one group of its root object, or, for an archive whose
-    /// `$top` holds the unkeyed values `$0`, `$1`, ... (what a stream of several groups converts to), one
-    /// group of each.
+    /// The typedstream of `bytes`, a keyed archive: one `@` group of its root object, or, for an archive
+    /// without `root` whose `$top` holds groups (`$types` and the values `$0`, `$1`, ..., what a stream of
+    /// several groups converts to), those groups.
     public static func typedStream(fromKeyedArchive bytes: [UInt8]) throws -> [UInt8] {
-        let values: [Any?]
+        let top: [(key: String, value: ArchivedObject.Field)]
         do {
-            let unkeyed = unkeyedTopCount(bytes)
-            values = try KeyedUnarchiver.withUnarchiver(for: bytes, registry: ClassRegistry.standard.allowingUnknownClasses()) { u in
-                guard let unkeyed else { return [try u.decodeTopLevelObject(forKey: "root")] }
-                return try (0..<unkeyed).map { _ in try u.decodeNext(Any.self) }
+            top = try KeyedUnarchiver.withUnarchiver(for: bytes, registry: ClassRegistry.standard.allowingUnknownClasses()) { u in
+                u.keepsMutableClasses = true
+                if try u.containsValue(forKey: "root") {
+                    return [("$0", .object(try u.decodeTopLevelObject(forKey: "root"))), (TypedStreamUnarchiver.typesKey, .value(.array(["@"])))]
+                }
+                let fields = ArchivedObject(classChain: [])
+                try u.decodeAllFields(into: fields)
+                return fields.fields
             }
         } catch let error as KeyedArchiveError {
             throw TypedStreamError(.keyedArchive, "the keyed archive cannot be read: \(error.reason)", underlying: error)
         }
         let archiver = TypedStreamArchiver()
-        for v in values { archiver.encodeObject(v) }
+        archiver.encodeTopLevelGroups(top)
         return try archiver.finishEncoding()
-    }
-
-    /// How many unkeyed values `$top` holds when it holds nothing else (no `root`), else `nil` (also for bytes
-    /// that are no plist: the unarchiver then says what is wrong with them).
-    private static func unkeyedTopCount(_ bytes: [UInt8]) -> Int? {
-        guard let plist = try? PropertyList.decode(bytes), let top = plist.dictionaryValue?["$top"]?.dictionaryValue else {
-            return nil
-        }
-        let keys = top.keys.compactMap(\.stringValue)
-        guard keys.count == top.count, !keys.contains("root"),
-              keys.allSatisfy({ $0.count > 1 && $0.hasPrefix("$") && Int($0.dropFirst()) != nil }) else { return nil }
-        return keys.count
     }
 }

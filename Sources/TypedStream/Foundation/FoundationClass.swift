@@ -45,6 +45,14 @@ enum FoundationClass: Sendable, CaseIterable {
         }
     }
 
+    /// Whether the class is a mutable one, which a reader that keeps classes gives as an `ArchivedMutableObject`.
+    var isMutable: Bool {
+        switch self {
+        case .mutableString, .mutableData, .mutableArray, .mutableDictionary, .mutableSet, .mutableAttributedString: true
+        default: false
+        }
+    }
+
     private static let byName: [String: FoundationClass] = {
         var map: [String: FoundationClass] = [:]
         for c in allCases { map[c.className] = c }

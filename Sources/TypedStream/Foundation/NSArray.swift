@@ -16,8 +16,8 @@ extension TypedStreamUnarchiver {
 }
 
 extension TypedStreamArchiver {
-    func writeNSArray(_ elements: [Any]) {
-        writeNewObject(.array) {
+    func writeNSArray(_ elements: [Any], as foundation: FoundationClass = .array, identity: AnyObject? = nil) {
+        writeNewObject(foundation, identity: identity) {
             writeGroupHeader("i")
             writer.signed(Int64(elements.count))
             for e in elements { encodeObject(e) }

@@ -9,7 +9,7 @@ import KeyedArchive
 extension TypedStreamUnarchiver {
     func decodeNSAttributedString() throws -> ArchivedAttributedString {
         let stringStart = scanner.position
-        guard let string = try decodeObject() as? String else {
+        guard let string = try decodePlainObject() as? String else {
             throw error(.invalidValue, "an NSAttributedString without its string", at: stringStart)
         }
         let length = string.utf16.count
@@ -29,13 +29,13 @@ extension TypedStreamUnarchiver {
             }
             if n == dictionaries.count + 1 {
                 let dictionaryStart = scanner.position
-                guard let d = try decodeObject() as? [AnyHashable: Any] else {
+                guard let d = try decodePlainObject() as? [AnyHashable: Any] else {
                     throw error(.invalidValue, "the attributes of run \(runs.count) are not a dictionary", at: dictionaryStart)
                 }
                 var attributes: [String: Any] = [:]
                 attributes.reserveCapacity(d.count)
                 for (k, v) in d {
-                    guard let name = k.base as? String else {
+                    guard let name = ArchivedMutableObject.plain(k.base) as? String else {
                         throw error(.invalidValue, "the attributes of run \(runs.count) have a key that is not a string", at: dictionaryStart)
                     }
                     attributes[name] = v
@@ -54,9 +54,15 @@ extension TypedStreamUnarchiver {
 
 extension TypedStreamArchiver {
     /// The string, then one run a dictionary: each run's attributes are written as a new dictionary.
-    func writeNSAttributedString(_ value: ArchivedAttributedString) {
-        writeNewObject(.attributedString) {
-            encodeObject(value.string)
+    func writeNSAttributedString(_ value: ArchivedAttributedString, as foundation: FoundationClass = .attributedString, identity: AnyObject? = nil) {
+        writeNewObject(foundation, identity: identity) {
+            if foundation == .mutableAttributedString {
+                // Apple's mutable attributed string holds a mutable string.
+                writeGroupHeader("@")
+                writeNSString(value.string, as: .mutableString)
+            } else {
+                encodeObject(value.string)
+            }
             for (i, run) in value.runs.enumerated() {
                 writeGroupHeader("iI")
                 writer.signed(Int64(i + 1))

@@ -10,8 +10,8 @@ extension TypedStreamUnarchiver {
 }
 
 extension TypedStreamArchiver {
-    func writeNSData(_ bytes: [UInt8]) {
-        writeNewObject(.data) { writeDataObject(bytes) }
+    func writeNSData(_ bytes: [UInt8], as foundation: FoundationClass = .data, identity: AnyObject? = nil) {
+        writeNewObject(foundation, identity: identity) { writeDataObject(bytes) }
     }
 
     /// An `i` length and a `[Nc]` array: `encodeDataObject(_:)`'s format.

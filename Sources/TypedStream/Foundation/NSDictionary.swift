@@ -24,8 +24,8 @@ extension TypedStreamUnarchiver {
 
 extension TypedStreamArchiver {
     /// Entries in `deterministicEntryOrder(_:_:)`, so one dictionary always writes the same bytes.
-    func writeNSDictionary(_ entries: [(key: AnyHashable, value: Any)]) {
-        writeNewObject(.dictionary) {
+    func writeNSDictionary(_ entries: [(key: AnyHashable, value: Any)], as foundation: FoundationClass = .dictionary, identity: AnyObject? = nil) {
+        writeNewObject(foundation, identity: identity) {
             writeGroupHeader("i")
             writer.signed(Int64(entries.count))
             for (k, v) in entries.sorted(by: deterministicEntryOrder) {

@@ -16,8 +16,8 @@ extension TypedStreamUnarchiver {
 }
 
 extension TypedStreamArchiver {
-    func writeNSString(_ string: String) {
-        writeNewObject(.string) {
+    func writeNSString(_ string: String, as foundation: FoundationClass = .string, identity: AnyObject? = nil) {
+        writeNewObject(foundation, identity: identity) {
             writeGroupHeader("+")
             writer.unsharedString(Array(string.utf8))
         }

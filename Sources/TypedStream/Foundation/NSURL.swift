@@ -18,7 +18,7 @@ extension TypedStreamUnarchiver {
         default: throw error(.invalidValue, "an NSURL's relative flag is \(relative), not 0 or 1", at: flagStart)
         }
         let start = scanner.position
-        guard let string = try decodeObject() as? String else {
+        guard let string = try decodePlainObject() as? String else {
             throw error(.invalidValue, "an NSURL without its string", at: start)
         }
         guard let url = URL(string: string, relativeTo: base) else {

@@ -38,6 +38,24 @@ extension TypedStreamUnarchiver {
         return object
     }
 
+    /// Every top-level group to the end of the stream, as an object of an unknown class holds its groups:
+    /// each group's type encoding, in order, and the values as fields `$0`, `$1`, ... (one per scalar, string,
+    /// object or byte array; structs and arrays flattened).
+    package func decodeTopLevelGroups() throws -> (types: [String], values: [(key: String, value: ArchivedObject.Field)]) {
+        var types: [String] = []
+        var values: [(key: String, value: ArchivedObject.Field)] = []
+        while !scanner.isAtEnd {
+            let start = scanner.position
+            guard types.count < maxObjects else {
+                throw error(.elementLimitExceeded, "more than \(maxObjects) top-level groups", at: start)
+            }
+            let group = try readGroupTypes()
+            types.append(String(decoding: scanner.sharedStrings[lastGroupString], as: UTF8.self))
+            for t in group { try readLeaves(t, into: &values) }
+        }
+        return (types, values)
+    }
+
     /// The values of one type as fields `$n`: one per scalar, string, object, class, selector or byte array.
     private func readLeaves(_ type: ObjCType, into leaves: inout [(key: String, value: ArchivedObject.Field)]) throws {
         func add(_ field: ArchivedObject.Field) { leaves.append(("$\(leaves.count)", field)) }

@@ -108,6 +108,14 @@ extension TypedStreamUnarchiver {
         }
         if let foundation = FoundationClass(className: info.name) {
             if foundation == .value { return try decodeNSValue(info, index: index) }
+            if keepsMutableClasses, foundation.isMutable {
+                // Numbered before its contents: references to it, from inside it too, give the instance.
+                let object = ArchivedMutableObject(className: foundation.className, value: ())
+                table[index] = .object(object)
+                object.value = try decodeFoundation(foundation)
+                try endObject()
+                return object
+            }
             let value = try decodeFoundation(foundation)
             try endObject()
             return value
@@ -123,6 +131,10 @@ extension TypedStreamUnarchiver {
     }
 
     private func decodeRegistered(_ type: any TypedStreamDecodable.Type) throws -> Any {
+        // A registered type reads plain values.
+        let keeps = keepsMutableClasses
+        keepsMutableClasses = false
+        defer { keepsMutableClasses = keeps }
         let value = try type.init(typedStreamCoder: self)
         try endObject()
         return value

@@ -66,6 +66,11 @@ public final class TypedStreamUnarchiver {
     /// Every class name an object was decoded of, first use first (what `audit` reports).
     package internal(set) var instantiatedClassNames: [String] = []
     var instantiatedSet: Set<String> = []
+    /// Whether objects of mutable Foundation classes (`NSMutableArray`, ...) decode as
+    /// `ArchivedMutableObject`s that keep their class and identity, where the reader decides the value (the
+    /// top, Foundation collections, objects of unknown classes); a registered type reading its own values gets
+    /// plain values. Off by default; conversion and the inspector turn it on.
+    package var keepsMutableClasses = false
 
     enum TableEntry {
         case cString(Any)
@@ -154,6 +159,13 @@ public final class TypedStreamUnarchiver {
     public func decodeObject() throws -> Any? {
         _ = try expectGroup([.object])
         return try readObject()
+    }
+
+    /// The next object, an object of a mutable class as its plain value: what a Foundation class's decoding
+    /// reads its parts with.
+    func decodePlainObject() throws -> Any? {
+        let value = try decodeObject()
+        return keepsMutableClasses ? ArchivedMutableObject.plain(value) : value
     }
 
     /// The next object, which must be a `T` (or nil).

@@ -38,6 +38,8 @@ extension TypedStreamArchiver {
         case let a as ArchivedAttributedString: writeNSAttributedString(a)
         case let o as ArchivedObject:
             if !writeReferenceIfShared(o) { writeArchivedObject(o) }
+        case let m as ArchivedMutableObject:
+            if !writeReferenceIfShared(m) { writeMutableObject(m) }
         case let e as any TypedStreamEncodable:
             if let identity = e.archiveIdentity, writeReferenceIfShared(identity) { return }
             let type = Swift.type(of: e)
@@ -189,6 +191,30 @@ extension TypedStreamArchiver {
         case let b as [UInt8]: return b
         case let s as String: return Array(s.utf8)
         default: return nil
+        }
+    }
+}
+
+extension TypedStreamArchiver {
+    /// An object of a mutable Foundation class kept by a reader, written as that class with `NSArchiver`'s
+    /// chain and versions, as one object however often it is referred to.
+    func writeMutableObject(_ object: ArchivedMutableObject) {
+        guard let foundation = FoundationClass(className: object.className), foundation.isMutable else {
+            record(TypedStreamError(.unsupportedType, "\(object.className) has no typedstream form"))
+            return writer.byte(TypedStreamTag.nil)
+        }
+        switch (foundation, object.value) {
+        case (.mutableString, let s as String): writeNSString(s, as: foundation, identity: object)
+        case (.mutableData, let d as Data): writeNSData([UInt8](d), as: foundation, identity: object)
+        case (.mutableArray, let a as [Any]): writeNSArray(a, as: foundation, identity: object)
+        case (.mutableSet, let s as Set<AnyHashable>): writeNSSet(s, as: foundation, identity: object)
+        case (.mutableDictionary, let d as [AnyHashable: Any]):
+            writeNSDictionary(d.map { (key: $0.key, value: $0.value) }, as: foundation, identity: object)
+        case (.mutableAttributedString, let s as ArchivedAttributedString):
+            writeNSAttributedString(s, as: foundation, identity: object)
+        default:
+            record(TypedStreamError(.unsupportedType, "an \(object.className) cannot hold a value of type \(type(of: object.value))"))
+            writer.byte(TypedStreamTag.nil)
         }
     }
 }

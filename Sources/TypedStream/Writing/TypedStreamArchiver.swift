@@ -172,8 +172,8 @@ public final class TypedStreamArchiver {
         writer.byte(TypedStreamTag.endOfObject)
     }
 
-    func writeNewObject(_ foundation: FoundationClass, _ body: () -> Void) {
-        writeNewObject(foundation.chain, body)
+    func writeNewObject(_ foundation: FoundationClass, identity: AnyObject? = nil, _ body: () -> Void) {
+        writeNewObject(foundation.chain, identity: identity, body)
     }
 
     /// Whether `identity` was written before; if so, writes the reference to it.

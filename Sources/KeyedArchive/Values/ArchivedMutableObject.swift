@@ -1,0 +1,48 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// An object of a mutable Foundation class (`NSMutableString`, `NSMutableArray`, `NSMutableDictionary`,
+/// `NSMutableSet`, `NSMutableData`, `NSMutableOrderedSet`, `NSMutableIndexSet`, `NSMutableAttributedString`)
+/// kept as that class: the value its immutable class decodes to, and the class's name.
+///
+/// The readers give it only where they are asked to keep classes (`KeyedUnarchiver.keepsMutableClasses`,
+/// the typedstream reader's equivalent), which conversion between the two formats and the inspector do:
+/// there a mutable object comes back as the same class, shared where the archive shares it, and each
+/// archiver writes it with the class chain Apple writes (`NSMutableArray`, `NSArray`, `NSObject`). A
+/// registered type reading its own fields is never handed one: it reads plain values as always.
+///
+/// A reference, as the object it stands for is: two references to one mutable object in an archive decode to
+/// one instance, and are written back as one object.
+package final class ArchivedMutableObject: Hashable {
+    /// The archived class name: one of the mutable Foundation classes.
+    package let className: String
+    /// The value: a `String`, `[Any]`, `[AnyHashable: Any]`, `Set<AnyHashable>`, `Data`,
+    /// `ArchivedOrderedSet`, `ArchivedIndexSet` or `ArchivedAttributedString`, as the class holds.
+    package var value: Any
+
+    /// An object of `className` holding `value`.
+    package init(className: String, value: Any) {
+        self.className = className
+        self.value = value
+    }
+
+    /// `value` without the class: what a reader that does not keep classes gives.
+    package static func plain(_ value: Any) -> Any {
+        if let object = value as? ArchivedMutableObject { return object.value }
+        return value
+    }
+
+    /// `value` without the class, for an optional.
+    package static func plain(_ value: Any?) -> Any? {
+        guard let value else { return nil }
+        return plain(value)
+    }
+
+    /// Identity, as for any object.
+    package static func == (lhs: ArchivedMutableObject, rhs: ArchivedMutableObject) -> Bool { lhs === rhs }
+    /// Hashes the instance's identity.
+    package func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}

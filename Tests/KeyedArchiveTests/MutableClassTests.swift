@@ -1,0 +1,103 @@
+import BinaryPlist
+import Foundation
+import KeyedArchive
+import Testing
+import TestSupport
+
+/// A registered type that reads an array: it gets a plain `[Any]` even where the unarchiver keeps classes.
+private final class Shelf: KeyedArchivable {
+    static var archivedClassName: String { "Shelf" }
+    var books: [Any]
+    init(books: [Any]) { self.books = books }
+    init(coder: KeyedUnarchiver) throws { books = try coder.decode([Any].self, forKey: "books") }
+    func encode(with coder: KeyedArchiver) {
+        coder.encodeValue(ArchivedMutableObject(className: "NSMutableArray", value: books), forKey: "books")
+    }
+}
+
+/// Objects of mutable Foundation classes kept as such where the unarchiver is asked to (conversion, the
+/// inspector), written back with Apple's chains; plain values everywhere else, as before.
+@Suite("Mutable classes")
+struct MutableClassTests {
+    static let generic = ClassRegistry.standard.allowingUnknownClasses()
+
+    static func keepingClasses(_ bytes: [UInt8], registry: ClassRegistry = generic) throws -> Any? {
+        try KeyedUnarchiver.withUnarchiver(for: bytes, registry: registry) { u in
+            u.keepsMutableClasses = true
+            return try u.decodeTopLevelObject(forKey: "root")
+        }
+    }
+
+    static func chains(_ keyed: [UInt8]) throws -> [[String]] {
+        let objects = try #require(try PropertyList.decode(keyed).dictionaryValue?["$objects"]?.arrayValue)
+        return objects.compactMap { $0.dictionaryValue?["$classes"]?.arrayValue?.compactMap(\.stringValue) }
+    }
+
+    @Test func applesMutableAttributedStringKeepsItsClassesThroughDecodeAndEncode() throws {
+        let apple = try RepositoryFixtures.bytes("keyed/michaelwright235-nskeyedunarchiver/NSMutableAttributedString.plist")
+        let root = try #require(try Self.keepingClasses(apple) as? ArchivedMutableObject)
+        #expect(root.className == "NSMutableAttributedString")
+        let value = try #require(root.value as? ArchivedAttributedString)
+        #expect(value.string == "firstsecondthird")
+        #expect(value.runs.map(\.range) == [0..<5, 5..<16])
+        let again = try KeyedArchiver.archivedData(withRootObject: root) as [UInt8]
+        let chains = try Self.chains(again)
+        #expect(chains.contains(["NSMutableAttributedString", "NSAttributedString", "NSObject"]))
+        #expect(chains.contains(["NSMutableString", "NSString", "NSObject"]))
+        // The string is an NS.string field of an NSMutableString object, as Apple writes it.
+        let objects = try #require(try PropertyList.decode(again).dictionaryValue?["$objects"]?.arrayValue)
+        #expect(objects.contains { $0.dictionaryValue?["NS.string"] == .string("firstsecondthird") })
+        // Without keeping classes the same bytes decode to the plain value, as before.
+        let plain = try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: apple, registry: Self.generic, requiresSecureCoding: false)
+        #expect((plain as? ArchivedAttributedString)?.string == "firstsecondthird")
+    }
+
+    @Test func eachMutableClassRoundTripsWithItsChain() throws {
+        let values: [(String, Any)] = [
+            ("NSMutableString", "text"), ("NSMutableData", Data([1, 2, 3])), ("NSMutableArray", [1, "two"] as [Any]),
+            ("NSMutableDictionary", ["k": 1] as [AnyHashable: Any]), ("NSMutableSet", Set<AnyHashable>([7])),
+            ("NSMutableOrderedSet", ArchivedOrderedSet([3, 1])), ("NSMutableIndexSet", ArchivedIndexSet(ranges: [1..<4])),
+        ]
+        for (name, value) in values {
+            let bytes = try KeyedArchiver.archivedData(withRootObject: ArchivedMutableObject(className: name, value: value)) as [UInt8]
+            let base = String(name.dropFirst("NSMutable".count))
+            #expect(try Self.chains(bytes) == [[name, "NS" + base, "NSObject"]], "\(name)")
+            let back = try #require(try Self.keepingClasses(bytes) as? ArchivedMutableObject, "\(name)")
+            #expect(back.className == name)
+            #expect(String(describing: back.value) == String(describing: value), "\(name)")
+        }
+    }
+
+    @Test func aSharedMutableObjectStaysOneObjectAndMayHoldItself() throws {
+        let shared = ArchivedMutableObject(className: "NSMutableString", value: "once")
+        let list = ArchivedMutableObject(className: "NSMutableArray", value: [])
+        list.value = [shared, shared, list] as [Any]
+        let bytes = try KeyedArchiver.archivedData(withRootObject: list) as [UInt8]
+        let back = try #require(try Self.keepingClasses(bytes) as? ArchivedMutableObject)
+        let elements = try #require(back.value as? [Any])
+        #expect(elements.count == 3)
+        let first = try #require(elements[0] as? ArchivedMutableObject)
+        #expect(first === elements[1] as? ArchivedMutableObject)
+        #expect(first.value as? String == "once")
+        #expect(elements[2] as? ArchivedMutableObject === back)
+        back.value = []  // the cycle, broken
+    }
+
+    @Test func aRegisteredTypeReadsPlainValuesWhileClassesAreKept() throws {
+        let bytes = try KeyedArchiver.archivedData(withRootObject: Shelf(books: ["a", "b"])) as [UInt8]
+        #expect(try Self.chains(bytes).contains(["NSMutableArray", "NSArray", "NSObject"]))
+        let shelf = try #require(try Self.keepingClasses(bytes, registry: ClassRegistry([Shelf.self])) as? Shelf)
+        #expect(shelf.books.compactMap { $0 as? String } == ["a", "b"])
+    }
+
+    @Test func aValueTheClassCannotHoldIsAnError() throws {
+        let wrong = expectKeyedError(.unsupportedType) {
+            try KeyedArchiver.archivedData(withRootObject: ArchivedMutableObject(className: "NSMutableArray", value: 5)) as [UInt8]
+        }
+        #expect(wrong?.reason == "an NSMutableArray cannot hold a value of type Int")
+        let unknown = expectKeyedError(.unsupportedType) {
+            try KeyedArchiver.archivedData(withRootObject: ArchivedMutableObject(className: "NSMutableNothing", value: 5)) as [UInt8]
+        }
+        #expect(unknown?.reason == "NSMutableNothing is not a mutable Foundation class")
+    }
+}
