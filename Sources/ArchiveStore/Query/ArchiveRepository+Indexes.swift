@@ -124,9 +124,10 @@ extension ArchiveRepository {
         if var indexes = candidate, indexes.committed <= handle.state.committed, indexes.frameCount <= handle.state.frameCount,
            let added = indexes.reconcile(with: handle.table) {
             var i = 0
-            try forEachRecord(of: handle, added, version: version) { record throws(StoreError) in
+            try forEachRecord(of: handle, added, version: version) { record throws(StoreError) -> Bool in
                 indexes.insert(offset: added[i].offset, length: added[i].length, values: Self.indexValues(of: record) ?? [])
                 i += 1
+                return true
             }
             indexes.committed = handle.state.committed
             indexes.frameCount = handle.state.frameCount
@@ -145,12 +146,13 @@ extension ArchiveRepository {
         var rows: [[IndexRow]] = definitions.map { _ in [] }
         for i in rows.indices { rows[i].reserveCapacity(entries.count) }
         var i = 0
-        try forEachRecord(of: handle, entries, version: version) { record throws(StoreError) in
+        try forEachRecord(of: handle, entries, version: version) { record throws(StoreError) -> Bool in
             for (n, index) in Record.indexes.enumerated() {
                 rows[n].append(IndexRow(value: index.value(record), offset: entries[i].offset, length: entries[i].length))
             }
             i += 1
             progress?(i, entries.count)
+            return true
         }
         var built = PropertyIndexes(definitions: definitions, rows: rows.map { SortedRows(sorted: $0.sorted()) },
                                     generation: handle.generation, committed: handle.state.committed,

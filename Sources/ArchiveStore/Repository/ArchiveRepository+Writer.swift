@@ -138,7 +138,7 @@ extension ArchiveRepository {
         var builder = try LogBuilder(path: path, fileSystem: fileSystem,
                                      recordVersion: reencoding ? Record.archiveFormatVersion : version)
         do throws(StoreError) {
-            try handle.forEachRawFrame(entries) { entry, bytes, start, header throws(StoreError) in
+            try handle.forEachRawFrame(entries) { entry, bytes, start, header throws(StoreError) -> Bool in
                 if reencoding {
                     let frame = try StoreHandle.frame(in: bytes, at: start, of: entry, isChained: handle.isChained, path: path)
                     let record = try decode(frame, version: version)
@@ -147,6 +147,7 @@ extension ArchiveRepository {
                 } else {
                     try builder.add(frameIn: bytes, at: start, header: header)
                 }
+                return true
             }
         } catch {
             builder.abandon()

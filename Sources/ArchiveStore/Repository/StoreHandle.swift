@@ -637,17 +637,17 @@ final class StoreHandle {
 
     /// Calls `body` with the frame of each of `entries` (in log order), verified, reading neighbouring frames
     /// together.
-    func forEachFrame(_ entries: [LiveEntry], _ body: (LogFrame) throws(StoreError) -> Void) throws(StoreError) {
-        try forEachRawFrame(entries) { entry, bytes, start, _ throws(StoreError) in
+    func forEachFrame(_ entries: [LiveEntry], _ body: (LogFrame) throws(StoreError) -> Bool) throws(StoreError) {
+        try forEachRawFrame(entries) { entry, bytes, start, _ throws(StoreError) -> Bool in
             try body(try Self.frame(in: bytes, at: start, of: entry, isChained: isChained, path: path))
         }
     }
 
     /// Calls `body` with each of `entries` (in log order), a buffer holding its whole frame at an index, and the
     /// frame's header, verified (a put of the entry's length matching its checksum), reading neighbouring frames
-    /// in reads of up to a megabyte.
+    /// in reads of up to a megabyte. `body` returns whether to go on: `false` ends the walk there.
     func forEachRawFrame(_ entries: [LiveEntry],
-                         _ body: (LiveEntry, [UInt8], Int, FrameHeader) throws(StoreError) -> Void) throws(StoreError) {
+                         _ body: (LiveEntry, [UInt8], Int, FrameHeader) throws(StoreError) -> Bool) throws(StoreError) {
         let span = 1 << 20
         var i = 0
         while i < entries.count {
@@ -669,7 +669,7 @@ final class StoreHandle {
                                                     chained: isChained),
                       header.length == entry.length, header.kind == .put, header.verify(bytes, at: start)
                 else { throw StoreError(.corrupt, "a frame fails its checksum", path: path, offset: entry.offset) }
-                try body(entry, bytes, start, header)
+                guard try body(entry, bytes, start, header) else { return }
             }
             i = j
         }
