@@ -23,7 +23,7 @@ import Glibc
 
 /// The record the seeds hold: archived as `FormRecord` (id, name, fields, registeredAt, expiresAt), as
 /// `formcache` writes it; the store target is built without the FormCache module.
-struct FuzzRecord: ArchiveRecord, Equatable {
+struct FuzzRecord: ExpiringRecord, Equatable {
     var id: String
     var name: String
     var fields: [String: String]

@@ -5,7 +5,7 @@
 # USAGE: Scripts/build-docs.sh [--output DIR] [--hosting-base-path PATH]
 #
 # 1. Symbol graphs of the package's build, public symbols only and without the members a type inherits from
-#    the standard library (`swift package dump-symbol-graph`; after `swift test` this reuses its build).
+#    the standard library (Scripts/symbol-graphs.sh; after `swift test` this reuses its build).
 # 2. `docc convert` of Sources/<Module>/<Module>.docc for each library with --warnings-as-errors and the
 #    documentation coverage, which must be 100% of abstracts for Types, Members and Globals.
 # 3. `docc merge` of the archives into one static site, DIR (default .build/docs/site): serve it with
@@ -42,13 +42,7 @@ work=.build/docs
 rm -rf "$work/symbol-graphs" "$work/archives" "$work/coverage" "$output"
 mkdir -p "$work/symbol-graphs" "$work/archives" "$work/coverage" "$(dirname "$output")"
 
-log=$(swift package dump-symbol-graph --skip-synthesized-members --minimum-access-level public 2>&1)
-graphs=$(printf '%s\n' "$log" | sed -n 's/^Files written to //p' | tail -n 1)
-if [ -z "$graphs" ] || [ ! -d "$graphs" ]; then
-    printf '%s\n' "$log" >&2
-    echo "Error: swift package dump-symbol-graph wrote no symbol graphs" >&2
-    exit 1
-fi
+graphs=$(Scripts/symbol-graphs.sh) || exit 1
 
 status=0
 archives=()

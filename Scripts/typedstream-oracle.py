@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The typedstream oracle (issue 30): pytypedstream's reading of the fixtures, and a comparison with ours.
+"""The typedstream oracle: pytypedstream's reading of the fixtures, and a comparison with ours.
 
 Run it through Scripts/typedstream-oracle.sh, which installs the pinned pytypedstream (0.1.0) into a virtual
 environment and passes --root (the package root). Python 3.8+, standard library plus pytypedstream.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The typedstream oracle (issue 30): pytypedstream's reading of every fixture in Fixtures/typedstream/.
+# The typedstream oracle: pytypedstream's reading of every fixture in Fixtures/typedstream/.
 #
 #   Scripts/typedstream-oracle.sh                 write <fixture>.pytypedstream.json beside every fixture
 #   Scripts/typedstream-oracle.sh --check         re-read every fixture; exit 1 if a committed rendering differs

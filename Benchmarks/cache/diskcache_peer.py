@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""python-diskcache 5.6 replaying the plan that `keyed-bench cache` wrote (issue 9).
+"""python-diskcache 5.6 replaying the plan that `keyed-bench cache` wrote.
 
 Usage: diskcache_peer.py <plan-directory> <work-directory>
 

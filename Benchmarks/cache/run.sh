@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 9: ArchiveCache against python-diskcache 5.6 and one NSKeyedArchiver file per key, in one run.
+# ArchiveCache against python-diskcache 5.6 and one NSKeyedArchiver file per key, in one run.
 #
 #   Benchmarks/cache/run.sh [--after-deleting N] [keyed-bench cache options...]     e.g. --skip-1m, --only ours,diskcache
 #
@@ -7,10 +7,10 @@
 # builds keyed-bench and keyedarchive in release, runs `keyed-bench cache` (which runs the Python peer on the
 # same plan) and prints every RESULT line and the ratio summary on stdout; progress goes to stderr. Then four
 # `keyedarchive cache exercise` processes share one directory with a 256 KiB byte limit, and its `du` is
-# printed (issue 20: at most 320 KiB).
+# printed (the target: at most 320 KiB, 1.25x the limit).
 #
-# --after-deleting N first creates and deletes N empty files in the temporary directory's file system (issue
-# 9's run 2: on ext4, creating files right after a mass deletion is slow).
+# --after-deleting N first creates and deletes N empty files in the temporary directory's file system (as
+# the README's run 2 did: on ext4, creating files right after a mass deletion is slow).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 package="$(cd "$here/../.." && pwd)"

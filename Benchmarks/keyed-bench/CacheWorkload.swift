@@ -2,7 +2,7 @@ import ArchiveStore
 import Foundation
 import KeyedArchive
 
-/// Issue 9: `ArchiveCache` against python-diskcache and the naive way (one `NSKeyedArchiver` file per key).
+/// `ArchiveCache` against python-diskcache and the naive way (one `NSKeyedArchiver` file per key).
 ///
 /// One seeded plan (keys, values, operation sequences) is built here and written to a temporary directory,
 /// so that every implementation, the Python peer included, replays exactly the same operations:
@@ -195,7 +195,7 @@ enum CacheWorkload {
     static func printSummary(_ results: [CacheResult]) {
         func find(_ impl: String, _ op: String) -> CacheResult? { results.first { $0.impl == impl && $0.op == op } }
         func throughput(_ impl: String, _ op: String) -> Double? { find(impl, op)?.fields["ops_per_s"].flatMap(Double.init) }
-        print("SUMMARY targets (issues 9 and 20)")
+        print("SUMMARY targets")
         func line(_ name: String, _ value: Double?, _ target: String? = nil, format: String = "%.2fx", _ pass: (Double) -> Bool = { _ in true }) {
             guard let value, value.isFinite else {
                 print("SUMMARY \(pad(name, 48)) n/a (figure missing)")

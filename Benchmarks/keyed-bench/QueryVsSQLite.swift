@@ -30,7 +30,7 @@ struct ThreeIndexed: ArchiveRecord, Hashable, Sendable {
     ]
 }
 
-/// `keyed-bench query-vs-sqlite N`: issue 52's figures. The largest `count` with and without an index, the
+/// `keyed-bench query-vs-sqlite N`: the property indexes' figures. The largest `count` with and without an index, the
 /// first 20 records by `count`, the cost of one and three indexes on a single add, the first build of an
 /// index, and how soon `changes()` hears of a commit by this process and by another.
 enum QueryVsSQLite {

@@ -7,7 +7,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The record of `store-vs-sqlite`, as issue 51 measured: about 200 bytes (a 36-byte id, a date, an integer and
+/// The record of `store-vs-sqlite`: about 200 bytes (a 36-byte id, a date, an integer and
 /// a 148-byte note), archived as an `NSCoding` class writes it.
 struct BenchRecord: ArchiveRecord, Hashable, Sendable {
     var id: String

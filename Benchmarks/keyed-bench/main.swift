@@ -13,7 +13,7 @@ let usage = """
       w2 [n]      n (10000) form records: encode, decode
       w1-memory [n], w2-memory [n]   peak memory of one decode, each implementation
       store [n]   a FormCache store of n (10000) records: get, add, update, remove, in-process
-      query-vs-sqlite [n]   issue 52: max, top 20 and add cost with property indexes beside SQLite with an index,
+      query-vs-sqlite [n]   max, top 20 and add cost with property indexes beside SQLite with an index,
                             index build on first use, and changes() latency (Benchmarks/store/run.sh --queries)
       store-vs-sqlite [n]   the repository beside SQLite (WAL, synchronous=FULL) on n (10000) records of
                   ~200 bytes: add, get, update, remove, count, list all, bulk build, p99 of adds

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 51: ArchiveRepository beside SQLite at equal durability (journal_mode=WAL, synchronous=FULL), in one run.
+# ArchiveRepository beside SQLite at equal durability (journal_mode=WAL, synchronous=FULL), in one run.
 #
 #   Benchmarks/store/run.sh [sizes...]      default: 10000 1000000; KEYED_BENCH_ROUNDS (default 3)
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Typedstream decode throughput, ours against pytypedstream, in one run (issue 30).
+# Typedstream decode throughput, ours against pytypedstream, in one run.
 #
 #   Benchmarks/typedstream/run.sh [rounds]    # default 7 rounds
 #

@@ -6,7 +6,7 @@ import FoundationEssentials
 import Foundation
 #endif
 /// archive-JSON: the JSON forms of a keyed archive's object graph that `keyedarchive decode` prints and
-/// `keyedarchive encode` reads (issue 3, "Inspector verbs"; the graph form, issue 12).
+/// `keyedarchive encode` reads: the tree form and the graph form.
 ///
 /// **The tree form** (``render(_:pretty:)``) prints the graph from `root` as nested values:
 ///

@@ -16,11 +16,8 @@ package struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     /// `EROFS`: a write to a file system mounted read-only.
     package static let readOnlyFileSystem = Errno(_EROFS)
     package static let notPermitted = Errno(_EPERM)
-    package static let badDescriptor = Errno(_EBADF)
     package static let invalid = Errno(_EINVAL)
     package static let overflow = Errno(_EOVERFLOW)
-    package static let fileTooLarge = Errno(_EFBIG)
-    package static let crossDevice = Errno(_EXDEV)
     package static let notSupported = Errno(_ENOTSUP)
     package static let notEmpty = Errno(_ENOTEMPTY)
 

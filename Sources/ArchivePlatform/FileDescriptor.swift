@@ -18,8 +18,6 @@ package struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     /// The descriptor `rawValue` (one the caller opened, or a standard stream's).
     package init(rawValue: CInt) { self.rawValue = rawValue }
 
-    /// Standard input, descriptor 0.
-    package static let standardInput = FileDescriptor(rawValue: 0)
     /// Standard output, descriptor 1.
     package static let standardOutput = FileDescriptor(rawValue: 1)
     /// Standard error, descriptor 2.

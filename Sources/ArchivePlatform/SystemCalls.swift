@@ -45,11 +45,8 @@ var _EAGAIN: CInt { EAGAIN }
 var _EACCES: CInt { EACCES }
 var _EROFS: CInt { EROFS }
 var _EPERM: CInt { EPERM }
-var _EBADF: CInt { EBADF }
 var _EINVAL: CInt { EINVAL }
 var _EOVERFLOW: CInt { EOVERFLOW }
-var _EFBIG: CInt { EFBIG }
-var _EXDEV: CInt { EXDEV }
 var _ENOTSUP: CInt { ENOTSUP }
 var _EOPNOTSUPP: CInt { EOPNOTSUPP }
 var _ENOTEMPTY: CInt { ENOTEMPTY }

@@ -778,10 +778,6 @@ package struct BinaryPlistBuffer {
         }
     }
 
-    package mutating func writeReferences(_ refs: [Int], width: Int) {
-        for r in refs { writeBigEndian(UInt64(r), width: width) }
-    }
-
     package mutating func writeScalar(_ v: PlistValue) {
         switch v {
         case .null: bytes.append(0x00)

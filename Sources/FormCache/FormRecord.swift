@@ -16,7 +16,7 @@ import ArchiveStore
 /// ```
 ///
 /// Plays the part of the `NSCoding` model class (`FormModel`) of the iOS cache manager it replaces.
-public struct FormRecord: ArchiveRecord, Hashable, Sendable {
+public struct FormRecord: ExpiringRecord, Hashable, Sendable {
     /// The record's id: a UUID string unless given.
     public var id: String
     /// The form's name.
@@ -50,7 +50,7 @@ public struct FormRecord: ArchiveRecord, Hashable, Sendable {
     /// Whether the record has expired at `now`: `now` is at or past ``expiresAt``.
     public func isExpired(at now: Date) -> Bool { now >= expiresAt }
 
-    /// ``expiresAt``, kept in the store's index (see `ArchiveRecord.expiryDate`).
+    /// ``expiresAt``, kept in the store's index (see `ExpiringRecord.expiryDate`).
     public var expiryDate: Date? { expiresAt }
 
     /// The properties the store keeps indexes of: `registeredAt`, `expiresAt` and `name` (for
@@ -71,11 +71,6 @@ public struct FormRecord: ArchiveRecord, Hashable, Sendable {
         coder.encode(fields, forKey: "fields")
         coder.encode(registeredAt, forKey: "registeredAt")
         coder.encode(expiresAt, forKey: "expiresAt")
-    }
-
-    /// Reads only the record's `id`, so that the store finds records without decoding them.
-    public static func decodeID(from coder: KeyedUnarchiver) throws -> String? {
-        try coder.decode(String.self, forKey: "id")
     }
 
     /// Reads a record written by ``encode(with:)``. Mirrors `NSCoding.init(coder:)`.

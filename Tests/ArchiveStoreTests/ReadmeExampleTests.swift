@@ -4,7 +4,7 @@ import KeyedArchive
 import Testing
 import TestSupport
 
-/// The repository example of README.md, kept compiling and true (with its optional `decodeID` extension).
+/// The repository example of README.md, kept compiling and true.
 @Suite("README example")
 struct ReadmeExampleTests {
     final class Exercise: ArchiveRecord {

@@ -393,9 +393,10 @@ struct RecordLogDamageAndConcurrencyTests {
             else { continue }
             var count = 0
             var bytes = 0
-            try handle.forEachFrame(handle.table.liveEntries) { frame throws(StoreError) in
+            try handle.forEachFrame(handle.table.liveEntries) { frame throws(StoreError) -> Bool in
                 count += 1
                 bytes += frame.header.length
+                return true
             }
             #expect(handle.state.liveCount == count, "step \(step)")
             #expect(handle.state.liveBytes == bytes, "step \(step)")

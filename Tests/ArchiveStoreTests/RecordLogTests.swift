@@ -385,9 +385,10 @@ struct RecordLogTests {
         #expect(failures == 2, "the upgrade writes its new log's frames, then its prologue")
     }
 
-    /// The same store as format 1 wrote it (no chain: a checksum of 56 bytes in each slot), as the format 2
-    /// fixture patched back: read as it is, then rewritten as format 3.
-    @Test func aFormatOneStoreIsReadAndRewrittenAsFormatThreeOnTheFirstChange() throws {
+    /// A store of format 1, which only development builds wrote (the format 2 fixture patched back: no chain, a
+    /// checksum of 56 bytes in each slot): refused with `unsupportedVersion` naming the format, the file left
+    /// as it was.
+    @Test func aFormatOneStoreIsRefusedNamingItsFormat() throws {
         let directory = try TemporaryDirectory()
         var bytes = try RepositoryFixtures.bytes("store/format2/FormCache.cache")
         bytes[8] = 1
@@ -400,12 +401,13 @@ struct RecordLogTests {
         }
         try directory.write(bytes, to: "Forms.archive")
         let repository = forms(directory)
-        let expected = ["rec-0", "rec-1", "rec-4", "rec-5", "rec-3", "rec-6"]
-        #expect(try repository.all().map(\.id) == expected)
+        let read = #expect(throws: StoreError.self) { try repository.all() }
+        #expect(read?.code == .unsupportedVersion)
+        #expect(read?.offset == 8)
+        #expect(read?.reason.hasPrefix("store file format 1 is older than format 2") == true)
+        let write = #expect(throws: StoreError.self) { try repository.add(sampleRecords(7..<8)[0]) }
+        #expect(write?.code == .unsupportedVersion)
         #expect(try directory.read("Forms.archive") == bytes)
-        try repository.add(sampleRecords(7..<8)[0])
-        #expect(try directory.read("Forms.archive")[8] == 3)
-        #expect(try forms(directory).all().map(\.id) == expected + ["id7"])
     }
 
     /// A format 2 store whose newer slot is damaged while intact frames follow the older commit (as that format

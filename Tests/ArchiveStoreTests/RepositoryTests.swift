@@ -42,6 +42,25 @@ struct RepositoryTests {
         ArchiveRepository(path: directory.file("data/Exercise.archive"))
     }
 
+    /// `first(where:)` stops its walk at the first match (no error thrown to stop it): the records after it are
+    /// not decoded, in a small store (read frame by frame) and in a large one (decoded 512 records a batch).
+    @Test func firstWhereStopsDecodingAtTheFirstMatch() throws {
+        let directory = try TemporaryDirectory()
+        let small = ArchiveRepository<SampleRecord>(path: directory.file("small.archive"))
+        try small.add(contentsOf: sampleRecords(0..<10))
+        let before = small.statistics.recordsDecoded
+        #expect(try small.first(where: { $0.id == "id2" })?.id == "id2")
+        #expect(small.statistics.recordsDecoded - before == 3)
+        #expect(try small.first(where: { $0.id == "none" }) == nil)
+        #expect(small.statistics.recordsDecoded - before == 13)
+
+        let large = ArchiveRepository<SampleRecord>(path: directory.file("large.archive"))
+        try large.add(contentsOf: sampleRecords(0..<2_000))
+        let start = large.statistics.recordsDecoded
+        #expect(try large.first(where: { $0.id == "id600" })?.id == "id600")
+        #expect(large.statistics.recordsDecoded - start == 1_024)   // the first two batches, not all four
+    }
+
     @Test func exerciseLogGetsTheWholeAPIAndATypeSpecificExtension() throws {
         let directory = try TemporaryDirectory()
         let logs = repository(directory)
@@ -186,8 +205,6 @@ struct CounterV2: ArchiveRecord {
         // Version 1 wrote the same class with `total`.
         count = try coder.decode(Int.self, forKey: try coder.containsValue(forKey: "count") ? "count" : "total")
     }
-    // Reads ids alone: `get` and `add` must still notice a version 1 file and migrate it in full.
-    static func decodeID(from coder: KeyedUnarchiver) throws -> String? { try coder.decode(String.self, forKey: "id") }
     static func migrateRecords(fromVersion version: Int, coder: KeyedUnarchiver) throws -> [CounterV2] {
         guard version == 1 else { throw StoreError(.unsupportedVersion, "no migration from version \(version)") }
         return try coder.decode([CounterV2].self, forKey: "records")
@@ -210,7 +227,6 @@ struct CounterV1: ArchiveRecord {
         id = try coder.decode(String.self, forKey: "id")
         total = try coder.decode(Int.self, forKey: "total")
     }
-    static func decodeID(from coder: KeyedUnarchiver) throws -> String? { try coder.decode(String.self, forKey: "id") }
 }
 
 @Suite("Store format versions")
@@ -259,5 +275,4 @@ struct CounterV3: ArchiveRecord {
     init(id: String) { self.id = id }
     func encode(with coder: KeyedArchiver) { coder.encode(id, forKey: "id") }
     init(coder: KeyedUnarchiver) throws { id = try coder.decode(String.self, forKey: "id") }
-    static func decodeID(from coder: KeyedUnarchiver) throws -> String? { try coder.decode(String.self, forKey: "id") }
 }

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 @testable import ArchiveStore
 
-/// Findings of a review of the write side (issue 51), each as the scenario it stands for: a compaction whose
+/// Findings of a review of the write side, each as the scenario it stands for: a compaction whose
 /// directory sync failed unseen, an index repaired but still taken for damaged, a reader that read a rewrite's
 /// retired mark just before its rename.
 @Suite("Repository: write-side findings")

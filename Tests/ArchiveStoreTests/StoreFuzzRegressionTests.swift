@@ -119,7 +119,7 @@ import TestSupport
 }
 
 extension StoreFuzzRegressionTests {
-    /// Finding (issue 51, `a recovered store does not read`): a store of format 2
+    /// Finding (`a recovered store does not read`): a store of format 2
     /// (`Fixtures/store/fuzz/damaged-slot-record-not-an-archive.archive`, the fuzzer's input) whose newer slot fails
     /// its checksum while an intact frame follows the older one, and one of whose intact frames holds bytes that
     /// are no keyed archive. Recovery keeps every record as it was, so the log reads (`count()`) and the record

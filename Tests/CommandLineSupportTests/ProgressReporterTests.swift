@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// ``ProgressReporter`` (issue 21): drawn on a terminal only, never with quiet, erased at the end.
+/// ``ProgressReporter``: drawn on a terminal only, never with quiet, erased at the end.
 @Suite struct ProgressReporterTests {
     /// A clock the test moves.
     final class Clock {

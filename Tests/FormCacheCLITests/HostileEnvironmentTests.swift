@@ -7,7 +7,7 @@ import Foundation
 import Testing
 @testable import FormCacheCLI
 
-/// The defects that fault injection and hostile environments found (issue 10), one named test each.
+/// The defects that fault injection and hostile environments found, one named test each.
 @Suite("formcache under faults and hostile environments")
 struct HostileEnvironmentTests {
     func run(_ harness: Harness, _ arguments: [String], stdout: OutputSink) -> (status: Int32, stderr: String) {

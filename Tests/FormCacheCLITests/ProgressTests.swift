@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 @testable import FormCacheCLI
 
-/// `formcache export`, `import` and `purge` draw their progress on a terminal only (issue 21).
+/// `formcache export`, `import` and `purge` draw their progress on a terminal only.
 @Suite("formcache progress on a terminal")
 struct FormCacheProgressTests {
     /// Runs `formcache` in-process with stderr on `descriptor`, told whether it is a terminal.

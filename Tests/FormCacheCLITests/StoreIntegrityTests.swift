@@ -7,7 +7,7 @@ import Foundation
 import Testing
 @testable import FormCacheCLI
 
-/// The defects an outside fault-injection run of `formcache` found (issue 19), one named test each.
+/// The defects an outside fault-injection run of `formcache` found, one named test each.
 @Suite("formcache: store integrity")
 struct StoreIntegrityTests {
     private func copyDirectory(_ source: String, to destination: String) throws {

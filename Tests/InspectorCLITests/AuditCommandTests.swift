@@ -5,7 +5,7 @@ import KeyedArchive
 import Testing
 import TestSupport
 
-/// `keyedarchive audit` (issue 21): what decoding would instantiate, found without decoding.
+/// `keyedarchive audit`: what decoding would instantiate, found without decoding.
 @Suite struct AuditCommandTests {
     @Test func nestedArchivesAreFoundAndAuditedUnderTheirPath() {
         let result = inspect(["audit", fixture("inspector/nested-archive.plist")])

@@ -6,7 +6,7 @@ import InspectorCLI
 import KeyedArchive
 import Testing
 
-/// `keyedarchive decode --graph` and `encode` of the graph form (issue 12), and the tree form's budget in
+/// `keyedarchive decode --graph` and `encode` of the graph form, and the tree form's budget in
 /// memory.
 @Suite struct DecodeGraphCommandTests {
     @Test func sharedObjectsAndCyclesPrintOnceWithTheirIndex() {

@@ -5,7 +5,7 @@ import KeyedArchive
 import Testing
 import TestSupport
 
-/// `keyedarchive diff` (issue 21): a semantic diff of two object graphs, matched by path from the roots.
+/// `keyedarchive diff`: a semantic diff of two object graphs, matched by path from the roots.
 @Suite struct DiffCommandTests {
     /// Person {name, age, friend -> Pet, other -> the same Pet}.
     static let person: [PlistValue] = [

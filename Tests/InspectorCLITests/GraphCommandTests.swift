@@ -9,7 +9,7 @@ import TestSupport
 /// Where Graphviz's `dot` is, when installed (`apt-get install -y graphviz`).
 let graphvizDot: String? = ["/usr/bin/dot", "/usr/local/bin/dot"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
-/// `keyedarchive graph` (issue 21): the object graph as Graphviz DOT or a self-contained HTML page.
+/// `keyedarchive graph`: the object graph as Graphviz DOT or a self-contained HTML page.
 @Suite struct GraphCommandTests {
     @Test func dotMarksSharedObjectsSharedEdgesAndBackEdges() {
         let result = inspect(["graph", "--format", "dot", fixture("inspector/shared-cycle.plist")])

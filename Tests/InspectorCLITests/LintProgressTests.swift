@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 import ArchiveStore
 
-/// `keyedarchive lint` over many files, and `cache trim` and `purge`, draw their progress on a terminal only (issue 21).
+/// `keyedarchive lint` over many files, and `cache trim` and `purge`, draw their progress on a terminal only.
 @Suite struct LintProgressTests {
     /// Runs `keyedarchive` with `arguments`, stderr on `descriptor`, told whether it is a terminal as `isatty` says.
     static func run(_ arguments: [String], stderr descriptor: Int32) -> (status: Int32, stdout: String) {

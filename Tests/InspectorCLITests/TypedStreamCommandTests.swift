@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 import TypedStream
 
-/// The inspector on typedstreams (issue 30): known by their header, with no flag; and `convert`.
+/// The inspector on typedstreams: known by their header, with no flag; and `convert`.
 @Suite struct TypedStreamCommandTests {
     static let mention = fixture("typedstream/crabstep/messages/Mention")
 

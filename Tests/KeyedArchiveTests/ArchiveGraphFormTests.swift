@@ -39,7 +39,7 @@ private final class Watcher: KeyedArchivable {
     }
 }
 
-/// archive-JSON's graph form (issue 12): every object once with its index, references as `{"$ref": n}`, read
+/// archive-JSON's graph form: every object once with its index, references as `{"$ref": n}`, read
 /// back with the same objects at the same indexes, and our own archives byte for byte.
 @Suite("archive-JSON graph form")
 struct ArchiveGraphFormTests {

@@ -4,7 +4,7 @@ import KeyedArchive
 import ArchiveInspection
 import Testing
 
-/// archive-JSON rendering and reading, and the dump tree, as issue 3's inspector verbs define them.
+/// archive-JSON rendering and reading, and the dump tree, as the inspector's verbs use them.
 @Suite("archive-JSON and dump")
 struct ArchiveJSONTests {
     @Test func customObjectsPrintAsClassAndFieldsWithSharedReferencesInFull() throws {

@@ -5,7 +5,7 @@ import KeyedArchive
 @testable import ArchiveInspection
 import Testing
 
-/// archive-JSON's tree form within its budget (issue 12): the objects to print are counted before anything
+/// archive-JSON's tree form within its budget: the objects to print are counted before anything
 /// is rendered, exactly as the renderer counts them, the text is streamed in chunks, and a failure prints
 /// nothing.
 @Suite("archive-JSON tree form budget")

@@ -12,9 +12,7 @@ import ArchivePlatform
 /// - `cache.table`: where each key's frame is (``CacheTable``), the counts and the limits' figures;
 /// - `cache.lock`: the writers' lock (``WriterLock``), never written.
 ///
-/// A directory written by the format before (one file per entry under `<hh>/`, `cache.index`, `cache.journal`,
-/// `staging/`) is read as it is until the first write, which moves its entries in (see
-/// ``CacheLegacyMigration/moveIn(_:firstSegment:segmentSize:largeThreshold:)``). Anything else in the directory is never touched.
+/// Anything else in the directory is never touched.
 final class CacheDirectory: @unchecked Sendable { // Sendable: `lock` is used only under the owning cache's disk mutex; `readerTable` is behind `Locked`; the rest is set once.
     static let lockName = "cache.lock"
     static let largeName = "large"
@@ -105,25 +103,6 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: `lock` is used on
         }
     }
 
-    /// The file of an entry in the format before segments: `<hh>/<hash>.archive`.
-    func legacyFile(_ hash: StableHash) -> String {
-        let hex = hash.hex
-        return PathName.join(PathName.join(path, String(hex.prefix(2))), hex + ".archive")
-    }
-
-    /// The hash an entry file name stands for, when `name` in fan-out directory `directory` is one (the format
-    /// before segments).
-    static func legacyHash(directory: String, name: String) -> StableHash? {
-        guard name.utf8.count == 40, name.hasSuffix(".archive"), directory.utf8.count == 2,
-              let hash = StableHash(hex: name.prefix(32)), name.hasPrefix(directory)
-        else { return nil }
-        return hash
-    }
-
-    static func isLegacyFanOut(_ name: String) -> Bool {
-        name.utf8.count == 2 && name.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
-    }
-
     /// The key a frame holds for `key`: the key itself, or, for a key longer than a frame's key field holds
     /// (64 KiB), `FF FE` and its 16-byte hash (`FF` never occurs in UTF-8, so the two never meet). The value's
     /// own archive holds the whole key, which every read compares too.
@@ -189,7 +168,7 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: `lock` is used on
 
     /// The entry of `key`, read without any lock. `limit`: the largest entry read.
     func lookup(_ key: [UInt8], hash: StableHash, limit: Int) throws(StoreError) -> Lookup {
-        guard let (table, changes) = try currentTable() else { return try legacyLookup(key, hash: hash, limit: limit) }
+        guard let (table, changes) = try currentTable() else { return .missing }
         let tag = CacheSlot.tag(hash)
         var result = Lookup.missing
         try table.probe(tag) { (index, slot) throws(StoreError) -> Bool in
@@ -275,20 +254,6 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: `lock` is used on
         return bytes.count == size ? bytes : nil
     }
 
-    /// Before the first write of the segment format: the entry file of the format before (`<hh>/<hash>.archive`),
-    /// read as that format read it.
-    private func legacyLookup(_ key: [UInt8], hash: StableHash, limit: Int) throws(StoreError) -> Lookup {
-        let file: [UInt8]?
-        do {
-            file = try readLargeFile(legacyFile(hash), limit: limit)
-        } catch where error.code == .symbolicLink || error.code == .notRegularFile {
-            return .missing
-        }
-        guard let file else { return .missing }
-        guard CacheEntryChecksum.verify(file) else { return .missing }   // the format before checksums: lost
-        return .found(file, CacheLocation(table: 0, index: -1, slot: .empty, changes: 0))
-    }
-
     /// Runs the slot and frame readers once on bytes in memory (see ``ArchiveCache``'s opening).
     static func prepare() {
         let frame = FrameHeader.encode(kind: .put, key: [0x6B], expiry: nil, payload: [0])
@@ -338,7 +303,7 @@ final class CacheDirectory: @unchecked Sendable { // Sendable: `lock` is used on
 
 /// Where an entry was read from: its slot in a table file, as of a `changes` count of that table.
 struct CacheLocation: Hashable, Sendable {
-    /// The table file's inode (0 for an entry read from the format before segments).
+    /// The table file's inode.
     var table: UInt64
     var index: Int
     var slot: CacheSlot

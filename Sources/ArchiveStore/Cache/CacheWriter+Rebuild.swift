@@ -1,9 +1,9 @@
 import ArchivePlatform
 
-/// Rebuilding the table from the segments, when it is lost, damaged or of the format before.
+/// Rebuilding the table from the segments, when it is lost or damaged.
 extension CacheWriter {
     /// Writes a new table from what the segments hold (the last frame of each key wins; a delete frame removes
-    /// it), after moving in the entries of a directory of the format before. Large entries whose file is gone
+    /// it). Large entries whose file is gone
     /// are dropped, and large files no frame names are removed.
     ///
     /// `firstHead`: the least number the head segment may have (the table's own, when one is rebuilt that was
@@ -12,16 +12,11 @@ extension CacheWriter {
                         firstHead: UInt32 = 0) throws(StoreError) {
         let fileSystem = directory.fileSystem
         try directory.makeSubdirectory(directory.segments.path, durability: durability)
-        var numbers = try directory.segments.numbers()
+        let numbers = try directory.segments.numbers()
         // A fresh directory's numbers start anywhere, so that a number is not used again after the table and
         // every segment were lost while another process still has an old segment of that number open.
-        var head = max(numbers.last ?? UInt32.random(in: 1 ... 1 << 30), firstHead)
+        let head = max(numbers.last ?? UInt32.random(in: 1 ... 1 << 30), firstHead)
         var headLength = 0
-        if numbers.isEmpty && firstHead == 0 {
-            try CacheLegacyMigration.moveIn(directory, firstSegment: head, segmentSize: segmentSize, largeThreshold: largeThreshold)
-            numbers = try directory.segments.numbers()
-            head = max(numbers.last ?? head, head)
-        }
         struct Found { var segment: UInt32; var offset: Int; var length: Int; var expiry: Double?; var external: Bool; var alternate: Bool }
         var entries: [[UInt8]: Found] = [:]
         var sealed = 0

@@ -44,7 +44,7 @@ struct CacheWriter {
     var fileSystem: FileSystem { directory.fileSystem }
 
     /// Starts a section (the caller holds the lock): the table as it is, or a new one (rebuilt from the
-    /// segments, after moving in a directory of the format before) when there is none or it is damaged.
+    /// segments) when there is none or it is damaged.
     init(directory: CacheDirectory, state: inout CacheWriterState, byteLimit: Int, durability: Durability) throws(StoreError) {
         self.directory = directory
         self.byteLimit = byteLimit

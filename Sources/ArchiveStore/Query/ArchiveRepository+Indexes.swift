@@ -58,7 +58,7 @@ extension ArchiveRepository {
             // Indexes that describe this log exactly where the handle stands describe its table: they follow it.
             if var indexes = state.indexes, indexes.handle == nil || indexes.handle !== handle, indexes.generation == handle.generation,
                indexes.committed == handle.state.committed, indexes.frameCount == handle.state.frameCount,
-               indexes.chain == (handle.state.chain ?? 0), indexes.count == handle.table.count {
+               indexes.chain == handle.state.chain, indexes.count == handle.table.count {
                 indexes.handle = handle
                 indexes.isPersistable = handle.isChained
                 state.indexes = indexes
@@ -95,7 +95,7 @@ extension ArchiveRepository {
         }
         indexes.committed = handle.state.committed
         indexes.frameCount = handle.state.frameCount
-        indexes.chain = handle.state.chain ?? 0
+        indexes.chain = handle.state.chain
         return true
     }
 
@@ -124,13 +124,14 @@ extension ArchiveRepository {
         if var indexes = candidate, indexes.committed <= handle.state.committed, indexes.frameCount <= handle.state.frameCount,
            let added = indexes.reconcile(with: handle.table) {
             var i = 0
-            try forEachRecord(of: handle, added, version: version) { record throws(StoreError) in
+            try forEachRecord(of: handle, added, version: version) { record throws(StoreError) -> Bool in
                 indexes.insert(offset: added[i].offset, length: added[i].length, values: Self.indexValues(of: record) ?? [])
                 i += 1
+                return true
             }
             indexes.committed = handle.state.committed
             indexes.frameCount = handle.state.frameCount
-            indexes.chain = handle.state.chain ?? 0
+            indexes.chain = handle.state.chain
             indexes.handle = handle
             indexes.isPersistable = handle.isChained
             handle.startJournal()
@@ -145,16 +146,17 @@ extension ArchiveRepository {
         var rows: [[IndexRow]] = definitions.map { _ in [] }
         for i in rows.indices { rows[i].reserveCapacity(entries.count) }
         var i = 0
-        try forEachRecord(of: handle, entries, version: version) { record throws(StoreError) in
+        try forEachRecord(of: handle, entries, version: version) { record throws(StoreError) -> Bool in
             for (n, index) in Record.indexes.enumerated() {
                 rows[n].append(IndexRow(value: index.value(record), offset: entries[i].offset, length: entries[i].length))
             }
             i += 1
             progress?(i, entries.count)
+            return true
         }
         var built = PropertyIndexes(definitions: definitions, rows: rows.map { SortedRows(sorted: $0.sorted()) },
                                     generation: handle.generation, committed: handle.state.committed,
-                                    frameCount: handle.state.frameCount, chain: handle.state.chain ?? 0)
+                                    frameCount: handle.state.frameCount, chain: handle.state.chain)
         built.handle = handle
         built.isPersistable = handle.isChained
         handle.startJournal()
@@ -177,7 +179,7 @@ extension ArchiveRepository {
         }
         let built = PropertyIndexes(definitions: definitions, rows: rows.map { SortedRows(sorted: $0.sorted()) },
                                     generation: builder.state.generation, committed: builder.state.committed,
-                                    frameCount: builder.state.frameCount, chain: builder.state.chain ?? 0)
+                                    frameCount: builder.state.frameCount, chain: builder.state.chain)
         reader.withLock { state in
             state.indexes = built
             state.remap = nil
@@ -200,7 +202,7 @@ extension ArchiveRepository {
         }
         guard let point, point.covered >= RecordLog.firstFrame, point.covered <= handle.state.committed else { return nil }
         if point.covered == handle.state.committed {
-            guard point.chain == (handle.state.chain ?? 0), point.frames == handle.state.frameCount else { return nil }
+            guard point.chain == handle.state.chain, point.frames == handle.state.frameCount else { return nil }
         } else {
             guard let prefix = try? fileSystem.read(handle.fd, count: FrameHeader.size, at: point.covered, path),
                   let header = try? FrameHeader(prefix, at: 0, available: handle.state.committed - point.covered,

@@ -267,12 +267,13 @@ extension ArchiveRepository {
             offsets = Array(records.indices)
         case .decode(let handle, let entries, let version):
             var i = 0
-            try forEachRecord(of: handle, entries, version: version) { record throws(StoreError) in
+            try forEachRecord(of: handle, entries, version: version) { record throws(StoreError) -> Bool in
                 if query.conditions.allSatisfy({ condition in condition.property.value.map { condition.admits($0(record)) } ?? false }) {
                     records.append(record)
                     offsets.append(entries[i].offset)
                 }
                 i += 1
+                return true
             }
         }
         // Every condition is tested again on the decoded record (the indexed ones held already).

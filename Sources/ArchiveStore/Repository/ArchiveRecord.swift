@@ -32,14 +32,14 @@ import KeyedArchive
 ///         id = try coder.decode(String.self, forKey: "id")
 ///         count = try coder.decode(Int.self, forKey: "count")
 ///     }
-///     // Optional: lets `get` and `add` read ids without decoding whole records.
-///     static func decodeID(from coder: KeyedUnarchiver) throws -> String? { try coder.decode(String.self, forKey: "id") }
 /// }
 /// ```
 ///
 /// Format versions: the store file records ``archiveFormatVersion``. A file with a higher version is refused
 /// (``StoreError/Code/unsupportedVersion``); a file with a lower one is read by
 /// ``migrateRecords(fromVersion:coder:)`` and rewritten at the current version on the next change.
+///
+/// A record that expires declares ``ExpiringRecord``, which adds its ``ExpiringRecord/expiryDate``.
 ///
 /// Plays the part of an `NSManagedObject` subclass with its model version, or an `NSSecureCoding` model class.
 public protocol ArchiveRecord: KeyedArchivable, Identifiable {
@@ -54,21 +54,10 @@ public protocol ArchiveRecord: KeyedArchivable, Identifiable {
     /// file's root object (keys `version`, `records`, and whatever that version wrote). Default: throws.
     static func migrateRecords(fromVersion version: Int, coder: KeyedUnarchiver) throws -> [Self]
 
-    /// Reads only the id of an archived record, from `coder` positioned on it, the way `init(coder:)` reads
-    /// it. With it, the repository finds a record, and checks that a new id is free, without decoding the
-    /// other records: `get` and `add` then take time in proportion to the file's size, not to the work of
-    /// decoding every record. Default: `nil` (whole records are decoded to compare ids).
-    static func decodeID(from coder: KeyedUnarchiver) throws -> ID?
-
     /// Reads one record that a record-log store holds at an older `version`, from `coder` positioned on it.
     /// Single-archive stores (before the record log) migrate through ``migrateRecords(fromVersion:coder:)``.
     /// Default: throws ``StoreError/Code/unsupportedVersion``.
     static func migrateRecord(fromVersion version: Int, coder: KeyedUnarchiver) throws -> Self
-
-    /// When the record expires, if it does: kept in the store's index, so that
-    /// ``ArchiveRepository/removeExpired(at:progress:)`` finds expired records without decoding the others.
-    /// Default: `nil` (never).
-    var expiryDate: Date? { get }
 
     /// The properties the repository keeps indexes of, for queries that sort, filter and aggregate without
     /// decoding records (see ``RecordIndex`` and ``RecordQuery``). Default: none.
@@ -82,14 +71,8 @@ extension ArchiveRecord {
     /// By default a record holds no archivable types besides its own.
     public static var nestedArchivableTypes: [any KeyedArchivable.Type] { [] }
 
-    /// By default the id is not read ahead: the whole record is decoded to learn it.
-    public static func decodeID(from coder: KeyedUnarchiver) throws -> ID? { nil }
-
     /// By default no property is indexed.
     public static var indexes: [RecordIndex<Self>] { [] }
-
-    /// By default a record never expires.
-    public var expiryDate: Date? { nil }
 
     /// By default there is no migration: an older record fails with ``StoreError/Code/unsupportedVersion``.
     public static func migrateRecord(fromVersion version: Int, coder: KeyedUnarchiver) throws -> Self {

@@ -7,11 +7,12 @@ extension ArchiveRepository {
     static var batchSize: Int { 512 }
 
     /// Calls `body` with the record of each of `entries`, in order: frames read in order on this thread, each
-    /// batch decoded across the cores, then handed to `body` one record at a time.
+    /// batch decoded across the cores, then handed to `body` one record at a time. `body` returns whether to go
+    /// on: `false` ends the walk there (the rest of a batch decoded already is dropped).
     func forEachRecord(of handle: StoreHandle, _ entries: [LiveEntry], version: Int,
-                       _ body: (Record) throws(StoreError) -> Void) throws(StoreError) {
+                       _ body: (Record) throws(StoreError) -> Bool) throws(StoreError) {
         guard entries.count >= 2 * Self.batchSize else {
-            try handle.forEachFrame(entries) { frame throws(StoreError) in try body(try decode(frame, version: version)) }
+            try handle.forEachFrame(entries) { frame throws(StoreError) -> Bool in try body(try decode(frame, version: version)) }
             return
         }
         var start = 0
@@ -19,8 +20,13 @@ extension ArchiveRepository {
             let end = Swift.min(start + Self.batchSize, entries.count)
             var frames: [LogFrame] = []
             frames.reserveCapacity(end - start)
-            try handle.forEachFrame(Array(entries[start..<end])) { frame throws(StoreError) in frames.append(frame) }
-            for record in try decodeAll(frames, version: version) { try body(record) }
+            try handle.forEachFrame(Array(entries[start..<end])) { frame throws(StoreError) -> Bool in
+                frames.append(frame)
+                return true
+            }
+            for record in try decodeAll(frames, version: version) {
+                guard try body(record) else { return }
+            }
             start = end
         }
     }

@@ -50,7 +50,10 @@ extension ArchiveRepository {
                 case .log(let handle):
                     try checkVersion(handle.state.recordVersion)
                     let version = handle.state.recordVersion
-                    try handle.forEachFrame(handle.table.liveEntries) { frame throws(StoreError) in _ = try decode(frame, version: version) }
+                    try handle.forEachFrame(handle.table.liveEntries) { frame throws(StoreError) -> Bool in
+                        _ = try decode(frame, version: version)
+                        return true
+                    }
                 }
             } catch where [.corrupt, .unsupportedVersion, .damagedCommit].contains(error.code) {
                 let destination = path + "." + suffix

@@ -61,7 +61,7 @@ extension ArchiveRepository {
                                                   skipped: ((Record) -> Void)?) throws(StoreError) -> Int
         where Records.Element == Record
     {
-        let (start, chain) = reader.withLock { _ in (handle.state.committed, handle.state.chain ?? 0) }
+        let (start, chain) = reader.withLock { _ in (handle.state.committed, handle.state.chain) }
         var builder = CommitBuilder(start: start, chain: chain, path: path)
         builder.keepsKeys = reader.withLock { _ in handle.journal != nil }
         // The records this import added so far, to find an id it repeats.

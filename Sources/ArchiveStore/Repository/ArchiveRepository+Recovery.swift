@@ -101,7 +101,7 @@ extension StoreHandle {
 
     /// The live records of a store whose damage hides commits: every frame up to the newest slot (which must
     /// all be intact), then the frames after it that are intact, in whole commits (a chained log; a log of
-    /// format 1 or 2 has no commit marks and keeps them all), leaving out damaged ones whose header still tells
+    /// format 2 has no commit marks and keeps them all), leaving out damaged ones whose header still tells
     /// where the next frame starts and how it links.
     func salvage(size: Int) throws(StoreError) -> Salvage {
         var live: [[UInt8]: Int] = [:]

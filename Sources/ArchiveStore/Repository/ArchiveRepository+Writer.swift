@@ -130,7 +130,7 @@ extension ArchiveRepository {
         try installBuilt(&builder, replacing: old)
     }
 
-    /// Rewrites the log of `handle` with only its live records (compaction; also how a log of format 1 or 2
+    /// Rewrites the log of `handle` with only its live records (compaction; also how a log of format 2
     /// becomes format 3): frames copied byte for byte in log order, or with `reencoding` decoded through the
     /// record's migration and archived again at the current version.
     func rewrite(_ handle: StoreHandle, reencoding: Bool) throws(StoreError) {
@@ -138,7 +138,7 @@ extension ArchiveRepository {
         var builder = try LogBuilder(path: path, fileSystem: fileSystem,
                                      recordVersion: reencoding ? Record.archiveFormatVersion : version)
         do throws(StoreError) {
-            try handle.forEachRawFrame(entries) { entry, bytes, start, header throws(StoreError) in
+            try handle.forEachRawFrame(entries) { entry, bytes, start, header throws(StoreError) -> Bool in
                 if reencoding {
                     let frame = try StoreHandle.frame(in: bytes, at: start, of: entry, isChained: handle.isChained, path: path)
                     let record = try decode(frame, version: version)
@@ -147,6 +147,7 @@ extension ArchiveRepository {
                 } else {
                     try builder.add(frameIn: bytes, at: start, header: header)
                 }
+                return true
             }
         } catch {
             builder.abandon()
@@ -173,7 +174,7 @@ extension ArchiveRepository {
     private func rememberRemap(_ moved: [Int: (offset: Int, length: Int)], from: (generation: UInt64, committed: Int), to state: LogState) {
         reader.withLock { reader in
             reader.remap = PendingRemap(fromGeneration: from.generation, fromCommitted: from.committed, generation: state.generation,
-                                        committed: state.committed, frames: state.frameCount, chain: state.chain ?? 0, moved: moved)
+                                        committed: state.committed, frames: state.frameCount, chain: state.chain, moved: moved)
         }
     }
 
@@ -243,7 +244,7 @@ extension ArchiveRepository {
             counters.commits.add(1)
             return
         }
-        let (start, chain) = reader.withLock { _ in (handle.state.committed, handle.state.chain ?? 0) }
+        let (start, chain) = reader.withLock { _ in (handle.state.committed, handle.state.chain) }
         var builder = CommitBuilder(start: start, chain: chain, path: path)
         builder.keepsKeys = reader.withLock { _ in handle.journal != nil }
         for change in changes {

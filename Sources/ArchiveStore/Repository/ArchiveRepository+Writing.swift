@@ -70,16 +70,6 @@ extension ArchiveRepository {
         try removeLive(where: nil, progress: progress, shouldBeRemoved)
     }
 
-    /// Removes and returns the records whose ``ArchiveRecord/expiryDate`` is at or before `date`, in one
-    /// commit. They are found from the table of live records alone and only they are decoded, so the cost
-    /// follows the number removed, not the size of the store. `progress` counts the expired records read, of
-    /// those found.
-    @discardableResult
-    public func removeExpired(at date: Date, progress: ProgressHandler? = nil) throws(StoreError) -> [Record] {
-        let limit = date.timeIntervalSince1970
-        return try removeLive(where: { $0.expiry.map { $0 <= limit } ?? false }, progress: progress) { _ in true }
-    }
-
     /// Removes, in one commit, the live records whose entries pass `candidate` and which `shouldBeRemoved`
     /// accepts, and returns them in log order.
     private func removeLive(where candidate: ((LiveEntry) -> Bool)?, progress: ProgressHandler?,
@@ -91,13 +81,14 @@ extension ArchiveRepository {
             }
             var removed: [Record] = []
             var read = 0
-            try handle.forEachFrame(entries) { frame throws(StoreError) in
+            try handle.forEachFrame(entries) { frame throws(StoreError) -> Bool in
                 let record = try decode(frame, version: version)
                 read += 1
                 progress?(read, entries.count)
-                guard shouldBeRemoved(record) else { return }
+                guard shouldBeRemoved(record) else { return true }
                 try transaction.stageRemoval(of: record.id)
                 removed.append(record)
+                return true
             }
             return removed
         } ?? []
@@ -122,10 +113,25 @@ extension ArchiveRepository {
             let handle = try writableHandle(durabilityDoubt: &durabilityDoubt)
             if let handle {
                 let (entries, version) = reader.withLock { _ in (handle.table.liveEntries, handle.state.recordVersion) }
-                try handle.forEachFrame(entries) { frame throws(StoreError) in records.append(try decode(frame, version: version)) }
+                try handle.forEachFrame(entries) { frame throws(StoreError) -> Bool in
+                    records.append(try decode(frame, version: version))
+                    return true
+                }
             }
             if try body(&records) { try install(records, replacing: handle) }
             if let durabilityDoubt { throw durabilityDoubt }
         }
+    }
+}
+
+extension ArchiveRepository where Record: ExpiringRecord {
+    /// Removes and returns the records whose ``ExpiringRecord/expiryDate`` is at or before `date`, in one
+    /// commit. They are found from the table of live records alone and only they are decoded, so the cost
+    /// follows the number removed, not the size of the store. `progress` counts the expired records read, of
+    /// those found.
+    @discardableResult
+    public func removeExpired(at date: Date, progress: ProgressHandler? = nil) throws(StoreError) -> [Record] {
+        let limit = date.timeIntervalSince1970
+        return try removeLive(where: { $0.expiry.map { $0 <= limit } ?? false }, progress: progress) { _ in true }
     }
 }

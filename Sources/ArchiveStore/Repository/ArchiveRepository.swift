@@ -273,21 +273,28 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// Every record, in the order of their last write (an update moves a record to the end).
     public func all() throws(StoreError) -> [Record] {
         var records: [Record] = []
-        try forEach { record throws(StoreError) in records.append(record) }
+        try forEachLive(where: nil) { record throws(StoreError) -> Bool in
+            records.append(record)
+            return true
+        }
         return records
     }
 
     /// Calls `body` with every record, in the order of their last write, on the calling thread. Records are
     /// read and decoded a batch of a few hundred at a time (a large store's batches decoded across the
     /// processor's cores), so memory holds one batch, not the store. Every frame read is checked; damage stops
-    /// the walk with ``StoreError/Code/corrupt``. Stop early by throwing.
+    /// the walk with ``StoreError/Code/corrupt``, and an error `body` throws stops it and is rethrown.
+    /// ``first(where:)`` stops at the first record that matches.
     public func forEach(_ body: (Record) throws(StoreError) -> Void) throws(StoreError) {
-        try forEachLive(where: nil, body)
+        try forEachLive(where: nil) { record throws(StoreError) -> Bool in
+            try body(record)
+            return true
+        }
     }
 
     /// The live records of the store, from the commit read when the call began, for which `included` (given the
-    /// frame's expiry) is true, decoded one at a time.
-    func forEachLive(where included: ((LiveEntry) -> Bool)?, _ body: (Record) throws(StoreError) -> Void) throws(StoreError) {
+    /// frame's expiry) is true, decoded one at a time. `body` returns whether to go on: `false` ends the walk.
+    func forEachLive(where included: ((LiveEntry) -> Bool)?, _ body: (Record) throws(StoreError) -> Bool) throws(StoreError) {
         let source = try withStore { store throws(StoreError) -> LiveSource in
             switch store {
             case .absent: return .records([])
@@ -301,12 +308,12 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         }
         switch source {
         case .records(let records):
-            for record in records where included == nil { try body(record) }
-            if let included {
-                for record in records where included(LiveEntry(hash: 0, offset: 0, length: 1,
-                                                               expiryBits: (Self.expiry(record) ?? .nan).bitPattern)) {
-                    try body(record)
+            for record in records {
+                if let included,
+                   !included(LiveEntry(hash: 0, offset: 0, length: 1, expiryBits: (Self.expiry(record) ?? .nan).bitPattern)) {
+                    continue
                 }
+                guard try body(record) else { return }
             }
         case .frames(let handle, let entries, let version):
             try forEachRecord(of: handle, entries, version: version, body)
@@ -391,15 +398,10 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// is found.
     public func first(where predicate: (Record) -> Bool) throws(StoreError) -> Record? {
         var found: Record?
-        do {
-            try forEach { record throws(StoreError) in
-                if predicate(record) {
-                    found = record
-                    throw StoreError(.notFound, "stop")
-                }
-            }
-        } catch where found != nil {
-            return found
+        try forEachLive(where: nil) { record throws(StoreError) -> Bool in
+            guard predicate(record) else { return true }
+            found = record
+            return false
         }
         return found
     }
@@ -409,17 +411,6 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         var count = 0
         try forEach { record throws(StoreError) in if predicate(record) { count += 1 } }
         return count
-    }
-
-    /// The records whose ``ArchiveRecord/expiryDate`` is at or before `date`, found from the table alone (only
-    /// they are decoded), in the order of ``all()``.
-    public func expired(at date: Date) throws(StoreError) -> [Record] {
-        let limit = date.timeIntervalSince1970
-        var records: [Record] = []
-        try forEachLive(where: { entry in entry.expiry.map { $0 <= limit } ?? false }) { record throws(StoreError) in
-            records.append(record)
-        }
-        return records
     }
 
     // MARK: Records and frames
@@ -432,11 +423,10 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         return Array(String(describing: id).utf8)
     }
 
-    static func expiry(_ record: Record) -> Double? { record.expiryDate?.timeIntervalSince1970 }
-
-    static func isExpired(_ record: Record, at date: Date) -> Bool {
-        guard let expiry = record.expiryDate else { return false }
-        return expiry <= date
+    /// The record's expiry as its frame keeps it: seconds since 1970, `nil` for a record that is not an
+    /// ``ExpiringRecord`` or has no expiry date.
+    static func expiry(_ record: Record) -> Double? {
+        (record as? any ExpiringRecord)?.expiryDate?.timeIntervalSince1970
     }
 
     /// The record's keyed archive. With ``RepositoryOptions/verifiesRecords`` it is read back first, so that a
@@ -531,4 +521,18 @@ struct MigratedRecord<Record: ArchiveRecord>: KeyedArchivable {
 /// The record version being migrated, for ``MigratedRecord`` (a generic type cannot hold it).
 enum RecordMigration {
     @TaskLocal static var version = 0
+}
+
+extension ArchiveRepository where Record: ExpiringRecord {
+    /// The records whose ``ExpiringRecord/expiryDate`` is at or before `date`, found from the table alone (only
+    /// they are decoded), in the order of ``all()``.
+    public func expired(at date: Date) throws(StoreError) -> [Record] {
+        let limit = date.timeIntervalSince1970
+        var records: [Record] = []
+        try forEachLive(where: { entry in entry.expiry.map { $0 <= limit } ?? false }) { record throws(StoreError) in
+            records.append(record)
+            return true
+        }
+        return records
+    }
 }

@@ -136,7 +136,7 @@ enum IndexFile {
             for word in [state.generation, UInt64(state.committed), UInt64(state.frameCount), UInt64(count), UInt64(liveBytes)] {
                 appendLittleEndian(word, width: 8, to: &header)
             }
-            appendLittleEndian(UInt64(state.chain ?? 0), width: 4, to: &header)
+            appendLittleEndian(UInt64(state.chain), width: 4, to: &header)
             appendLittleEndian(UInt64(crc), width: 4, to: &header)
             appendLittleEndian(UInt64(Checksum.crc32(header)), width: 4, to: &header)
             header += [UInt8](repeating: 0, count: headerSize - header.count)

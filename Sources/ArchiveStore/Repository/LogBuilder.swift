@@ -30,7 +30,7 @@ struct LogBuilder {
     mutating func add(frameIn bytes: [UInt8], at start: Int, header: FrameHeader) throws(StoreError) {
         let at = pending.count
         pending += bytes[start..<start + header.length]
-        let checksum = FrameHeader.relink(&pending, at: at, length: header.length, link: state.chain ?? 0, endsCommit: false)
+        let checksum = FrameHeader.relink(&pending, at: at, length: header.length, link: state.chain, endsCommit: false)
         let key = Array(header.key(in: bytes, at: start))
         added(at: at, length: header.length, checksum: checksum, hash: keyHash(key), expiryBits: header.expiryBits)
         try flushIfFull()
@@ -62,7 +62,7 @@ struct LogBuilder {
                              recordID: String(decoding: key, as: UTF8.self))
         }
         let at = pending.count
-        let checksum = FrameHeader.append(kind: .put, key: key, expiryBits: expiryBits, payload: payload, link: state.chain ?? 0,
+        let checksum = FrameHeader.append(kind: .put, key: key, expiryBits: expiryBits, payload: payload, link: state.chain,
                                           endsCommit: false, to: &pending)
         added(at: at, length: length, checksum: checksum, hash: keyHash(key), expiryBits: expiryBits)
         try flushIfFull()
@@ -70,8 +70,8 @@ struct LogBuilder {
 
     private mutating func added(at: Int, length: Int, checksum: UInt32, hash: UInt64, expiryBits: UInt64) {
         table.insert(LiveEntry(hash: hash, offset: flushed + at, length: length, expiryBits: expiryBits))
-        last = (at, state.chain ?? 0)
-        state.chain = LogState.chain(state.chain ?? 0, after: checksum)
+        last = (at, state.chain)
+        state.chain = LogState.chain(state.chain, after: checksum)
         state.committed += length
         state.frameCount += 1
         state.liveCount += 1

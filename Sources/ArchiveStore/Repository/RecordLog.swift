@@ -2,7 +2,7 @@
 /// changed in place except for its two commit slots.
 ///
 /// ```
-/// 0      header (64): "ARCHLOG1", format version u32 (3; 1 and 2 are read too), zero u32, generation u64
+/// 0      header (64): "ARCHLOG1", format version u32 (3; 2 is read too), zero u32, generation u64
 ///        (the file's salt), CRC-32 of bytes 0..<24
 /// 64     commit slot A (64)     } the valid slot with the higher sequence is the last published commit;
 /// 128    commit slot B (64)     } a commit writes the other slot
@@ -33,10 +33,10 @@
 /// this file was replaced, see ``StoreHandle``), generation u64 (the header's), chain u32 (at the committed
 /// length), CRC-32 of bytes 0..<60.
 ///
-/// Formats 1 and 2 (read, and rewritten as format 3 by the first change): frames carry no flags and no link,
-/// a commit is the frames synced and then a slot, synced too, naming them; the chain (format 2; format 1 has
-/// the CRC-32 of bytes 0..<56 in its place) starts at zero and is checked against the slot's. A damaged newer
-/// slot with intact frames after the older one is ``StoreError/Code/damagedCommit`` there.
+/// Format 2 (read, and rewritten as format 3 by the first change): frames carry no flags and no link, a commit
+/// is the frames synced and then a slot, synced too, naming them; the chain starts at zero and is checked
+/// against the slot's. A damaged newer slot with intact frames after the older one is
+/// ``StoreError/Code/damagedCommit`` there. Format 1, written only by development builds, is refused.
 ///
 /// All integers are little-endian. No Apple API: Core Data's SQLite store plays this part, with its
 /// write-ahead log, whose frames carry a salt and a cumulative checksum in the same way.
@@ -44,6 +44,8 @@ enum RecordLog {
     static let magic: [UInt8] = Array("ARCHLOG1".utf8)
     /// The format this build writes.
     static let formatVersion: UInt64 = 3
+    /// The oldest format this build reads (and rewrites as ``formatVersion`` on the first change).
+    static let oldestReadableFormat: UInt64 = 2
     static let headerSize = 64
     static let slotSize = 64
     static let firstFrame = 256
@@ -82,7 +84,7 @@ enum RecordLog {
 
     /// What the first 256 bytes of a log say.
     struct Prologue {
-        /// The format (1, 2 or 3).
+        /// The format (2 or 3).
         var format: UInt64
         /// The valid slot with the higher sequence.
         var state: LogState
@@ -93,7 +95,8 @@ enum RecordLog {
 
     /// The state recorded in the first 256 bytes of a log.
     /// - Throws: ``StoreError/Code/corrupt`` (with the offset) when the header or both slots are damaged,
-    ///   ``StoreError/Code/unsupportedVersion`` for a format this build does not know.
+    ///   ``StoreError/Code/unsupportedVersion`` for a format this build does not read (a newer one, or
+    ///   format 1, which only development builds wrote).
     static func prologue(_ bytes: [UInt8], path: String) throws(StoreError) -> Prologue {
         guard bytes.count >= firstFrame else {
             throw StoreError(.corrupt, "the store file ends inside its header (\(bytes.count) bytes)", path: path, offset: bytes.count)
@@ -103,7 +106,11 @@ enum RecordLog {
             throw StoreError(.corrupt, "the header's checksum does not match", path: path, offset: 0)
         }
         let version = readLittleEndian(bytes, 8, width: 4)
-        guard (1...formatVersion).contains(version) else {
+        guard version >= oldestReadableFormat else {
+            throw StoreError(.unsupportedVersion, "store file format \(version) is older than format \(oldestReadableFormat), the oldest this build reads (format 1 was written only by development builds)",
+                             path: path, offset: 8)
+        }
+        guard version <= formatVersion else {
             throw StoreError(.unsupportedVersion, "store file format \(version) is not \(formatVersion); open it with a newer version of the program that wrote it",
                              path: path, offset: 8)
         }
@@ -144,8 +151,8 @@ struct LogState: Hashable, Sendable {
     /// Slot flags (format 3): ``RecordLog/retiredFlag``.
     var flags: UInt32 = 0
     var generation: UInt64
-    /// The chain of the frames' checksums up to `committed` (see ``RecordLog``); `nil` in a format 1 log.
-    var chain: UInt32?
+    /// The chain of the frames' checksums up to `committed` (see ``RecordLog``).
+    var chain: UInt32
 
     /// An empty format 3 log of a new random generation.
     static func empty(recordVersion: Int) -> LogState {
@@ -167,7 +174,7 @@ struct LogState: Hashable, Sendable {
         appendLittleEndian(UInt64(UInt32(truncatingIfNeeded: recordVersion)), width: 4, to: &bytes)
         appendLittleEndian(UInt64(flags), width: 4, to: &bytes)
         appendLittleEndian(generation, width: 8, to: &bytes)
-        appendLittleEndian(UInt64(chain ?? 0), width: 4, to: &bytes)
+        appendLittleEndian(UInt64(chain), width: 4, to: &bytes)
         appendLittleEndian(UInt64(Checksum.crc32(bytes)), width: 4, to: &bytes)
         return bytes
     }
@@ -183,8 +190,7 @@ extension LogState {
     /// The slot at `offset`, or `nil` when its checksum, generation or numbers are not those of a commit
     /// (numbers that do not fit an `Int` here, on a 32-bit platform too, are damage).
     init?(parsing bytes: [UInt8], at offset: Int, generation: UInt64, format: UInt64) {
-        let checked = format == 1 ? 56 : 60
-        guard UInt64(Checksum.crc32(bytes, offset..<offset + checked)) == readLittleEndian(bytes, offset + checked, width: 4),
+        guard UInt64(Checksum.crc32(bytes, offset..<offset + 60)) == readLittleEndian(bytes, offset + 60, width: 4),
               readLittleEndian(bytes, offset + 48, width: 8) == generation
         else { return nil }
         let words = (0..<6).map { readLittleEndian(bytes, offset + 8 * $0, width: 8) }
@@ -208,6 +214,6 @@ extension LogState {
         self.recordVersion = recordVersion
         self.flags = flags
         self.generation = generation
-        chain = format == 1 ? nil : UInt32(readLittleEndian(bytes, offset + 56, width: 4))
+        chain = UInt32(readLittleEndian(bytes, offset + 56, width: 4))
     }
 }

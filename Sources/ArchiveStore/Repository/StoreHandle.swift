@@ -50,7 +50,7 @@ final class StoreHandle {
     /// at a time, so that a commit overwrites blocks the file already has and its sync need not change the
     /// file's size (see ``appendAndSync(_:)``). Only writers, under the writer lock, touch it.
     private var allocatedEnd = 0
-    /// Format 1 and 2: the prologue as read, to notice any change (such a log is read once, then migrated).
+    /// Format 2: the prologue as read, to notice any change (such a log is read once, then migrated).
     private var legacyPrologue: [UInt8] = []
     /// Counters the repository reports (``RepositoryStatistics``).
     let counters: StoreCounters
@@ -247,7 +247,7 @@ final class StoreHandle {
         // Past the newest slot: written after a commit whose slot a crash lost. Its frames must link from the
         // slot to the index's chain, exactly at its covered length.
         guard snapshot.covered <= size,
-              let end = try? walk(from: slot.committed, to: snapshot.covered, chain: slot.chain ?? 0, { _, _, _, _ throws(StoreError) in }),
+              let end = try? walk(from: slot.committed, to: snapshot.covered, chain: slot.chain, { _, _, _, _ throws(StoreError) in }),
               end.offset == snapshot.covered, end.chain == snapshot.chain, slot.frameCount + end.frames == snapshot.coveredFrames
         else {
             indexDamaged = true
@@ -270,7 +270,7 @@ final class StoreHandle {
 
     private func replayFrames(to slot: LogState) throws(StoreError) {
         let start = state.committed
-        let end = try walk(from: start, to: slot.committed, chain: state.chain ?? 0) { header, offset, bytes, at throws(StoreError) in
+        let end = try walk(from: start, to: slot.committed, chain: state.chain) { header, offset, bytes, at throws(StoreError) in
             try apply(header, offset: offset, bytes: bytes, at: at)
         }
         guard end.offset == slot.committed, !end.stoppedEarly else {
@@ -308,7 +308,7 @@ final class StoreHandle {
         let taken = try unpublished.withWriterLock { () throws(StoreError) in
             let start = state.committed
             var commitEnd = start
-            let end = try walk(from: start, to: size, chain: state.chain ?? 0) { header, offset, _, _ throws(StoreError) in
+            let end = try walk(from: start, to: size, chain: state.chain) { header, offset, _, _ throws(StoreError) in
                 if header.endsCommit { commitEnd = offset + header.length }
             }
             if end.stoppedEarly { try checkForHiddenCommits(at: end.offset, chain: end.chain, size: size) }
@@ -317,7 +317,7 @@ final class StoreHandle {
             counters.syncs.add(1)
             let applied: WalkEnd
             do throws(StoreError) {
-                applied = try walk(from: start, to: commitEnd, chain: state.chain ?? 0) { header, offset, bytes, at throws(StoreError) in
+                applied = try walk(from: start, to: commitEnd, chain: state.chain) { header, offset, bytes, at throws(StoreError) in
                     try apply(header, offset: offset, bytes: bytes, at: at)
                 }
                 guard applied.offset == commitEnd, !applied.stoppedEarly else {
@@ -357,7 +357,7 @@ final class StoreHandle {
         }
     }
 
-    /// Formats 1 and 2: every frame up to the newer slot, checked against it.
+    /// Format 2: every frame up to the newer slot, checked against it.
     private func loadLegacy(_ prologue: RecordLog.Prologue, size: Int) throws(StoreError) {
         let slot = prologue.state
         if let damaged = prologue.damagedSlot, intactFrame(at: slot.committed, size: size) {
@@ -380,7 +380,7 @@ final class StoreHandle {
             throw StoreError(.corrupt, "the log holds \(end.frames) frames, its commit says \(slot.frameCount)", path: path,
                              offset: slot.committed)
         }
-        if let expected = slot.chain, end.chain != expected {
+        guard end.chain == slot.chain else {
             throw StoreError(.corrupt, "the log's frames are not the ones its commit names (their checksums chain to another value)",
                              path: path, offset: slot.committed)
         }
@@ -391,7 +391,7 @@ final class StoreHandle {
         state = slot
     }
 
-    /// Whether a whole frame that matches its checksum starts at `offset` (format 1 and 2).
+    /// Whether a whole frame that matches its checksum starts at `offset` (format 2).
     private func intactFrame(at offset: Int, size: Int) -> Bool {
         guard size - offset >= FrameHeader.size,
               let prefix = try? fileSystem.read(fd, count: FrameHeader.size, at: offset, path),
@@ -637,17 +637,17 @@ final class StoreHandle {
 
     /// Calls `body` with the frame of each of `entries` (in log order), verified, reading neighbouring frames
     /// together.
-    func forEachFrame(_ entries: [LiveEntry], _ body: (LogFrame) throws(StoreError) -> Void) throws(StoreError) {
-        try forEachRawFrame(entries) { entry, bytes, start, _ throws(StoreError) in
+    func forEachFrame(_ entries: [LiveEntry], _ body: (LogFrame) throws(StoreError) -> Bool) throws(StoreError) {
+        try forEachRawFrame(entries) { entry, bytes, start, _ throws(StoreError) -> Bool in
             try body(try Self.frame(in: bytes, at: start, of: entry, isChained: isChained, path: path))
         }
     }
 
     /// Calls `body` with each of `entries` (in log order), a buffer holding its whole frame at an index, and the
     /// frame's header, verified (a put of the entry's length matching its checksum), reading neighbouring frames
-    /// in reads of up to a megabyte.
+    /// in reads of up to a megabyte. `body` returns whether to go on: `false` ends the walk there.
     func forEachRawFrame(_ entries: [LiveEntry],
-                         _ body: (LiveEntry, [UInt8], Int, FrameHeader) throws(StoreError) -> Void) throws(StoreError) {
+                         _ body: (LiveEntry, [UInt8], Int, FrameHeader) throws(StoreError) -> Bool) throws(StoreError) {
         let span = 1 << 20
         var i = 0
         while i < entries.count {
@@ -669,7 +669,7 @@ final class StoreHandle {
                                                     chained: isChained),
                       header.length == entry.length, header.kind == .put, header.verify(bytes, at: start)
                 else { throw StoreError(.corrupt, "a frame fails its checksum", path: path, offset: entry.offset) }
-                try body(entry, bytes, start, header)
+                guard try body(entry, bytes, start, header) else { return }
             }
             i = j
         }

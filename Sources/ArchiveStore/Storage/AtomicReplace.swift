@@ -38,11 +38,6 @@ package struct AtomicReplace {
             _ = try? fileSystem.unlink(temporary)
             throw error
         }
-        self.init(adopting: fd, temporary: temporary, destination: destination, fileSystem: fileSystem)
-    }
-
-    /// Takes over an open temporary file that the caller prepared (the cache reuses retired entry files).
-    package init(adopting fd: FileDescriptor, temporary: String, destination: String, fileSystem: FileSystem) {
         self.fd = fd
         self.temporary = temporary
         self.destination = destination
@@ -63,11 +58,6 @@ package struct AtomicReplace {
     /// Writes `bytes` at `offset` (a header filled in last).
     package func write(_ bytes: [UInt8], at offset: Int) throws(StoreError) {
         try fileSystem.write(fd, bytes, at: offset, temporary)
-    }
-
-    /// Cuts the file to what was appended (a reused temporary file may be longer).
-    package func truncateToWritten() throws(StoreError) {
-        try fileSystem.truncate(fd, to: position, temporary)
     }
 
     /// Completes the temporary file: synced when `durability` is ``Durability/synchronous``, then closed.

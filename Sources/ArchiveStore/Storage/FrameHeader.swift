@@ -17,8 +17,8 @@ enum FrameKind: UInt8, Sendable {
 /// these four, link u32. Then the key and the payload.
 ///
 /// In a chained log (``RecordLog`` format 3) the flags' bit 0 marks the last frame of a commit and the link is
-/// the log's chain before the frame (see ``RecordLog``); everywhere else (the cache's segments, logs of format 1
-/// and 2) both are zero.
+/// the log's chain before the frame (see ``RecordLog``); everywhere else (the cache's segments, logs of format 2)
+/// both are zero.
 struct FrameHeader: Sendable {
     /// The bytes of the fixed part.
     static let size = 24

@@ -11,9 +11,6 @@ struct ArchiveHeader {
     var topPosition: Int
     var objectsPosition: Int
 
-    /// The "NSKeyedArchiver" every Apple archive names.
-    static let keyedArchiverName = "NSKeyedArchiver"
-
     private static let archiverKey = Array("$archiver".utf8)
     private static let versionKey = Array("$version".utf8)
     private static let topKey = Array("$top".utf8)

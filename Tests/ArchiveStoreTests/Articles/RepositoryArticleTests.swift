@@ -201,7 +201,7 @@ extension RepositoryArticleTests {
 
 extension RepositoryArticleTests {
     // snippet
-    struct Session: ArchiveRecord, Codable {
+    struct Session: ExpiringRecord, Codable {
         let id: String
         var expiresAt: Date
         var expiryDate: Date? { expiresAt }

@@ -414,39 +414,6 @@ struct CacheRobustnessTests {
         #expect(try live.value(forKey: "big") == payload("big", 1, size: 100_000))
     }
 
-    /// A directory of the format before segments (one file per entry, `cache.index`, `cache.journal`,
-    /// `staging/`) is read as it is, and its entries are moved in by the first write: small ones into a
-    /// segment, large ones into `large/`; entries without a checksum and the old index files go.
-    @Test func aDirectoryOfTheFormatBeforeIsReadThenMovedInByTheFirstWrite() throws {
-        let fixture = try CacheFixture()
-        let old = fixture.path
-        try FileManager.default.createDirectory(atPath: old + "/staging", withIntermediateDirectories: true)
-        func write(_ key: String, _ value: [UInt8], sealed: Bool = true) throws {
-            var bytes = try ArchiveEncoder().encode(CacheEntryFile(key: key, value: value, created: Date(timeIntervalSince1970: 1), expires: nil))
-            if sealed { CacheEntryChecksum.seal(&bytes) }
-            let hex = StableHash(key.utf8).hex
-            try FileManager.default.createDirectory(atPath: old + "/" + hex.prefix(2), withIntermediateDirectories: true)
-            try Data(bytes).write(to: URL(fileURLWithPath: old + "/" + hex.prefix(2) + "/" + hex + ".archive"))
-        }
-        try write("small", [1, 2, 3])
-        try write("large", payload("large", 1, size: 100_000))
-        try write("unsealed", [9], sealed: false)
-        for name in ["cache.index", "cache.journal", "staging/0badf00d.owner", "staging/0badf00d-1.tmp"] {
-            try Data("old".utf8).write(to: URL(fileURLWithPath: old + "/" + name))
-        }
-        let cache = try fixture.bytesCache()
-        #expect(try cache.value(forKey: "small") == [1, 2, 3])   // read as it is
-        #expect(try cache.value(forKey: "unsealed") == nil)
-        try cache.set([7], forKey: "new")
-        #expect(try cache.value(forKey: "small") == [1, 2, 3])
-        #expect(try cache.value(forKey: "large") == payload("large", 1, size: 100_000))
-        #expect(try cache.value(forKey: "new") == [7])
-        #expect(cache.statistics.entryCount == 3)
-        let left = fixture.files()
-        #expect(!left.contains { $0.hasSuffix(".archive") && !$0.hasPrefix("large/") })
-        for name in ["cache.index", "cache.journal", "staging/0badf00d.owner"] { #expect(!left.contains(name), "\(name)") }
-        #expect(fixture.largeFiles().count == 1)
-    }
 }
 
 /// SplitMix64 for the cache tests.

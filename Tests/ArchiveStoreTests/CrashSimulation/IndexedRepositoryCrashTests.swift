@@ -5,7 +5,7 @@ import TestSupport
 import KeyedArchive
 
 /// The records of the power-cut tests read with property indexes (the same archives: class `FormRecord`).
-struct IndexedSample: ArchiveRecord, Hashable, Sendable {
+struct IndexedSample: ExpiringRecord, Hashable, Sendable {
     var record: SampleRecord
     var id: String { record.id }
     var name: String { record.name }

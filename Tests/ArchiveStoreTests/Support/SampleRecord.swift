@@ -8,7 +8,7 @@ import KeyedArchive
 ///
 /// ArchiveStoreTests does not depend on FormCache (the layer above the store); FormCache's own record is
 /// tested in FormCacheTests.
-struct SampleRecord: ArchiveRecord, Hashable, Sendable {
+struct SampleRecord: ExpiringRecord, Hashable, Sendable {
     var id: String
     var name: String
     var fields: [String: String]
@@ -29,10 +29,6 @@ struct SampleRecord: ArchiveRecord, Hashable, Sendable {
         coder.encode(fields, forKey: "fields")
         coder.encode(registeredAt, forKey: "registeredAt")
         coder.encode(expiresAt, forKey: "expiresAt")
-    }
-
-    static func decodeID(from coder: KeyedUnarchiver) throws -> String? {
-        try coder.decode(String.self, forKey: "id")
     }
 
     init(coder: KeyedUnarchiver) throws {

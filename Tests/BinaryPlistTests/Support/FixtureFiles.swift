@@ -3,7 +3,7 @@ import TestSupport
 
 /// Locates the repository's `Fixtures/` folder from this source file, so tests never read `../shared`.
 /// The plist collection lives in `Fixtures/bplist` and `Fixtures/keyed`; a fixture's `.plist.json` sibling is
-/// CPython plistlib's reading of it (rendered by `shared/tools/plist-json.py`).
+/// CPython plistlib's reading of it, rendered as plist-JSON by the maintainers' tooling (not in the repository).
 enum FixtureFiles {
     static let root: URL = RepositoryFixtures.root
 
