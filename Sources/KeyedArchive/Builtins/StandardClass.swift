@@ -12,7 +12,7 @@ import Foundation
 enum StandardClass: Int, Sendable, CaseIterable {
     case string, mutableString, number, array, mutableArray, dictionary, mutableDictionary, set, mutableSet
     case orderedSet, mutableOrderedSet, date, data, mutableData, uuid, url, null, value
-    case indexSet, mutableIndexSet, attributedString, mutableAttributedString
+    case indexSet, mutableIndexSet, attributedString, mutableAttributedString, indexPath, timeZone
 
     var className: String {
         switch self {
@@ -38,6 +38,8 @@ enum StandardClass: Int, Sendable, CaseIterable {
         case .mutableIndexSet: "NSMutableIndexSet"
         case .attributedString: "NSAttributedString"
         case .mutableAttributedString: "NSMutableAttributedString"
+        case .indexPath: "NSIndexPath"
+        case .timeZone: "NSTimeZone"
         }
     }
 
@@ -86,6 +88,8 @@ enum StandardClass: Int, Sendable, CaseIterable {
         map["__NSConcreteUUID"] = .uuid
         map["NSConcreteAttributedString"] = .attributedString
         map["NSConcreteMutableAttributedString"] = .mutableAttributedString
+        map["__NSTimeZone"] = .timeZone
+        map["__NSLocalTimeZone"] = .timeZone
         return map
     }()
 
@@ -106,6 +110,8 @@ enum StandardClass: Int, Sendable, CaseIterable {
         case .value: ArchivedValue.self
         case .indexSet, .mutableIndexSet: ArchivedIndexSet.self
         case .attributedString, .mutableAttributedString: ArchivedAttributedString.self
+        case .indexPath: IndexPath.self
+        case .timeZone: ArchivedTimeZone.self
         }
     }
 
@@ -123,7 +129,7 @@ enum StandardClass: Int, Sendable, CaseIterable {
         case .uuid: .uuid
         case .url: .url
         case .null: .null
-        case .number, .value, .indexSet, .mutableIndexSet, .attributedString, .mutableAttributedString: nil
+        case .number, .value, .indexSet, .mutableIndexSet, .attributedString, .mutableAttributedString, .indexPath, .timeZone: nil
         }
     }
 
@@ -151,6 +157,8 @@ extension KeyedUnarchiver {
         case .value: try decodeNSValue(uid: uid)
         case .indexSet, .mutableIndexSet: try decodeNSIndexSet(uid: uid)
         case .attributedString, .mutableAttributedString: try decodeNSAttributedString(uid: uid)
+        case .indexPath: try decodeNSIndexPath(uid: uid)
+        case .timeZone: try decodeNSTimeZone(uid: uid)
         }
     }
 }
@@ -174,6 +182,9 @@ extension KeyedArchiver {
         case let set as ArchivedIndexSet: return indexSetObject(set)
         case let string as ArchivedAttributedString: return attributedStringObject(string)
         case let mutable as ArchivedMutableObject: return mutableObject(mutable)
+        case let path as IndexPath: return indexPathObject(path)
+        case let zone as ArchivedTimeZone: return timeZoneObject(zone)
+        case let zone as TimeZone: return timeZoneObject(ArchivedTimeZone(zone))
         case let i as Int64: return integerObject(i)
         case let i as Int32: return integerObject(Int64(i))
         case let i as Int16: return integerObject(Int64(i))
