@@ -4,17 +4,20 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-/// The Foundation classes that are built in, the one list of them: how each is named and chained in
-/// `$classes`, and which function of its file (`Builtins/NSString.swift`, ...) decodes and encodes it.
+/// The Foundation classes that are built in, the one list of them for both NSCoding formats: how each is
+/// named (Apple's private subclasses included) and chained in `$classes`, the versions `NSArchiver` writes
+/// for it in a typedstream, and which function of its file (`Builtins/NSString.swift`, ...) decodes and
+/// encodes it. The typedstream reader and writer look classes up here too.
 ///
 /// A new built-in class is a case here, its name and chain below, one line in each dispatch at the end of
 /// this file, and its own file in `Builtins/` with its decoding and encoding.
-enum StandardClass: Int, Sendable, CaseIterable {
+package enum StandardClass: Int, Sendable, CaseIterable {
     case string, mutableString, number, array, mutableArray, dictionary, mutableDictionary, set, mutableSet
     case orderedSet, mutableOrderedSet, date, data, mutableData, uuid, url, null, value
     case indexSet, mutableIndexSet, attributedString, mutableAttributedString, indexPath, timeZone
 
-    var className: String {
+    /// The public class name.
+    package var className: String {
         switch self {
         case .string: "NSString"
         case .mutableString: "NSMutableString"
@@ -44,7 +47,7 @@ enum StandardClass: Int, Sendable, CaseIterable {
     }
 
     /// The `$classes` chain Apple writes.
-    var classChain: [String] {
+    package var classChain: [String] {
         switch self {
         case .mutableString: ["NSMutableString", "NSString", "NSObject"]
         case .number: ["NSNumber", "NSValue", "NSObject"]
@@ -60,7 +63,7 @@ enum StandardClass: Int, Sendable, CaseIterable {
     }
 
     /// Whether the class is a mutable one, which readers that keep classes give as an `ArchivedMutableObject`.
-    var isMutable: Bool {
+    package var isMutable: Bool {
         switch self {
         case .mutableString, .mutableArray, .mutableDictionary, .mutableSet, .mutableOrderedSet, .mutableData,
              .mutableIndexSet, .mutableAttributedString: true
@@ -133,7 +136,22 @@ enum StandardClass: Int, Sendable, CaseIterable {
         }
     }
 
-    init?(className: String) {
+    /// The class chain with the versions `NSArchiver` writes, the class first; `nil` for a class with no
+    /// typedstream form here (`NSOrderedSet`, `NSUUID`, `NSIndexSet`, `NSIndexPath`, `NSTimeZone`: no Apple
+    /// typedstream of them to follow).
+    package var typedStreamChain: [(name: String, version: Int)]? {
+        switch self {
+        case .orderedSet, .mutableOrderedSet, .uuid, .indexSet, .mutableIndexSet, .indexPath, .timeZone: return nil
+        case .string, .mutableString:
+            // NSString is at version 1; the others NSArchiver writes at 0.
+            return classChain.map { (name: $0, version: $0 == "NSObject" ? 0 : 1) }
+        default:
+            return classChain.map { (name: $0, version: 0) }
+        }
+    }
+
+    /// The class of `className`, a public name or one of Apple's private subclasses (`__NSArrayM`).
+    package init?(className: String) {
         guard let c = Self.byName[className] else { return nil }
         self = c
     }

@@ -1,3 +1,4 @@
+import KeyedArchive
 /// `NSArray` / `NSMutableArray` (version 0): an `i` count, then one `@` group per element, as `[Any]`.
 extension TypedStreamUnarchiver {
     func decodeNSArray() throws -> [Any] {
@@ -16,7 +17,7 @@ extension TypedStreamUnarchiver {
 }
 
 extension TypedStreamArchiver {
-    func writeNSArray(_ elements: [Any], as foundation: FoundationClass = .array, identity: AnyObject? = nil) {
+    func writeNSArray(_ elements: [Any], as foundation: StandardClass = .array, identity: AnyObject? = nil) {
         writeNewObject(foundation, identity: identity) {
             writeGroupHeader("i")
             writer.signed(Int64(elements.count))

@@ -54,7 +54,7 @@ extension TypedStreamUnarchiver {
 
 extension TypedStreamArchiver {
     /// The string, then one run a dictionary: each run's attributes are written as a new dictionary.
-    func writeNSAttributedString(_ value: ArchivedAttributedString, as foundation: FoundationClass = .attributedString, identity: AnyObject? = nil) {
+    func writeNSAttributedString(_ value: ArchivedAttributedString, as foundation: StandardClass = .attributedString, identity: AnyObject? = nil) {
         writeNewObject(foundation, identity: identity) {
             if foundation == .mutableAttributedString {
                 // Apple's mutable attributed string holds a mutable string.

@@ -1,3 +1,4 @@
+import KeyedArchive
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -10,7 +11,7 @@ extension TypedStreamUnarchiver {
 }
 
 extension TypedStreamArchiver {
-    func writeNSData(_ bytes: [UInt8], as foundation: FoundationClass = .data, identity: AnyObject? = nil) {
+    func writeNSData(_ bytes: [UInt8], as foundation: StandardClass = .data, identity: AnyObject? = nil) {
         writeNewObject(foundation, identity: identity) { writeDataObject(bytes) }
     }
 

@@ -24,7 +24,7 @@ extension TypedStreamUnarchiver {
 
 extension TypedStreamArchiver {
     /// Entries in `deterministicEntryOrder(_:_:)`, so one dictionary always writes the same bytes.
-    func writeNSDictionary(_ entries: [(key: AnyHashable, value: Any)], as foundation: FoundationClass = .dictionary, identity: AnyObject? = nil) {
+    func writeNSDictionary(_ entries: [(key: AnyHashable, value: Any)], as foundation: StandardClass = .dictionary, identity: AnyObject? = nil) {
         writeNewObject(foundation, identity: identity) {
             writeGroupHeader("i")
             writer.signed(Int64(entries.count))

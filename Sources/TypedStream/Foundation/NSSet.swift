@@ -18,7 +18,7 @@ extension TypedStreamUnarchiver {
 
 extension TypedStreamArchiver {
     /// Members in `deterministicOrder(_:_:)`, so one set always writes the same bytes.
-    func writeNSSet(_ members: Set<AnyHashable>, as foundation: FoundationClass = .set, identity: AnyObject? = nil) {
+    func writeNSSet(_ members: Set<AnyHashable>, as foundation: StandardClass = .set, identity: AnyObject? = nil) {
         writeNewObject(foundation, identity: identity) {
             writeGroupHeader("I")
             writer.unsigned(UInt64(members.count))

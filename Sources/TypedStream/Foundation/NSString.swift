@@ -1,3 +1,4 @@
+import KeyedArchive
 import BinaryPlist
 
 /// `NSString` / `NSMutableString` (version 1): one `+` group, the characters in UTF-8, as `String`.
@@ -16,7 +17,7 @@ extension TypedStreamUnarchiver {
 }
 
 extension TypedStreamArchiver {
-    func writeNSString(_ string: String, as foundation: FoundationClass = .string, identity: AnyObject? = nil) {
+    func writeNSString(_ string: String, as foundation: StandardClass = .string, identity: AnyObject? = nil) {
         writeNewObject(foundation, identity: identity) {
             writeGroupHeader("+")
             writer.unsharedString(Array(string.utf8))

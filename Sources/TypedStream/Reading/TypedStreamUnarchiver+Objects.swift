@@ -106,13 +106,13 @@ extension TypedStreamUnarchiver {
             }
             return try decodeRegistered(decodable)
         }
-        if let foundation = FoundationClass(className: info.name) {
+        if let foundation = StandardClass(className: info.name), foundation.typedStreamChain != nil {
             if foundation == .value { return try decodeNSValue(info, index: index) }
             if keepsMutableClasses, foundation.isMutable {
                 // Numbered before its contents: references to it, from inside it too, give the instance.
                 let object = ArchivedMutableObject(className: foundation.className, value: ())
                 table[index] = .object(object)
-                object.value = try decodeFoundation(foundation)
+                object.value = try decodeFoundation(foundation) as Any
                 try endObject()
                 return object
             }

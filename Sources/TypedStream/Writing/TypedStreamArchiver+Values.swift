@@ -199,7 +199,8 @@ extension TypedStreamArchiver {
     /// An object of a mutable Foundation class kept by a reader, written as that class with `NSArchiver`'s
     /// chain and versions, as one object however often it is referred to.
     func writeMutableObject(_ object: ArchivedMutableObject) {
-        guard let foundation = FoundationClass(className: object.className), foundation.isMutable else {
+        guard let foundation = StandardClass(className: object.className), foundation.isMutable,
+              foundation.typedStreamChain != nil else {
             record(TypedStreamError(.unsupportedType, "\(object.className) has no typedstream form"))
             return writer.byte(TypedStreamTag.nil)
         }

@@ -172,8 +172,9 @@ public final class TypedStreamArchiver {
         writer.byte(TypedStreamTag.endOfObject)
     }
 
-    func writeNewObject(_ foundation: FoundationClass, identity: AnyObject? = nil, _ body: () -> Void) {
-        writeNewObject(foundation.chain, identity: identity, body)
+    /// A new object of a Foundation class that has a typedstream form, with `NSArchiver`'s chain and versions.
+    func writeNewObject(_ foundation: StandardClass, identity: AnyObject? = nil, _ body: () -> Void) {
+        writeNewObject(foundation.typedStreamChain ?? foundation.classChain.map { (name: $0, version: 0) }, identity: identity, body)
     }
 
     /// Whether `identity` was written before; if so, writes the reference to it.
