@@ -155,7 +155,7 @@ public enum ArchiveJSON {
                 archiver.encode(try builder.field(value, depth: 1), forArchivedKey: key)
             }
         } else {
-            archiver.encodeValue(try builder.object(node, inCollection: false, depth: 0), forKey: "root")
+            archiver.encodeObject(try builder.object(node, inCollection: false, depth: 0), forKey: "root")
         }
         return try archiver.finishEncoding()
     }

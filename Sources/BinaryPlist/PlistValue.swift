@@ -6,6 +6,9 @@
 ///
 /// Mirrors `CFPropertyListRef`: `CFNull` (binary plists only), `CFBoolean`, `CFNumber`, `CFDate`, `CFData`,
 /// `CFString`, `CFKeyedArchiverUID`, `CFArray`, `CFSet` and `CFDictionary`.
+///
+/// Frozen: its cases are the object types of the `bplist00` format, which has not changed since 2005; a
+/// `switch` over them needs no `default`.
 public enum PlistValue: Sendable {
     /// The binary null object, marker `0x00`. XML plists cannot express it.
     case null

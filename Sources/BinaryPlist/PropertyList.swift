@@ -1,6 +1,8 @@
 /// The two on-disk forms of a property list.
 ///
 /// Mirrors `PropertyListSerialization.PropertyListFormat` (`.binary`, `.xml`; the OpenStep form is not written).
+///
+/// Frozen: these are the forms Apple writes; the OpenStep form is read-only in Foundation and stays out.
 public enum PlistFormat: String, Sendable, Hashable, CaseIterable {
     /// The binary format, `bplist00`.
     case binary

@@ -16,7 +16,7 @@ struct LooseNote: ArchiveRecord {
 
     func encode(with coder: KeyedArchiver) {
         coder.encode(id, forKey: "id")
-        coder.encodeValue(payload, forKey: "payload")
+        coder.encodeObject(payload, forKey: "payload")
     }
 
     init(coder: KeyedUnarchiver) throws {

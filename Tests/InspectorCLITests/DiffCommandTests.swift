@@ -41,7 +41,7 @@ import TestSupport
         let bytes = try RepositoryFixtures.bytes("keyed/HexFiend-nib/JumpToOffsetBanner.keyedobjects.nib")
         let archiver = KeyedArchiver()
         try KeyedUnarchiver.withUnarchiver(for: bytes, registry: ClassRegistry.standard.allowingUnknownClasses()) { coder in
-            archiver.encodeValue(try coder.decodeTopLevelObject(forKey: "IB.objectdata"), forKey: "IB.objectdata")
+            archiver.encodeObject(try coder.decodeTopLevelObject(forKey: "IB.objectdata"), forKey: "IB.objectdata")
         }
         let result = inspect(["diff", file, try write(archiver.finishEncoding(), "values.plist", in: scratch)])
         #expect(result.text == """

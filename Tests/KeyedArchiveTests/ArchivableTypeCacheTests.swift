@@ -26,7 +26,7 @@ struct ArchivableTypeCacheTests {
     static func hookedArchive(_ root: Any) throws -> [UInt8] {
         let archiver = KeyedArchiver()
         archiver.willEncode = { $0 }
-        archiver.encodeValue(root, forKey: "root")
+        archiver.encodeObject(root, forKey: "root")
         return try archiver.finishEncoding()
     }
 

@@ -214,8 +214,8 @@ struct ArchiveGraphFormTests {
             return try KeyedArchiver.archivedData(withRootObject: root)
         case "unkeyed values":
             let archiver = KeyedArchiver()
-            archiver.encodeValue("first")
-            archiver.encodeValue([1, 2])
+            archiver.encodeObject("first")
+            archiver.encodeObject([1, 2])
             return try archiver.finishEncoding()
         case "a conditional reference to an object encoded later":
             let target = RingNode(name: "target")
@@ -251,8 +251,8 @@ struct ArchiveGraphFormTests {
         let archiver = KeyedArchiver()
         let reArchive = {
             try KeyedUnarchiver.withUnarchiver(for: source, registry: .standard.allowingUnknownClasses()) { u in
-                for key in try u.allKeys() { archiver.encodeValue(try u.decodeIfPresent(Any.self, forKey: key), forKey: key) }
-                for _ in 0..<unkeyed { archiver.encodeValue(try u.decodeNext(Any.self)) }
+                for key in try u.allKeys() { archiver.encodeObject(try u.decodeIfPresent(Any.self, forKey: key), forKey: key) }
+                for _ in 0..<unkeyed { archiver.encodeObject(try u.decodeObject(of: Any.self)) }
             }
         }
         guard path != "keyed/michaelwright235-nskeyedunarchiver/circularReference.plist" else {

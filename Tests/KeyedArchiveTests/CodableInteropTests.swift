@@ -20,7 +20,7 @@ private final class Folder: KeyedArchivable {
         label = try coder.decode(String.self, forKey: "label")
     }
     func encode(with coder: KeyedArchiver) {
-        coder.encodeValue(items, forKey: "items")
+        coder.encodeObject(items, forKey: "items")
         coder.encode(label, forKey: "label")
     }
 }

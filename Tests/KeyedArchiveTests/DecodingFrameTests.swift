@@ -155,7 +155,7 @@ private final class Escaper: KeyedArchivable {
         let kept = try #require(Escaper.kept)
         defer { Escaper.kept = nil }
         let reads: [(String, () throws -> Void)] = [
-            ("decodeNext", { _ = try kept.decodeNext(Double.self) }),
+            ("decodeObject(of:)", { _ = try kept.decodeObject(of: Double.self) }),
             ("decode(Double)", { _ = try kept.decode(Double.self, forKey: "x") }),
             ("containsValue", { _ = try kept.containsValue(forKey: "x") }),
             ("allKeys", { _ = try kept.allKeys() }),

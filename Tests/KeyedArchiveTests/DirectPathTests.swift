@@ -29,17 +29,17 @@ private final class Entry: KeyedArchivable {
     }
 }
 
-/// The same record written through `encodeValue(_:forKey:)`, the general path.
+/// The same record written through `encodeObject(_:forKey:)`, the general path.
 private final class GeneralEntry: KeyedArchivable {
     static var archivedClassName: String { "Entry" }
     let entry: Entry
     init(_ entry: Entry) { self.entry = entry }
     init(coder: KeyedUnarchiver) throws { entry = try Entry(coder: coder) }
     func encode(with coder: KeyedArchiver) {
-        coder.encodeValue(entry.name, forKey: "name")
-        coder.encodeValue(entry.note, forKey: "note")
-        coder.encodeValue(entry.when, forKey: "when")
-        coder.encodeValue(entry.fields, forKey: "fields")
+        coder.encodeObject(entry.name, forKey: "name")
+        coder.encodeObject(entry.note, forKey: "note")
+        coder.encodeObject(entry.when, forKey: "when")
+        coder.encodeObject(entry.fields, forKey: "fields")
     }
 }
 
@@ -54,7 +54,7 @@ private struct Everything: KeyedArchivable {
             ("points", [Point(x: 1, y: 2), Point(x: 3, y: 4)]), ("numbers", [1, 2, 3]),
         ]
         if general {
-            for (key, value) in values { coder.encodeValue(value, forKey: key) }
+            for (key, value) in values { coder.encodeObject(value, forKey: key) }
             return
         }
         coder.encode("text", forKey: "string")

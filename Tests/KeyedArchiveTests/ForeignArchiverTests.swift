@@ -119,7 +119,7 @@ struct ForeignArchiverTests {
         let error = expectKeyedError(.foreignArchiver) { try KeyedUnarchiver.withUnarchiver(for: bytes) { _ in 0 } }
         #expect(error?.archiver == "DummyArchiver")
         let (name, value) = try KeyedUnarchiver.withUnarchiver(for: bytes, acceptedArchivers: ["DummyArchiver"]) {
-            ($0.archiver, try $0.decodeNext(Bool.self))
+            ($0.archiver, try $0.decodeObject(of: Bool.self))
         }
         #expect(name == "DummyArchiver")
         #expect(value == true)

@@ -25,7 +25,7 @@ private final class EscapedKeyProbe: KeyedArchivable {
     var value: String?
     init(coder: KeyedUnarchiver) throws {
         if try coder.decode(Int.self, forKey: "kind") == 0 {
-            value = try coder.decodeNext(String.self)
+            value = try coder.decodeObject(of: String.self)
         } else {
             value = try coder.decodeIfPresent(String.self, forKey: "$0")
         }

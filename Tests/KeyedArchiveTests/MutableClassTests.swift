@@ -11,7 +11,7 @@ private final class Shelf: KeyedArchivable {
     init(books: [Any]) { self.books = books }
     init(coder: KeyedUnarchiver) throws { books = try coder.decode([Any].self, forKey: "books") }
     func encode(with coder: KeyedArchiver) {
-        coder.encodeValue(ArchivedMutableObject(className: "NSMutableArray", value: books), forKey: "books")
+        coder.encodeObject(ArchivedMutableObject(className: "NSMutableArray", value: books), forKey: "books")
     }
 }
 

@@ -38,7 +38,7 @@ struct ReadmeKeyedExampleTests {
         // Written as an older build wrote it: the subclass under its old name, "OldApp.RoundedRect".
         let archiver = KeyedArchiver()
         archiver.setClassName("OldApp.RoundedRect", for: RoundedRectangle.self)
-        archiver.encodeValue(shapes, forKey: "root")
+        archiver.encodeObject(shapes, forKey: "root")
         let bytes: [UInt8] = try archiver.finishEncoding()
         let graph = try ArchiveGraph(bytes: bytes)
         let chains = graph.objects.indices.compactMap { graph.classChain(of: $0) }

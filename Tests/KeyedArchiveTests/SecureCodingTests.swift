@@ -131,7 +131,7 @@ struct SecureCodingTests {
         archiver.encode(Tripwire(), forKey: "c")
         archiver.encode("text", forKey: "d")
         archiver.encode(4, forKey: "e")
-        archiver.encodeValue(4, forKey: "f")
+        archiver.encodeObject(4, forKey: "f")
         let bytes = try archiver.finishEncoding()
         try KeyedUnarchiver.withUnarchiver(for: bytes, registry: Self.registry, requiresSecureCoding: true) { (u: KeyedUnarchiver) throws in
             let a = try u.decodeIfPresent(Any.self, forKey: "a", allowedTypes: [Circle.self, Style.self])
@@ -197,8 +197,8 @@ final class ShapeHolder: KeyedArchivable {
         any = try coder.decodeIfPresent((any Shape).self, forKey: "any")
     }
     func encode(with coder: KeyedArchiver) {
-        coder.encodeValue(shape, forKey: "shape")
-        coder.encodeValue(any, forKey: "any")
+        coder.encodeObject(shape, forKey: "shape")
+        coder.encodeObject(any, forKey: "any")
     }
 }
 
@@ -207,7 +207,7 @@ final class UntypedBag: KeyedArchivable {
     var item: Any?
     init(item: Any?) { self.item = item }
     init(coder: KeyedUnarchiver) throws { item = try coder.decodeIfPresent(Any.self, forKey: "item") }
-    func encode(with coder: KeyedArchiver) { coder.encodeValue(item, forKey: "item") }
+    func encode(with coder: KeyedArchiver) { coder.encodeObject(item, forKey: "item") }
 }
 
 /// Reads collections of `Any`.

@@ -51,7 +51,7 @@ struct ConversionTests {
         #expect(top.keys == ["$types", "$0", "$1", "$2"])
         #expect(top["$types"] == .array(["@", "i", "@"]))
         #expect(top["$1"] == .integer(2))
-        let values = try KeyedUnarchiver.withUnarchiver(for: keyed) { u in try (0..<3).map { _ in try u.decodeNext(Any.self) } }
+        let values = try KeyedUnarchiver.withUnarchiver(for: keyed) { u in try (0..<3).map { _ in try u.decodeObject(of: Any.self) } }
         #expect(values[0] as? String == "one")
         #expect(values[1] as? Int == 2)
         #expect(values[2] == nil)

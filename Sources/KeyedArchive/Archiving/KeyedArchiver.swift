@@ -115,7 +115,7 @@ public final class KeyedArchiver {
     /// Archives `rootObject` under the key `root`. Mirrors `NSKeyedArchiver.archivedData(withRootObject:requiringSecureCoding:)`.
     public static func archivedData(withRootObject rootObject: Any?, format: PlistFormat = .binary) throws -> [UInt8] {
         let archiver = KeyedArchiver(outputFormat: format)
-        archiver.encodeValue(rootObject, forKey: "root")
+        archiver.encodeObject(rootObject, forKey: "root")
         return try archiver.finishEncoding()
     }
 
@@ -129,7 +129,7 @@ public final class KeyedArchiver {
         let archiver = archiver ?? KeyedArchiver()
         archiver.prepareForReuse()
         archiver.refusesNonFiniteDates = refusingUnreadableValues
-        archiver.encodeValue(rootObject, forKey: "root")
+        archiver.encodeObject(rootObject, forKey: "root")
         return try archiver.finishEncoding()
     }
 
@@ -192,7 +192,7 @@ public final class KeyedArchiver {
     /// Encodes an archivable object (a reference; `nil` writes `$null`). Mirrors `encode(_:forKey:)` for objects.
     public func encode(_ object: (any KeyedArchivable)?, forKey key: String) {
         guard let object, !state.pointee.hooked, !Self.isStandardFastType(Swift.type(of: object)) else {
-            return encodeValue(object, forKey: key)
+            return encodeObject(object, forKey: key)
         }
         // The conformance is known statically: no cast from `Any` to find it again.
         addField(userKey(key), state.pointee.builder.uid(Int(encodeArchivable(object))))
@@ -226,17 +226,17 @@ public final class KeyedArchiver {
             // The types were just found identical: a reinterpretation, not an element-by-element `as?` copy.
             return addObjectField(key, stringDictionaryObject(unsafeBitCast(dictionary, to: [String: String].self)))
         }
-        encodeValue(dictionary, forKey: key)
+        encodeObject(dictionary, forKey: key)
     }
     /// Encodes a set as an `NSSet` (`NS.objects`), elements in a sorted order.
-    public func encode<Element: Hashable>(_ set: Set<Element>?, forKey key: String) { encodeValue(set, forKey: key) }
+    public func encode<Element: Hashable>(_ set: Set<Element>?, forKey key: String) { encodeObject(set, forKey: key) }
 
     /// Encodes any supported value as an object: archivable types, `String`, `Int`, `Double`, `Bool` and the
     /// other integer types (as `NSNumber`), `Date`, `Data`, `UUID`, `URL`, arrays, dictionaries, sets,
     /// ``ArchivedNull``, ``ArchivedValue``, ``ArchivedOrderedSet``; `nil` writes `$null`.
     /// Mirrors `encode(_:forKey:)` with an `Any?` object.
-    public func encodeValue(_ value: Any?, forKey key: String) {
-        addField(userKey(key), state.pointee.builder.uid(Int(encodeObject(value))))
+    public func encodeObject(_ value: Any?, forKey key: String) {
+        addField(userKey(key), state.pointee.builder.uid(Int(archiveObject(value))))
     }
 
     /// Encodes a reference to `object` only if it is also encoded unconditionally somewhere in the archive;
@@ -252,10 +252,10 @@ public final class KeyedArchiver {
 
     /// Encodes a value without a key, under the next of `$0`, `$1`, ... of the current object.
     /// Mirrors `NSCoder.encode(_:)` on a keyed archiver.
-    public func encodeValue(_ value: Any?) {
+    public func encodeObject(_ value: Any?) {
         let key = "$\(state.pointee.unkeyedCount)"
         state.pointee.unkeyedCount += 1
-        addField(keyNode(key), state.pointee.builder.uid(Int(encodeObject(value))))
+        addField(keyNode(key), state.pointee.builder.uid(Int(archiveObject(value))))
     }
 
     // MARK: Finishing
@@ -304,7 +304,7 @@ public final class KeyedArchiver {
     public func encode(_ field: ArchivedObject.Field, forArchivedKey key: String) {
         switch field {
         case .value(let v): addField(keyNode(key), state.pointee.builder.scalar(v))
-        case .object(let o): addField(keyNode(key), state.pointee.builder.uid(Int(encodeObject(o))))
+        case .object(let o): addField(keyNode(key), state.pointee.builder.uid(Int(archiveObject(o))))
         case .objects(let list): addField(keyNode(key), uidArray(list))
         }
     }
@@ -364,34 +364,34 @@ public final class KeyedArchiver {
     func uidArray(_ values: [Any]) -> Int32 {
         var refs: [Int32] = []
         refs.reserveCapacity(values.count)
-        for v in values { refs.append(reference(encodeObject(v))) }
+        for v in values { refs.append(reference(archiveObject(v))) }
         return arrayNode(refs)
     }
 
     func uidArray(_ array: ArchiveEncodableArray) -> Int32 {
         var refs: [Int32] = []
         refs.reserveCapacity(array.archiveCount)
-        array.forEachArchiveElement { refs.append(reference(encodeObject($0))) }
+        array.forEachArchiveElement { refs.append(reference(archiveObject($0))) }
         return arrayNode(refs)
     }
 
     func uidArray(_ values: [Any?]) -> Int32 {
         var refs: [Int32] = []
         refs.reserveCapacity(values.count)
-        for v in values { refs.append(reference(encodeObject(v))) }
+        for v in values { refs.append(reference(archiveObject(v))) }
         return arrayNode(refs)
     }
 
     /// The typed `encode(_:forKey:)` of a standard value: its object made by `object` (`$null` for nil), or,
-    /// when a ``willEncode`` hook is set, the value passed through ``encodeValue(_:forKey:)`` like any other.
+    /// when a ``willEncode`` hook is set, the value passed through ``encodeObject(_:forKey:)`` like any other.
     @inline(__always)
     func encodeObjectField<Value>(_ value: Value?, forKey key: String, as object: (Value) -> Int32) {
-        if state.pointee.hooked { return encodeValue(value, forKey: key) }
+        if state.pointee.hooked { return encodeObject(value, forKey: key) }
         addObjectField(key, value.map(object))
     }
 
     /// Adds a field holding a reference to object `uid` (`$null` for nil), after the key: the same order
-    /// of plist objects as ``encodeValue(_:forKey:)``.
+    /// of plist objects as ``encodeObject(_:forKey:)``.
     @inline(__always)
     func addObjectField(_ key: String, _ uid: @autoclosure () -> Int32?) {
         let keyNode = userKey(key)
@@ -399,14 +399,14 @@ public final class KeyedArchiver {
     }
 
     /// Encodes `value` as an object and returns its UID (0 for nil).
-    func encodeObject(_ value: Any?) -> Int32 {
+    func archiveObject(_ value: Any?) -> Int32 {
         guard let value else { return 0 }
-        return encodeObject(value)
+        return archiveObject(value)
     }
 
     /// Encodes `value` as an object and returns its UID: the overload for a value that is there, which an
     /// array's elements are (wrapping each in an `Optional` copied and destroyed the `Any`).
-    func encodeObject(_ value: Any) -> Int32 {
+    func archiveObject(_ value: Any) -> Int32 {
         if state.pointee.hooked { return encodeHooked(value) }
         return encodeUnhooked(value)
     }
@@ -414,7 +414,7 @@ public final class KeyedArchiver {
     /// Encodes `value`, which the ``willEncode`` hook has not seen: an instance encoded before keeps its UID
     /// (or its replacement's) without another call.
     func encodeHooked(_ value: Any) -> Int32 {
-        if let optional = value as? ArchiveOptional { return encodeObject(optional.archiveWrapped) }
+        if let optional = value as? ArchiveOptional { return archiveObject(optional.archiveWrapped) }
         if let archivable = value as? any KeyedArchivable, let instance = archivable.archiveIdentity {
             if let existing = state.pointee.identities[Self.identityKey(ObjectIdentifier(instance))] { return existing }
             return encodeSubstituting(archivable, instance: instance)

@@ -11,17 +11,17 @@ extension KeyedArchiver {
     /// its conformance; an element of another dynamic type (a subclass) takes the general path, as all do
     /// when `Element` is not archivable.
     func arrayObject<Element>(_ array: [Element]) -> Int32 {
-        guard let archivable = Element.self as? any KeyedArchivable.Type else { return encodeObject(array) }
+        guard let archivable = Element.self as? any KeyedArchivable.Type else { return archiveObject(array) }
         func encodeElements<A: KeyedArchivable>(_: A.Type) -> Int32 {
             // `A` is `Element` opened: a reinterpretation, not an element-by-element `as?` copy.
-            guard A.self == Element.self else { return encodeObject(array) }
+            guard A.self == Element.self else { return archiveObject(array) }
             let elements = unsafeBitCast(array, to: [A].self)
             return withObjectFrame(classUID: { classObject(.array) }) {
                 let key = knownKeyNode(.objects)
                 var refs: [Int32] = []
                 refs.reserveCapacity(elements.count)
                 for element in elements {
-                    let uid = type(of: element) == A.self ? encodeArchivable(element) : encodeObject(element)
+                    let uid = type(of: element) == A.self ? encodeArchivable(element) : archiveObject(element)
                     refs.append(state.pointee.builder.uid(Int(uid)))
                 }
                 addField(key, state.pointee.builder.collection(.array, refs))

@@ -126,10 +126,10 @@ extension KeyedArchiver {
         addField(keyNode("NSString"), state.pointee.builder.uid(Int(string())))
         let length = value.string.utf16.count
         if value.runs.count == 1, value.runs[0].range == 0..<length {
-            addField(keyNode("NSAttributes"), state.pointee.builder.uid(Int(encodeObject(value.runs[0].attributes))))
+            addField(keyNode("NSAttributes"), state.pointee.builder.uid(Int(archiveObject(value.runs[0].attributes))))
         } else if !value.runs.isEmpty {
             let table: [Any] = value.runs.map { $0.attributes }
-            addField(keyNode("NSAttributes"), state.pointee.builder.uid(Int(encodeObject(table))))
+            addField(keyNode("NSAttributes"), state.pointee.builder.uid(Int(archiveObject(table))))
             let packed = PackedIntegers.write(value.runs.enumerated().flatMap { [$0.element.range.count, $0.offset] })
             addField(keyNode("NSAttributeInfo"), state.pointee.builder.uid(Int(dataObject(Data(packed)))))
         }

@@ -21,7 +21,7 @@ extension KeyedArchiver {
     /// The fields of an `NSOrderedSet` or `NSMutableOrderedSet` in the current frame.
     func orderedSetFields(_ set: ArchivedOrderedSet) {
         for (i, element) in set.elements.enumerated() {
-            addField(keyNode("NS.object.\(i)"), state.pointee.builder.uid(Int(encodeObject(element.base))))
+            addField(keyNode("NS.object.\(i)"), state.pointee.builder.uid(Int(archiveObject(element.base))))
         }
     }
 }

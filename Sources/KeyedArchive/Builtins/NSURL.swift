@@ -30,7 +30,7 @@ extension KeyedArchiver {
     func urlObject(_ url: URL) -> Int32 {
         withObjectFrame(classUID: { classObject(.url) }) {
             let base = url.baseURL
-            addField(keyNode("NS.base"), state.pointee.builder.uid(Int(encodeObject(base))))
+            addField(keyNode("NS.base"), state.pointee.builder.uid(Int(archiveObject(base))))
             let relative = base == nil ? url.absoluteString : url.relativeString
             addField(keyNode("NS.relative"), state.pointee.builder.uid(Int(stringObject(relative))))
         }

@@ -215,7 +215,7 @@ extension KeyedArchiver {
         case let u as UInt16: return integerObject(Int64(u))
         case let u as UInt8: return integerObject(Int64(u))
         case let f as Float: return realObject(Double(f))
-        case let optional as ArchiveOptional: return encodeObject(optional.archiveWrapped)
+        case let optional as ArchiveOptional: return archiveObject(optional.archiveWrapped)
         case let array as ArchiveEncodableArray: return encodableArrayObject(array)
         case let dictionary as ArchiveEncodableDictionary: return encodableDictionaryObject(dictionary)
         case let set as ArchiveEncodableSet: return encodableSetObject(set)

@@ -79,19 +79,19 @@ final class CodableArchiveEncoder: Encoder {
         case .set: if let s = value as? any ArchiveEncodableCodableSet { return try s.encodeArchiveSet(self) }
         case .object: break
         }
-        return try encodeObject(value, entry, identity: entry.isClass ? value as AnyObject : nil)
+        return try archiveObject(value, entry, identity: entry.isClass ? value as AnyObject : nil)
     }
 
     /// ``encode(_:)`` for an ``ArchiveCodable`` value, whose identity is known without bridging.
     func encodeArchiveCodable<T: ArchiveCodable>(_ value: T) throws -> Int32 {
         let entry = typeEntry(T.self)
         guard entry.kind == .object else { return try encode(value) }
-        return try encodeObject(value, entry, identity: value.archiveIdentity)
+        return try archiveObject(value, entry, identity: value.archiveIdentity)
     }
 
     /// Runs `value.encode(to:)` as the current value and closes what it opened; a class instance encoded
     /// before is its earlier UID.
-    func encodeObject<T: Encodable>(_ value: T, _ entry: TypeEntry, identity: AnyObject?) throws -> Int32 {
+    func archiveObject<T: Encodable>(_ value: T, _ entry: TypeEntry, identity: AnyObject?) throws -> Int32 {
         if let identity, let uid = archiver.state.pointee.identities[KeyedArchiver.identityKey(ObjectIdentifier(identity))] {
             return uid
         }
@@ -297,7 +297,7 @@ final class CodableArchiveEncoder: Encoder {
     func encodeAny(_ value: Any) throws -> Int32 {
         if let codable = value as? any ArchiveCodable { return try encodeArchiveCodable(codable) }
         if let encodable = value as? any Encodable { return try encode(encodable) }
-        if value is any KeyedArchivable { return try checked(archiver.encodeObject(value), value) }
+        if value is any KeyedArchivable { return try checked(archiver.archiveObject(value), value) }
         if let optional = value as? ArchiveOptional {
             guard let wrapped = optional.archiveWrapped else { return 0 }
             return try encodeAny(wrapped)
@@ -317,7 +317,7 @@ final class CodableArchiveEncoder: Encoder {
             let members = set.archiveMembers.sorted(by: deterministicOrder)
             return try writeArray(class: .set, members.indices) { try encodeAny(members[$0].base) }
         }
-        return try checked(archiver.encodeObject(value), value)
+        return try checked(archiver.archiveObject(value), value)
     }
 
     /// Turns a failure the archiver recorded while encoding `value` into an `EncodingError` now.
@@ -415,7 +415,7 @@ extension KeyedArchiver {
         key.utf8.first == UInt8(ascii: "$") ? keyNode("$" + key) : keyNode(key)
     }
 
-    /// Encodes a Codable value met by the NSCoding-style API (`encodeValue(_:forKey:)` of a value that is
+    /// Encodes a Codable value met by the NSCoding-style API (`encodeObject(_:forKey:)` of a value that is
     /// not ``KeyedArchivable``) and returns its UID; failures are recorded like the archiver's own.
     func encodeCodableValue(_ value: any Encodable) -> Int32 {
         let encoder = CodableArchiveEncoder(archiver: self)

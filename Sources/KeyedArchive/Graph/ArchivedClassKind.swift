@@ -12,27 +12,38 @@
 ///
 /// Mirrors Foundation's class clusters (`NSString`, `NSData`, `NSArray`, `NSSet`, `NSOrderedSet`,
 /// `NSDictionary`, `NSDate`, `NSUUID`, `NSURL`, `NSNull`).
-public enum ArchivedClassKind: Sendable, Hashable, CaseIterable {
+///
+/// A struct with static members rather than an enum, so that a kind added later (as the error codes are) does
+/// not break a client's `switch`: match with `==` or `case .string:` and keep a `default`.
+public struct ArchivedClassKind: Sendable, Hashable, CustomStringConvertible {
+    /// The kind's name, as the members below are named (`"string"`, `"orderedSet"`).
+    public let description: String
+
+    private init(_ name: String) { description = name }
+
     /// `NSString`: `NS.string`.
-    case string
+    public static let string = ArchivedClassKind("string")
     /// `NSData`: `NS.data`.
-    case data
+    public static let data = ArchivedClassKind("data")
     /// `NSArray`: `NS.objects`.
-    case array
+    public static let array = ArchivedClassKind("array")
     /// `NSSet`: `NS.objects`.
-    case set
+    public static let set = ArchivedClassKind("set")
     /// `NSOrderedSet`: `NS.object.0`, `NS.object.1`, ...
-    case orderedSet
+    public static let orderedSet = ArchivedClassKind("orderedSet")
     /// `NSDictionary`: `NS.keys` and `NS.objects`.
-    case dictionary
+    public static let dictionary = ArchivedClassKind("dictionary")
     /// `NSDate`: `NS.time`.
-    case date
+    public static let date = ArchivedClassKind("date")
     /// `NSUUID`: `NS.uuidbytes`.
-    case uuid
+    public static let uuid = ArchivedClassKind("uuid")
     /// `NSURL`: `NS.base` and `NS.relative`.
-    case url
+    public static let url = ArchivedClassKind("url")
     /// `NSNull`.
-    case null
+    public static let null = ArchivedClassKind("null")
+
+    /// Every kind there is today.
+    public static let allCases: [ArchivedClassKind] = [.string, .data, .array, .set, .orderedSet, .dictionary, .date, .uuid, .url, .null]
 
     /// The kind of the class named `className`, or `nil` when it has none.
     public init?(className: String) {

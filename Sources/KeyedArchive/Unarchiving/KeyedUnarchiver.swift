@@ -441,7 +441,7 @@ public final class KeyedUnarchiver {
     }
 
     /// The next unkeyed value (`$0`, `$1`, ...) of the current object. Mirrors `NSCoder.decodeObject()`.
-    public func decodeNext<T>(_ type: T.Type) throws -> T? {
+    public func decodeObject<T>(of type: T.Type) throws -> T? {
         try checkValid()
         let key = "$\(state.pointee.frame.unkeyed)"
         state.pointee.frame.unkeyed += 1

@@ -16,7 +16,8 @@ import BinaryPlist
 /// Mirrors what `NSKeyedUnarchiverDelegate.unarchiver(_:cannotDecodeObjectOfClassName:originalClasses:)`
 /// lets an app substitute for an unknown class.
 public final class ArchivedObject: KeyedArchivable, Hashable {
-    /// One field value.
+    /// One field value. Frozen: a keyed archive's field holds a plist value, a reference, or an array of
+    /// references, and nothing else.
     public enum Field {
         /// A scalar stored inline in the object (integer, real, bool, string, data), or an inline plist
         /// collection without references.

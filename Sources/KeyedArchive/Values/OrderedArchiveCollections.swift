@@ -4,7 +4,7 @@
 ///
 /// ```swift
 /// let archiver = KeyedArchiver()
-/// archiver.encodeValue(OrderedArchiveDictionary(keys: ["b", "a"], values: [2, 1]), forKey: "root")
+/// archiver.encodeObject(OrderedArchiveDictionary(keys: ["b", "a"], values: [2, 1]), forKey: "root")
 /// ```
 ///
 /// Mirrors `NSDictionary(objects:forKeys:)`; it decodes as a dictionary does.

@@ -18,7 +18,7 @@ import Foundation
 /// of the same classes (`NSMutableArray` stays `NSMutableArray`, with the chain Apple writes, and a mutable
 /// object referred to twice stays one object); an object of any other class becomes an object of the same
 /// class chain whose fields are its class versions (`$versions`), type encodings (`$types`) and values (`$0`,
-/// `$1`, ..., which a `KeyedArchivable` type reads with `KeyedUnarchiver/decodeNext(_:)`). Converting that
+/// `$1`, ..., which a `KeyedArchivable` type reads with `KeyedUnarchiver/decodeObject(of:)`). Converting that
 /// keyed archive back gives the same values. A stream of one `@` group (what `NSArchiver` writes) converts to
 /// an archive whose `root` is its object; any other stream (several groups, as an `NSColorList` file holds,
 /// a group of another type, or none) to one whose `$top` holds the groups as such an object holds its

@@ -10,6 +10,9 @@ import BinaryPlist
 /// ```
 ///
 /// Mirrors the `@encode()` strings that `-[NSCoder encodeValueOfObjCType:at:]` takes.
+///
+/// Frozen: its cases are the type encodings `NSArchiver` writes, a format that has not changed since
+/// NeXTSTEP; a `switch` over them needs no `default`.
 public indirect enum ObjCType: Hashable, Sendable {
     /// `c`: a signed char (`BOOL` on Intel Macs).
     case char

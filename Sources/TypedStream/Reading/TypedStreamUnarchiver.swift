@@ -94,7 +94,7 @@ public final class TypedStreamUnarchiver {
     public static let versionsKey = "$versions"
     /// Field key of the type encodings (one string per group of values, in order) in an `ArchivedObject`
     /// read from a typedstream; the values themselves are `$0`, `$1`, ... one per scalar, string, object or
-    /// byte array, structs and arrays flattened, as `KeyedUnarchiver/decodeNext(_:)` reads them.
+    /// byte array, structs and arrays flattened, as `KeyedUnarchiver/decodeObject(of:)` reads them.
     public static let typesKey = "$types"
 
     /// An unarchiver positioned after the header of `bytes`.

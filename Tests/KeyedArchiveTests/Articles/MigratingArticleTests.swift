@@ -37,7 +37,7 @@ struct MigratingArticleTests {
     static func appleStyleArchive(_ contacts: [Contact], className: String = "MyApp.Contact") throws -> [UInt8] {
         let archiver = KeyedArchiver()
         archiver.setClassName(className, for: Contact.self)
-        archiver.encodeValue(contacts, forKey: "root")
+        archiver.encodeObject(contacts, forKey: "root")
         return try archiver.finishEncoding()
     }
 
@@ -92,7 +92,7 @@ struct MigratingArticleTests {
                 attachment = try coder.decodeIfPresent(Any.self, forKey: "attachment", allowedTypes: [Contact.self, URL.self])
             }
             // end snippet
-            func encode(with coder: KeyedArchiver) { coder.encodeValue(attachment, forKey: "attachment") }
+            func encode(with coder: KeyedArchiver) { coder.encodeObject(attachment, forKey: "attachment") }
         }
         let registry = ClassRegistry([Holder.self, Contact.self])
         let url = URL(string: "https://example.com/a")!

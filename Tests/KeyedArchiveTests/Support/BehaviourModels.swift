@@ -115,11 +115,11 @@ final class Unkeyed: KeyedArchivable {
     var second = 2
     init() {}
     required init(coder: KeyedUnarchiver) throws {
-        first = try coder.decodeNext(String.self) ?? ""
-        second = try coder.decodeNext(Int.self) ?? 0
+        first = try coder.decodeObject(of: String.self) ?? ""
+        second = try coder.decodeObject(of: Int.self) ?? 0
     }
     func encode(with coder: KeyedArchiver) {
-        coder.encodeValue(first)
-        coder.encodeValue(second)
+        coder.encodeObject(first)
+        coder.encodeObject(second)
     }
 }
