@@ -2,6 +2,7 @@ import BinaryPlist
 import CommandLineSupport
 import TypedStream
 import KeyedArchive
+import ArchiveInspection
 
 extension Verbs {
     /// `keyedarchive lint [--verbose] [--archiver <name> ...] [--any-archiver] [--require-root] <file> ...`
@@ -108,7 +109,7 @@ struct Linter {
             } else {
                 value = try PropertyList.decode(bytes)  // XML, or the error that says what else it is
             }
-            guard Self.looksLikeKeyedArchive(value) else { return nil }
+            guard value.looksLikeKeyedArchive else { return nil }
             let archive = try document ?? BinaryPlistDocument(PropertyList.encode(value, format: .binary))
             let graph = try ArchiveGraph(document: archive, root: value, acceptedArchivers: acceptedArchivers)
             try graph.validate()
@@ -123,11 +124,5 @@ struct Linter {
         } catch {
             return "\(error)"
         }
-    }
-
-    /// A dictionary with any of the keys of a keyed archive's top level.
-    static func looksLikeKeyedArchive(_ value: PlistValue) -> Bool {
-        guard let top = value.dictionaryValue else { return false }
-        return top["$archiver"] != nil || top["$objects"] != nil || top["$top"] != nil
     }
 }

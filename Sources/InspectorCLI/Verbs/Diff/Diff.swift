@@ -49,13 +49,13 @@ extension Verbs {
             var out = ChunkedOutput(context.stdout)
             var count = 0
             do {
-                try ArchiveDiff.compare(bytesA, bytesB) { difference in
+                try ArchiveDiff.differences(between: bytesA, and: bytesB) { difference in
                     count += 1
-                    try out.write((json ? difference.jsonRecord : difference.line.replacingNewlines) + "\n")
+                    try out.write((json ? difference.jsonRecord : difference.description.replacingNewlines) + "\n")
                 }
                 try out.flush()
-            } catch let failure as DiffInputError {
-                throw dataError(failure.side == .a ? fileA : fileB, failure.error.description)
+            } catch let failure as ArchiveDiffError {
+                throw dataError(failure.side == .a ? fileA : fileB, failure.underlying.description)
             } catch is ChunkedOutput.Stopped {
                 return ExitStatus.ioError
             }
@@ -83,6 +83,25 @@ struct ChunkedOutput {
         sink.write(bytes: buffer)
         buffer.removeAll(keepingCapacity: true)
         if sink.writeError != nil { throw Stopped() }
+    }
+}
+
+extension ArchiveDifference {
+    /// `{"path": ..., "kind": ..., "a": ..., "b": ...}` on one line (`a`/`b` left out when absent).
+    var jsonRecord: String {
+        var w = JSONWriter(pretty: false)
+        w.open(.object)
+        w.member("path", first: true)
+        w.string(path)
+        w.member("kind")
+        w.string(kind.rawValue)
+        for (name, value) in [("a", a), ("b", b)] {
+            guard let value else { continue }
+            w.member(name)
+            w.string(value)
+        }
+        w.close(.object, empty: false)
+        return w.text
     }
 }
 

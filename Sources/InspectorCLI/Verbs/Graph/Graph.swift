@@ -1,3 +1,4 @@
+import ArchiveInspection
 import CommandLineSupport
 import KeyedArchive
 
@@ -39,7 +40,7 @@ extension Verbs {
                 throw UsageError("Missing expected argument '--format <format>'.")
             }
             let bytes = try readInput(file)
-            let model = try malformed(file) { try ObjectGraphModel.build(bytes) }
+            let model = try malformed(file) { try ObjectGraphModel(archive: bytes) }
             let text = format == "dot" ? GraphDOT.render(model)
                 : GraphHTML.render(model, title: file.split(separator: "/").last.map(String.init) ?? file)
             try writeOutput(Array(text.utf8), to: arguments.value("output") ?? "-", context)
