@@ -136,6 +136,9 @@ public enum ArchiveJSON {
 
     /// Writes the archive that archive-JSON text describes, in either form (the graph form is an object with
     /// an `$objects` key).
+    /// - Throws: `PlistError` with code `PlistError/Code/invalidJSON` and format `archive-json` for text that
+    ///   is not JSON (with the byte offset) or does not describe an archive (with the place in the document:
+    ///   `graph form: $objects[3]: ...`); `KeyedArchiveError` when the archiver cannot write what it describes.
     public static func encode(_ json: String, format: PlistFormat = .binary) throws -> [UInt8] {
         var parser = JSONNodeParser(Array(json.utf8), maxDepth: 512)
         let node = try parser.parseDocument()
@@ -400,7 +403,7 @@ struct ArchiveJSONBuilder {
     /// Every generic object made, so that the caller can break the cycles that refs made.
     var built: [ArchivedObject] = []
 
-    func fail(_ reason: String) -> KeyedArchiveError { KeyedArchiveError(.invalidJSON, "archive-json: \(reason)") }
+    func fail(_ reason: String) -> PlistError { PlistError(.invalidJSON, reason, format: "archive-json") }
 
     /// An archived object's keys, like a dictionary's, are unique (the graph form refuses repeats too).
     func requireUniqueKeys(_ entries: [(String, JSONNode)], _ place: String) throws {

@@ -144,7 +144,7 @@ struct ArchiveGraphFormTests {
         let json = try ArchiveJSON.renderGraph(bytes)
         if let dangling = Self.danglingReference(graph) {
             #expect(path.contains("/broken/"))
-            let error = expectKeyedError(.invalidJSON) { try ArchiveJSON.encode(json) }
+            let error = expectArchiveJSONError { try ArchiveJSON.encode(json) }
             #expect(error?.reason.contains("{\"$ref\": \(dangling)} is not an index below the \(graph.objects.count) objects") == true)
             return
         }
@@ -326,8 +326,9 @@ struct ArchiveGraphFormTests {
         (#"{"$top": {}, "$objects": [], "extra": 1}"#, #"unexpected key "extra" (the graph form has $archiver, $version, $top and $objects)"#),
     ])
     func malformedGraphFormIsRefusedWithWhereAndWhy(json: String, reason: String) {
-        let error = expectKeyedError(.invalidJSON) { try ArchiveJSON.encode(json) }
-        #expect(error?.reason == "archive-json: graph form: " + reason)
+        let error = expectArchiveJSONError { try ArchiveJSON.encode(json) }
+        #expect(error?.reason == "graph form: " + reason)
+        #expect(error?.byteOffset == nil)
     }
 
     @Test func aPlistSharingCollectionsBetweenObjectsIsRefusedNotExpanded() throws {
