@@ -124,14 +124,17 @@ public enum ArchiveJSON {
     ///   than the archive (no archiver writes such a file).
     public static func renderGraph(_ archive: [UInt8], pretty: Bool = false) throws -> String {
         var text: [UInt8] = []
-        try writeGraph(archive, pretty: pretty) { text += $0 }
+        try writeGraph(archive, pretty: pretty, acceptedArchivers: .nsKeyedArchiver) { text += $0 }
         return String(decoding: text, as: UTF8.self)
     }
 
     /// Writes the graph form of ``renderGraph(_:pretty:)`` to `output` in chunks of about 64 KiB, and nothing
-    /// when it fails. Memory stays within a few times the archive.
-    package static func writeGraph(_ archive: [UInt8], pretty: Bool, to output: ([UInt8]) throws -> Void) throws {
-        try GraphFormPrinter.print(archive, pretty: pretty, to: output)
+    /// when it fails, and returns the archive's `$archiver` (one of `acceptedArchivers`; the graph form itself
+    /// always names NSKeyedArchiver). Memory stays within a few times the archive.
+    @discardableResult
+    package static func writeGraph(_ archive: [UInt8], pretty: Bool, acceptedArchivers: AcceptedArchivers,
+                                   to output: ([UInt8]) throws -> Void) throws -> String {
+        try GraphFormPrinter.print(archive, pretty: pretty, acceptedArchivers: acceptedArchivers, to: output)
     }
 
     /// Writes the archive that archive-JSON text describes, in either form (the graph form is an object with

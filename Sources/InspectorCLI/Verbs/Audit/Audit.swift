@@ -22,7 +22,8 @@ extension Verbs {
                 + "unused-class: a class description that no object reached from $top uses\n"
                 + "class-chain: a class description whose $classes chain does not start with its $classname "
                 + "(the archive names a class its chain never defines)\n"
-                + "archiver: an $archiver other than NSKeyedArchiver\n"
+                + "archiver: an $archiver other than NSKeyedArchiver (a subclass such as SceneKit's "
+                + "SCNKeyedArchiver; also said on stderr: 'note: <file>: written by archiver ...')\n"
                 + "nesting: an archive nested too deep to audit\n"
                 + "Paths read as in 'keyedarchive diff': root.items[2][\"name\"].title.\n\n"
                 + "With --json, each file's report is one JSON object on its own line.\n\n"
@@ -72,6 +73,7 @@ extension Verbs {
                     if allowing, let typedStreamClasses {
                         outside = Array(Set(outside + typedStreamClasses.filter { !allowed.contains($0) })).sorted()
                     }
+                    noteArchiver(report.archiver, file: file, context)
                     refused = refused || !outside.isEmpty
                     if json {
                         try out.write(AuditRendering.json(report, file: file, notAllowed: allowing ? outside : nil,
