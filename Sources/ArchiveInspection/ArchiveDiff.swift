@@ -45,11 +45,11 @@ public enum ArchiveDiff {
 /// No Apple API corresponds.
 public struct ArchiveDiffError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Which archive of the two.
-    public enum Side: String, Sendable, Hashable {
+    public enum Side: Sendable, Hashable {
         /// The first archive (`a`).
-        case a = "A"
+        case a
         /// The second archive (`b`).
-        case b = "B"
+        case b
     }
 
     /// The archive that could not be read.
@@ -67,5 +67,5 @@ public struct ArchiveDiffError: Error, Sendable, Hashable, CustomStringConvertib
     }
 
     /// `B: keyed archive: $top is missing`.
-    public var description: String { "\(side.rawValue): \(underlying.description)" }
+    public var description: String { (side == .a ? "A: " : "B: ") + underlying.description }
 }
