@@ -1,10 +1,11 @@
-// libFuzzer entry for `keyedarchive audit` and `graph` (ArchiveAuditor, ObjectGraphModel): the input as a
+// libFuzzer entry for `keyedarchive audit` and `graph` (ArchiveAudit, ObjectGraphModel): the input as a
 // keyed archive. Checks: no trap; every error is a KeyedArchiveError; an audited archive renders as text and
 // JSON, and its counts agree (no more objects reached than there are, shared objects no more than shared
 // references); the graph model of an archive that audits builds, has as many nodes as the audit reached
 // objects that are not scalars or fewer, and renders as DOT and HTML. Compiled by Fuzz/run.sh as DiffFuzz.swift is.
 import BinaryPlist
 import KeyedArchive
+import ArchiveInspection
 
 func auditFinding(_ message: String) -> Never {
     fatalError("FUZZ FINDING: " + message)
@@ -14,9 +15,9 @@ func auditFinding(_ message: String) -> Never {
 public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     guard let start, count > 0 else { return 0 }
     let bytes = Array(UnsafeRawBufferPointer(start: start, count: count))
-    let report: AuditReport
+    let report: ArchiveAudit
     do {
-        report = try ArchiveAuditor.audit(bytes)
+        report = try ArchiveAudit.audit(bytes)
     } catch is KeyedArchiveError {
         return 0
     } catch {
@@ -30,7 +31,7 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     }
     let model: ObjectGraphModel
     do {
-        model = try ObjectGraphModel.build(bytes)
+        model = try ObjectGraphModel(archive: bytes)
     } catch {
         auditFinding("an archive that audits does not draw: \(error)")
     }

@@ -1,6 +1,6 @@
 // libFuzzer entry for `keyedarchive diff` (ArchiveDiff): the input split at "|||" into archives A and B
 // (no separator: A is the input and B its graph form encoded again). Checks: no trap; every error is a
-// DiffInputError; a readable archive has no differences with itself, nor with its graph form written back by
+// ArchiveDiffError; a readable archive has no differences with itself, nor with its graph form written back by
 // `keyedarchive encode`; A against B and B against A report as many differences, with added and removed
 // swapped. Compiled by Fuzz/run.sh with the InspectorCLI sources as one module (internals reachable), against
 // BinaryPlist, KeyedArchive, CommandLineSupport and ArchiveStore built as instrumented libraries.
@@ -16,9 +16,9 @@ func diffFinding(_ message: String) -> Never {
 func differences(_ a: [UInt8], _ b: [UInt8], _ what: String) -> [ArchiveDifference]? {
     var found: [ArchiveDifference] = []
     do {
-        try ArchiveDiff.compare(a, b) { found.append($0) }
+        try ArchiveDiff.differences(between: a, and: b) { found.append($0) }
         return found
-    } catch is DiffInputError {
+    } catch is ArchiveDiffError {
         return nil
     } catch {
         diffFinding("\(what) threw \(type(of: error)): \(error)")
@@ -37,13 +37,13 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
         b = Array(input[(at + separator.count)...])
     }
     if let same = differences(a, a, "A against A"), !same.isEmpty {
-        diffFinding("an archive differs from itself: \(same[0].line)")
+        diffFinding("an archive differs from itself: \(same[0])")
     }
     guard let b else {
         // The graph form written back keeps the graph.
         guard let graph = try? ArchiveJSON.renderGraph(a), let again = try? ArchiveJSON.encode(graph) else { return 0 }
         if let found = differences(a, again, "A against its graph form"), !found.isEmpty {
-            diffFinding("an archive differs from its graph form written back: \(found[0].line)")
+            diffFinding("an archive differs from its graph form written back: \(found[0])")
         }
         return 0
     }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes keyed archives for the inspector's tests and figures, with Python's plistlib (standard library only).
 
-    Scripts/make-archives.py fixtures            # Fixtures/inspector/{nested-archive,deep-chain,shared-cycle}.plist
+    Scripts/make-archives.py fixtures            # Fixtures/inspector/{nested-archive,deep-chain,shared-cycle,
+                                                 #   scn-archiver}.plist
     Scripts/make-archives.py shared N OUT        # N objects all shared (benchmark input), binary
 
 Every archive is an NSKeyedArchiver archive ($version 100000, $objects[0] == "$null"); plistlib writes the
@@ -103,13 +104,22 @@ def shared(n):
     return a.dump(root)
 
 
+def scn_archiver(here):
+    """Fixtures/keyed/kiler129-NSKeyedUnarchiver/reference.bin.plist with $archiver rewritten to "SCNKeyedArchiver"
+    (SceneKit's NSKeyedArchiver subclass), everything else as plistlib reads it."""
+    with open(os.path.join(here, "..", "Fixtures", "keyed", "kiler129-NSKeyedUnarchiver", "reference.bin.plist"), "rb") as f:
+        archive = plistlib.load(f)
+    archive["$archiver"] = "SCNKeyedArchiver"
+    return plistlib.dumps(archive, fmt=plistlib.FMT_BINARY, sort_keys=False)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     if len(sys.argv) >= 2 and sys.argv[1] == "fixtures":
         out = os.path.join(here, "..", "Fixtures", "inspector")
         os.makedirs(out, exist_ok=True)
         for name, data in [("nested-archive.plist", nested_archive()), ("deep-chain.plist", deep_chain()),
-                           ("shared-cycle.plist", shared_cycle())]:
+                           ("shared-cycle.plist", shared_cycle()), ("scn-archiver.plist", scn_archiver(here))]:
             with open(os.path.join(out, name), "wb") as f:
                 f.write(data)
     elif len(sys.argv) == 4 and sys.argv[1] == "shared":

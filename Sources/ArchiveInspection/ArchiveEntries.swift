@@ -7,11 +7,11 @@ import KeyedArchive
 /// dictionary key, a set member).
 ///
 /// Like ``GraphFormPrinter``, it keeps the archive's bytes and offset table and materializes an entry only
-/// when asked; a walk that visits each object once is linear in the archive, however the objects share.
-/// Entries count against the element budget of the document (as many values as the archive has bytes, at
-/// least 65,536), so that a hostile plist that shares one large collection between many entries cannot make
-/// a walk quadratic; bare scalar entries (strings, data) are kept once read, so a string that a thousand
-/// fields share is read once.
+/// when first asked, then keeps it: an object that a thousand others refer to (a window, a superview, a next
+/// key view) is read and counted once, however often a walk meets it. Each entry counts once against the
+/// element budget of the document (as many values as the archive has bytes, at least 65,536), which no
+/// archiver's output reaches: only a hostile plist that shares one large collection between many entries
+/// does, and it is refused instead of making a walk quadratic. What is kept is bounded by the budget.
 ///
 /// ```swift
 /// try ArchiveEntries.read(bytes) { archive in
@@ -31,7 +31,8 @@ package final class ArchiveEntries {
     private let limit: Int
     private var budget: Int
     private var classes: [Int: ArchiveClass] = [:]
-    private var scalars: [Int: PlistValue] = [:]
+    /// Every entry read so far, by index: each is read and counted once.
+    private var read: [Int: PlistValue] = [:]
 
     private init(table: ArchiveObjectTable) {
         self.table = table
@@ -68,14 +69,15 @@ package final class ArchiveEntries {
         return out.sorted { $0.step < $1.step }
     }
 
-    /// `$objects[uid]` materialized (a valid index), counted against the budget.
+    /// `$objects[uid]` materialized (a valid index), counted against the budget the first time only: an entry
+    /// read again costs nothing more.
     package func entry(_ uid: Int) throws -> PlistValue {
         guard uid >= 0, uid < objectCount else {
             throw KeyedArchiveError(.invalidReference, "UID \(uid) is not below the \(objectCount) objects")
         }
-        if let known = scalars[uid] { return known }
+        if let known = read[uid] { return known }
         let value = try counted(table.object(at: uid), entry: uid)
-        if !value.isCollection { scalars[uid] = value }
+        read[uid] = value
         return value
     }
 
@@ -248,12 +250,14 @@ package final class ArchiveEntries {
 
     // MARK: Helpers
 
-    /// `value`, counted against the budget.
+    /// `value`, counted against the budget. Every entry is counted once, so the budget runs out only when the
+    /// entries hold more values than the archive's bytes could without sharing: the plist shares collections.
     private func counted(_ value: PlistValue, entry: Int?) throws -> PlistValue {
         budget -= Self.count(value)
         guard budget >= 0 else {
-            throw KeyedArchiveError(.elementLimitExceeded, "the archive's plist shares collections between objects: "
-                + "reading each object takes more than \(limit) values", objectIndex: entry)
+            throw KeyedArchiveError(.elementLimitExceeded, "the $objects entries read so far hold more than \(limit) "
+                + "plist values, more than the archive's \(byteCount) bytes hold unless its plist shares collections "
+                + "between entries (no archiver writes that)", objectIndex: entry)
         }
         return value
     }

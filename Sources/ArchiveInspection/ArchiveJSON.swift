@@ -124,18 +124,24 @@ public enum ArchiveJSON {
     ///   than the archive (no archiver writes such a file).
     public static func renderGraph(_ archive: [UInt8], pretty: Bool = false) throws -> String {
         var text: [UInt8] = []
-        try writeGraph(archive, pretty: pretty) { text += $0 }
+        try writeGraph(archive, pretty: pretty, acceptedArchivers: .nsKeyedArchiver) { text += $0 }
         return String(decoding: text, as: UTF8.self)
     }
 
     /// Writes the graph form of ``renderGraph(_:pretty:)`` to `output` in chunks of about 64 KiB, and nothing
-    /// when it fails. Memory stays within a few times the archive.
-    package static func writeGraph(_ archive: [UInt8], pretty: Bool, to output: ([UInt8]) throws -> Void) throws {
-        try GraphFormPrinter.print(archive, pretty: pretty, to: output)
+    /// when it fails, and returns the archive's `$archiver` (one of `acceptedArchivers`; the graph form itself
+    /// always names NSKeyedArchiver). Memory stays within a few times the archive.
+    @discardableResult
+    package static func writeGraph(_ archive: [UInt8], pretty: Bool, acceptedArchivers: AcceptedArchivers,
+                                   to output: ([UInt8]) throws -> Void) throws -> String {
+        try GraphFormPrinter.print(archive, pretty: pretty, acceptedArchivers: acceptedArchivers, to: output)
     }
 
     /// Writes the archive that archive-JSON text describes, in either form (the graph form is an object with
     /// an `$objects` key).
+    /// - Throws: `PlistError` with code `PlistError/Code/invalidJSON` and format `archive-json` for text that
+    ///   is not JSON (with the byte offset) or does not describe an archive (with the place in the document:
+    ///   `graph form: $objects[3]: ...`); `KeyedArchiveError` when the archiver cannot write what it describes.
     public static func encode(_ json: String, format: PlistFormat = .binary) throws -> [UInt8] {
         var parser = JSONNodeParser(Array(json.utf8), maxDepth: 512)
         let node = try parser.parseDocument()
@@ -400,7 +406,7 @@ struct ArchiveJSONBuilder {
     /// Every generic object made, so that the caller can break the cycles that refs made.
     var built: [ArchivedObject] = []
 
-    func fail(_ reason: String) -> KeyedArchiveError { KeyedArchiveError(.invalidJSON, "archive-json: \(reason)") }
+    func fail(_ reason: String) -> PlistError { PlistError(.invalidJSON, reason, format: "archive-json") }
 
     /// An archived object's keys, like a dictionary's, are unique (the graph form refuses repeats too).
     func requireUniqueKeys(_ entries: [(String, JSONNode)], _ place: String) throws {

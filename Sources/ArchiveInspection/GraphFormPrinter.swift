@@ -33,10 +33,12 @@ struct GraphFormPrinter {
         budget = limit
     }
 
-    /// Prints the graph form of `archive` (binary or XML) to `output`, in chunks. A dry run first finds any
-    /// error, so that nothing is printed for a malformed archive.
-    static func print(_ archive: [UInt8], pretty: Bool, to output: ([UInt8]) throws -> Void) throws {
-        try ArchiveObjectTable.read(archive, acceptedArchivers: .nsKeyedArchiver) { table in
+    /// Prints the graph form of `archive` (binary or XML) to `output`, in chunks, and returns its `$archiver`.
+    /// A dry run first finds any error, so that nothing is printed for a malformed archive.
+    @discardableResult
+    static func print(_ archive: [UInt8], pretty: Bool, acceptedArchivers: AcceptedArchivers,
+                      to output: ([UInt8]) throws -> Void) throws -> String {
+        try ArchiveObjectTable.read(archive, acceptedArchivers: acceptedArchivers) { table in
             let maxBytes = Self.maxBytes(forArchiveOf: table.byteCount)
             var dryRun = GraphFormPrinter(table: table, out: .discarding(pretty: pretty, maxBytes: maxBytes),
                                           pretty: pretty)
@@ -47,6 +49,7 @@ struct GraphFormPrinter {
                                                pretty: pretty)
                 try printer.document()
             }
+            return table.archiver
         }
     }
 

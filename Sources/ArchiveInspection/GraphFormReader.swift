@@ -182,7 +182,7 @@ struct GraphFormReader {
         throw Self.fail("\(place): a real is a number or \"nan\", \"inf\", \"-inf\"")
     }
 
-    private static func fail(_ reason: String) -> KeyedArchiveError {
-        KeyedArchiveError(.invalidJSON, "archive-json: graph form: \(reason)")
+    private static func fail(_ reason: String) -> PlistError {
+        PlistError(.invalidJSON, "graph form: \(reason)", format: "archive-json")
     }
 }

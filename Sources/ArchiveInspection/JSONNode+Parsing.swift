@@ -10,8 +10,8 @@ extension JSONNode {
     }
 }
 
-/// Parses JSON text into a ``JSONNode``, with a depth limit. Errors are `KeyedArchiveError/Code/invalidJSON`
-/// naming `archive-json` and the byte offset.
+/// Parses JSON text into a ``JSONNode``, with a depth limit. Errors are `PlistError/Code/invalidJSON` with
+/// the format `archive-json` and the byte offset.
 struct JSONNodeParser {
     private var scanner: JSONScanner
     let maxDepth: Int
@@ -22,14 +22,10 @@ struct JSONNodeParser {
     }
 
     mutating func parseDocument() throws -> JSONNode {
-        do {
-            let v = try parse(depth: 1)
-            scanner.skipWhitespace()
-            if let byte = scanner.current { throw scanner.error("unexpected \(scanner.describe(byte)) after the value") }
-            return v
-        } catch let error as PlistError {
-            throw KeyedArchiveError(.invalidJSON, error.description)
-        }
+        let v = try parse(depth: 1)
+        scanner.skipWhitespace()
+        if let byte = scanner.current { throw scanner.error("unexpected \(scanner.describe(byte)) after the value") }
+        return v
     }
 
     private mutating func parse(depth: Int) throws -> JSONNode {

@@ -28,10 +28,19 @@ extension Verbs {
     }
 
     /// Writes, on stderr, the one-line note that an archive was written by another archiver than Apple's
-    /// (an `NSKeyedArchiver` subclass such as Sketch's "MSArchiver"); nothing for "NSKeyedArchiver".
-    static func noteArchiver(_ name: String, _ context: CommandContext) {
+    /// (an `NSKeyedArchiver` subclass such as Sketch's "MSArchiver" or SceneKit's "SCNKeyedArchiver"); nothing
+    /// for "NSKeyedArchiver". Verbs of several files (`lint`, `audit`, `diff`) name the file:
+    /// `note: a.plist: written by archiver "SCNKeyedArchiver", not NSKeyedArchiver`.
+    static func noteArchiver(_ name: String, file: String? = nil, _ context: CommandContext) {
         guard name != "NSKeyedArchiver" else { return }
-        context.stderr.write("note: written by archiver \"\(name.replacingNewlines)\", not NSKeyedArchiver\n")
+        let place = file.map { "\($0.replacingNewlines): " } ?? ""
+        context.stderr.write("note: \(place)written by archiver \"\(name.replacingNewlines)\", not NSKeyedArchiver\n")
+    }
+
+    /// The `$archiver` of the keyed archive `bytes` (binary or XML, any name), or `nil` when they are not one:
+    /// the verb that reads them says what is wrong.
+    static func archiverName(ofArchive bytes: [UInt8]) -> String? {
+        try? ArchiveObjectTable.read(bytes, acceptedArchivers: .any) { $0.archiver }
     }
 
     /// The `$archiver` string of a plist that is a dictionary holding one, or `nil`.

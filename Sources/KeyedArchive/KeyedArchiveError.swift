@@ -53,8 +53,6 @@ public struct KeyedArchiveError: Error, Sendable, Hashable, CustomStringConverti
         public static let elementLimitExceeded = Code(rawValue: "elementLimitExceeded")
         /// A value of a Swift type the archiver cannot write.
         public static let unsupportedType = Code(rawValue: "unsupportedType")
-        /// archive-JSON text that does not describe an archive.
-        public static let invalidJSON = Code(rawValue: "invalidJSON")
     }
 
     /// What went wrong; match it in `catch` (`catch KeyedArchiveError.Code.cycle`).

@@ -90,7 +90,7 @@ import Testing
         let output = dir.appendingPathComponent("out.archive")
         let result = inspect(["encode", input.path, "-o", output.path])
         #expect(result.status == ExitStatus.dataError)
-        #expect(result.stderr == "Error: \(input.path): keyed archive: archive-json: graph form: $top.root: {\"$ref\": 9} is not an index below the 1 objects\n")
+        #expect(result.stderr == "Error: \(input.path): archive-json: graph form: $top.root: {\"$ref\": 9} is not an index below the 1 objects\n")
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
 

@@ -112,17 +112,6 @@ let graphvizDot: String? = ["/usr/bin/dot", "/usr/local/bin/dot"].first { FileMa
         #expect(result.text.contains(#""title": "<\/title><b>""#))
     }
 
-    @Test func everyObjectReachedIsDrawnOnceWithItsKindOfEdge() throws {
-        let bytes = try RepositoryFixtures.bytes("inspector/shared-cycle.plist")
-        let model = try ObjectGraphModel.build(bytes)
-        let edges = model.rootEdges + model.nodes.flatMap(\.edges)
-        #expect(model.nodes.count == 8)
-        #expect(edges.filter { $0.kind == .tree }.count == 8)
-        #expect(edges.filter { $0.kind == .shared }.count == 3)
-        #expect(edges.filter { $0.kind == .back }.count == 4)
-        #expect(model.nodes.filter(\.shared).map(\.uid) == [1, 3])
-    }
-
     @Test func outputFileUsageAndInvalidInput() throws {
         let scratch = try TemporaryDirectory(prefix: "graph")
         defer { scratch.remove() }

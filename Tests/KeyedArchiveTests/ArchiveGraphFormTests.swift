@@ -3,6 +3,7 @@ import Foundation
 import KeyedArchive
 import ArchiveInspection
 import Testing
+import TestSupport
 
 /// An enum with associated values: its synthesized Codable uses nested containers.
 private enum Figure: Codable {
@@ -143,7 +144,7 @@ struct ArchiveGraphFormTests {
         let json = try ArchiveJSON.renderGraph(bytes)
         if let dangling = Self.danglingReference(graph) {
             #expect(path.contains("/broken/"))
-            let error = expectKeyedError(.invalidJSON) { try ArchiveJSON.encode(json) }
+            let error = expectArchiveJSONError { try ArchiveJSON.encode(json) }
             #expect(error?.reason.contains("{\"$ref\": \(dangling)} is not an index below the \(graph.objects.count) objects") == true)
             return
         }
@@ -325,8 +326,9 @@ struct ArchiveGraphFormTests {
         (#"{"$top": {}, "$objects": [], "extra": 1}"#, #"unexpected key "extra" (the graph form has $archiver, $version, $top and $objects)"#),
     ])
     func malformedGraphFormIsRefusedWithWhereAndWhy(json: String, reason: String) {
-        let error = expectKeyedError(.invalidJSON) { try ArchiveJSON.encode(json) }
-        #expect(error?.reason == "archive-json: graph form: " + reason)
+        let error = expectArchiveJSONError { try ArchiveJSON.encode(json) }
+        #expect(error?.reason == "graph form: " + reason)
+        #expect(error?.byteOffset == nil)
     }
 
     @Test func aPlistSharingCollectionsBetweenObjectsIsRefusedNotExpanded() throws {
@@ -349,41 +351,5 @@ struct ArchiveGraphFormTests {
         #expect(bytes.count < 140_000)
         let error = expectKeyedError(.elementLimitExceeded) { try ArchiveJSON.renderGraph(bytes) }
         #expect(error?.reason.hasPrefix("the JSON text would be longer than") == true)
-    }
-}
-
-/// A binary keyed archive whose `$objects` entries 1...n are all one plist array of `sharedCount` integers.
-enum SharedCollectionArchive {
-    static func bytes(entries n: Int, sharedCount m: Int) -> [UInt8] {
-        // Objects: 0 top dict, 1-4 header keys, 5 version, 6 archiver, 7 $top, 8 $objects, 9 "root",
-        // 10 UID 1, 11 "$null", 12 the shared array, 13 the integer 1.
-        var objects: [[UInt8]] = []
-        func string(_ s: String) -> [UInt8] { [0x50 | UInt8(s.utf8.count)] + Array(s.utf8) }
-        func refs(_ list: [Int]) -> [UInt8] { list.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] } }
-        func count(_ marker: UInt8, _ c: Int) -> [UInt8] {
-            c < 15 ? [marker | UInt8(c)] : [marker | 0x0F, 0x11, UInt8(c >> 8), UInt8(c & 0xFF)]
-        }
-        objects.append(count(0xD0, 4) + refs([1, 2, 3, 4, 5, 6, 7, 8]))
-        for key in ["$version", "$archiver", "$top", "$objects"] { objects.append(string(key)) }
-        objects.append([0x12, 0x00, 0x01, 0x86, 0xA0])  // 100000
-        objects.append([0x5F, 0x10, 15] + Array("NSKeyedArchiver".utf8))
-        objects.append(count(0xD0, 1) + refs([9, 10]))
-        objects.append(count(0xA0, n + 1) + refs([11] + Array(repeating: 12, count: n)))
-        objects.append(string("root"))
-        objects.append([0x80, 0x01])
-        objects.append(string("$null"))
-        objects.append(count(0xA0, m) + refs(Array(repeating: 13, count: m)))
-        objects.append([0x10, 0x01])
-        var out = Array("bplist00".utf8)
-        var offsets: [Int] = []
-        for o in objects {
-            offsets.append(out.count)
-            out += o
-        }
-        let table = out.count
-        for o in offsets { out += [UInt8(o >> 24), UInt8((o >> 16) & 0xFF), UInt8((o >> 8) & 0xFF), UInt8(o & 0xFF)] }
-        out += [0, 0, 0, 0, 0, 0, 4, 2]
-        for v in [objects.count, 0, table] { out += (0..<8).reversed().map { UInt8((UInt64(v) >> (8 * UInt64($0))) & 0xFF) } }
-        return out
     }
 }

@@ -226,8 +226,17 @@ struct HostileArchiveTests {
     }
 
     @Test func invalidArchiveJSONIsRejected() {
-        for text in ["{", #"{"nope": 1}"#, #"{"uuid": "zzz"}"#, #"{"ref": "Nothing"}"#, "1.5", #"{"data": "!!"}"#] {
-            expectKeyedError(.invalidJSON) { try ArchiveJSON.encode(text) }
+        let expected: [(text: String, description: String)] = [
+            ("{", "archive-json: at byte 1: expected a string key"),
+            (#"{"nope": 1}"#, #"archive-json: unknown wrapper {"nope": ...}"#),
+            (#"{"uuid": "zzz"}"#, #"archive-json: invalid UUID "zzz""#),
+            (#"{"ref": "Nothing"}"#, #"archive-json: {"ref": "Nothing"} has no enclosing object of that class"#),
+            ("1.5", #"archive-json: 1.5 is not an integer (write reals as {"real": x})"#),
+            (#"{"data": "!!"}"#, "archive-json: invalid base64"),
+        ]
+        for (text, description) in expected {
+            let error = expectArchiveJSONError { try ArchiveJSON.encode(text) }
+            #expect(error?.description == description, "\(text)")
         }
     }
 }

@@ -22,7 +22,9 @@ extension Verbs {
                 + "--to typedstream reads a binary or XML keyed archive and writes the typedstream NSUnarchiver "
                 + "reads: Foundation objects, objects converted from a typedstream (written back as they were) and "
                 + "objects whose fields are all unkeyed ($0, $1, ...). NSUUID, NSOrderedSet, NSIndexSet and "
-                + "objects with keyed fields have no typedstream form: exit status 65.\n\n"
+                + "objects with keyed fields have no typedstream form: exit status 65. An archive written by another "
+                + "archiver than NSKeyedArchiver (a subclass such as SceneKit's SCNKeyedArchiver) is converted too, "
+                + "with a note on stderr naming the archiver.\n\n"
                 + "Exit status: 0 success; 65 FILE is malformed, already in the format asked for, or holds what the "
                 + "other format cannot; 66 FILE cannot be opened; 73/74 OUT cannot be written; 64 usage error.",
             usage: ["<file> --to <format> [--output <out>] [--format <plist-format>]"],
@@ -49,7 +51,8 @@ extension Verbs {
                     converted = try TypedStreamConversion.keyedArchive(fromTypedStream: bytes, format: format)
                 default:
                     guard !isTypedStream else { throw dataError(file, "already a typedstream") }
-                    converted = try TypedStreamConversion.typedStream(fromKeyedArchive: bytes)
+                    converted = try TypedStreamConversion.typedStream(fromKeyedArchive: bytes, acceptedArchivers: .any)
+                    if let archiver = archiverName(ofArchive: bytes) { noteArchiver(archiver, context) }
                 }
             } catch let error as TypedStreamError {
                 throw dataError(file, (error.underlying?.description ?? error.description))

@@ -32,7 +32,8 @@ extension Verbs {
                 + "with references as {\"$ref\": n}. Its size and memory are linear in the archive's, however the "
                 + "objects share; 'keyedarchive encode' reads it back with sharing and cycles intact.\n\n"
                 + "An archive written by another archiver than NSKeyedArchiver (a subclass such as Sketch's "
-                + "MSArchiver) is printed too in the tree form, with a note on stderr naming the archiver.",
+                + "MSArchiver or SceneKit's SCNKeyedArchiver) is printed too, in either form, with a note on stderr "
+                + "naming the archiver (the graph form's $archiver stays \"NSKeyedArchiver\").",
             arguments: [.required("file", help: "The binary or XML keyed archive to print.")],
             options: [
                 .flag("graph", help: "Print the graph form: every object once, with its index; references as {\"$ref\": n}."),
@@ -64,7 +65,10 @@ extension Verbs {
             }
             do {
                 if arguments.flag("graph") {
-                    try malformed(file) { try ArchiveJSON.writeGraph(bytes, pretty: pretty, to: output) }
+                    let archiver = try malformed(file) {
+                        try ArchiveJSON.writeGraph(bytes, pretty: pretty, acceptedArchivers: .any, to: output)
+                    }
+                    noteArchiver(archiver, context)
                 } else {
                     let graph = try malformed(file) { try ArchiveGraph(bytes: bytes, acceptedArchivers: .any) }
                     noteArchiver(graph.archiver, context)

@@ -36,7 +36,7 @@ extension Verbs {
             let text = try readInput(input)
             let bytes = try malformed(input) {
                 guard let json = validUTF8String(text) else {
-                    throw KeyedArchiveError(.invalidJSON, "archive-json: the text is not valid UTF-8")
+                    throw PlistError(.invalidJSON, "the text is not valid UTF-8", format: "archive-json")
                 }
                 return try ArchiveJSON.encode(json, format: format)
             }

@@ -2,6 +2,7 @@ import BinaryPlist
 import CommandLineSupport
 import TypedStream
 import KeyedArchive
+import ArchiveInspection
 
 extension Verbs {
     /// `keyedarchive lint [--verbose] [--archiver <name> ...] [--any-archiver] [--require-root] <file> ...`
@@ -12,10 +13,13 @@ extension Verbs {
             abstract: "Check that files are valid property lists or keyed archives.",
             discussion: "Each FILE, binary or XML, is read once and must be a property list that 'keyedarchive plist' "
                 + "reads. A plist whose top level is a dictionary with $archiver, $objects or $top is a keyed "
-                + "archive and must also have a sound structure: the header ($archiver \"NSKeyedArchiver\", "
-                + "$version 100000, $top, $objects starting with $null), every UID below the object count, every "
-                + "$class a UID of a class description with a string $classname and a $classes array of strings. "
-                + "Objects are not decoded.\n\n"
+                + "archive and must also have a sound structure: the header ($archiver a string, $version 100000, "
+                + "$top, $objects starting with $null), every UID below the object count, every $class a UID of a "
+                + "class description with a string $classname and a $classes array of strings. Objects are not "
+                + "decoded. An archive written by another archiver than NSKeyedArchiver (a subclass such as "
+                + "SceneKit's SCNKeyedArchiver or Sketch's MSArchiver) is checked too, with a note on stderr: "
+                + "'note: <file>: written by archiver \"SCNKeyedArchiver\", not NSKeyedArchiver' (none for the names "
+                + "given with --archiver, nor any with --any-archiver).\n\n"
                 + "For each file that fails, one line '<file>: <reason>' is printed on stdout; valid files print "
                 + "nothing unless --verbose is given ('<file>: OK'). Lines follow the order of the arguments.\n\n"
                 + "While it works, a progress line (files checked, rate, time left) is drawn on stderr when stderr is a "
@@ -29,9 +33,9 @@ extension Verbs {
                 .flag("verbose", short: "v", help: "Also print '<file>: OK' for each valid file."),
                 .flag("quiet", short: "q", help: "Draw no progress line on stderr."),
                 .repeated("archiver", valueName: "name",
-                          help: "Also accept keyed archives whose $archiver is <name> (written by an NSKeyedArchiver "
-                              + "subclass, such as Sketch's MSArchiver); NSKeyedArchiver is always accepted."),
-                .flag("any-archiver", help: "Accept keyed archives whatever their $archiver name."),
+                          help: "Expect keyed archives whose $archiver is <name> (written by an NSKeyedArchiver "
+                              + "subclass, such as SceneKit's SCNKeyedArchiver): no note for them."),
+                .flag("any-archiver", help: "Expect keyed archives whatever their $archiver name: no note for any."),
                 .flag("require-root", help: "Also fail keyed archives whose $top has no \"root\" key, which "
                     + "NSKeyedUnarchiver.unarchivedObject(ofClass:from:) reads (nibs and archives of unkeyed values "
                     + "have none)."),
@@ -40,9 +44,9 @@ extension Verbs {
             let arguments = context.arguments
             let files = arguments.values("file")
             guard !files.isEmpty else { throw UsageError("Missing expected argument '<file> ...'.") }
-            let accepted: AcceptedArchivers = arguments.flag("any-archiver")
+            let expected: AcceptedArchivers = arguments.flag("any-archiver")
                 ? .any : AcceptedArchivers(["NSKeyedArchiver"] + arguments.values("archiver"))
-            let linter = Linter(acceptedArchivers: accepted, requiresRoot: arguments.flag("require-root"))
+            let linter = Linter(requiresRoot: arguments.flag("require-root"))
             let verbose = arguments.flag("verbose")
             var unreadable = false
             var invalid = false
@@ -75,7 +79,12 @@ extension Verbs {
                     }
                     continue
                 }
-                if let problem = linter.problem(in: bytes) {
+                let result = linter.check(bytes)
+                if let archiver = result.archiver, !expected.accepts(archiver) {
+                    progress.finish()
+                    noteArchiver(archiver, file: file, context)
+                }
+                if let problem = result.problem {
                     invalid = true
                     say("\(file): \(problem.replacingNewlines)")
                 } else if verbose {
@@ -90,14 +99,19 @@ extension Verbs {
 
 /// What `lint` checks in one file's bytes.
 struct Linter {
-    var acceptedArchivers: AcceptedArchivers
     var requiresRoot: Bool
 
-    /// The one-line reason `bytes` are not a valid plist or keyed archive, or `nil` when they are.
+    /// The one-line reason `bytes` are not a valid plist or keyed archive (`nil` when they are), and the
+    /// `$archiver` of a keyed archive whose header could be read (any name is read).
     ///
     /// The bytes are decoded once; a keyed archive's graph is taken from that decoding (an XML archive is
     /// first converted to binary, as ``KeyedUnarchiver`` reads it) and validated.
-    func problem(in bytes: [UInt8]) -> String? {
+    func check(_ bytes: [UInt8]) -> (problem: String?, archiver: String?) {
+        var archiver: String?
+        return (problem(in: bytes, archiver: &archiver), archiver)
+    }
+
+    private func problem(in bytes: [UInt8], archiver: inout String?) -> String? {
         do {
             let value: PlistValue
             var document: BinaryPlistDocument?
@@ -108,9 +122,10 @@ struct Linter {
             } else {
                 value = try PropertyList.decode(bytes)  // XML, or the error that says what else it is
             }
-            guard Self.looksLikeKeyedArchive(value) else { return nil }
+            guard value.looksLikeKeyedArchive else { return nil }
             let archive = try document ?? BinaryPlistDocument(PropertyList.encode(value, format: .binary))
-            let graph = try ArchiveGraph(document: archive, root: value, acceptedArchivers: acceptedArchivers)
+            let graph = try ArchiveGraph(document: archive, root: value, acceptedArchivers: .any)
+            archiver = graph.archiver
             try graph.validate()
             if requiresRoot && graph.top["root"] == nil {
                 return KeyedArchiveError(.valueNotFound, "$top has no \"root\" key").description
@@ -123,11 +138,5 @@ struct Linter {
         } catch {
             return "\(error)"
         }
-    }
-
-    /// A dictionary with any of the keys of a keyed archive's top level.
-    static func looksLikeKeyedArchive(_ value: PlistValue) -> Bool {
-        guard let top = value.dictionaryValue else { return false }
-        return top["$archiver"] != nil || top["$objects"] != nil || top["$top"] != nil
     }
 }

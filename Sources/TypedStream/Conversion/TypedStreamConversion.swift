@@ -64,9 +64,16 @@ public enum TypedStreamConversion {
     /// without `root` whose `$top` holds groups (`$types` and the values `$0`, `$1`, ..., what a stream of
     /// several groups converts to), those groups.
     public static func typedStream(fromKeyedArchive bytes: [UInt8]) throws -> [UInt8] {
+        try typedStream(fromKeyedArchive: bytes, acceptedArchivers: .nsKeyedArchiver)
+    }
+
+    /// ``typedStream(fromKeyedArchive:)`` of an archive whose `$archiver` is one of `acceptedArchivers` (the
+    /// inspector converts archives of `NSKeyedArchiver` subclasses too, with a note).
+    package static func typedStream(fromKeyedArchive bytes: [UInt8], acceptedArchivers: AcceptedArchivers) throws -> [UInt8] {
         let top: [(key: String, value: ArchivedObject.Field)]
         do {
-            top = try KeyedUnarchiver.withUnarchiver(for: bytes, registry: ClassRegistry.standard.allowingUnknownClasses()) { u in
+            top = try KeyedUnarchiver.withUnarchiver(for: bytes, registry: ClassRegistry.standard.allowingUnknownClasses(),
+                                                     acceptedArchivers: acceptedArchivers) { u in
                 u.keepsMutableClasses = true
                 if try u.containsValue(forKey: "root") {
                     return [("$0", .object(try u.decodeTopLevelObject(forKey: "root"))), (TypedStreamUnarchiver.typesKey, .value(.array(["@"])))]

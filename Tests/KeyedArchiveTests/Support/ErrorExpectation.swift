@@ -1,3 +1,4 @@
+import BinaryPlist
 import KeyedArchive
 import Testing
 
@@ -7,5 +8,15 @@ func expectKeyedError<R>(_ code: KeyedArchiveError.Code, sourceLocation: SourceL
                          _ body: () throws -> R) -> KeyedArchiveError? {
     let error = #expect(throws: KeyedArchiveError.self, sourceLocation: sourceLocation) { try body() }
     #expect(error?.code == code, "\(String(describing: error))", sourceLocation: sourceLocation)
+    return error
+}
+
+/// Expects `body` to throw archive-JSON's error: a ``PlistError`` with code `invalidJSON` and format
+/// `archive-json`; returns it for further checks.
+@discardableResult
+func expectArchiveJSONError<R>(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> R) -> PlistError? {
+    let error = #expect(throws: PlistError.self, sourceLocation: sourceLocation) { try body() }
+    #expect(error?.code == .invalidJSON, "\(String(describing: error))", sourceLocation: sourceLocation)
+    #expect(error?.format == "archive-json", "\(String(describing: error))", sourceLocation: sourceLocation)
     return error
 }

@@ -22,7 +22,8 @@ extension Verbs {
                 + "unused-class: a class description that no object reached from $top uses\n"
                 + "class-chain: a class description whose $classes chain does not start with its $classname "
                 + "(the archive names a class its chain never defines)\n"
-                + "archiver: an $archiver other than NSKeyedArchiver\n"
+                + "archiver: an $archiver other than NSKeyedArchiver (a subclass such as SceneKit's "
+                + "SCNKeyedArchiver; also said on stderr: 'note: <file>: written by archiver ...')\n"
                 + "nesting: an archive nested too deep to audit\n"
                 + "Paths read as in 'keyedarchive diff': root.items[2][\"name\"].title.\n\n"
                 + "With --json, each file's report is one JSON object on its own line.\n\n"
@@ -62,8 +63,8 @@ extension Verbs {
                         context.stderr.write("Error: \(failure.message.replacingNewlines)\n")
                         continue
                     }
-                    let report: AuditReport
-                    do { report = try ArchiveAuditor.audit(bytes) } catch let error as KeyedArchiveError {
+                    let report: ArchiveAudit
+                    do { report = try ArchiveAudit.audit(bytes) } catch let error as KeyedArchiveError {
                         invalid = true
                         context.stderr.write("Error: \(file): \(error.description.replacingNewlines)\n")
                         continue
@@ -72,6 +73,7 @@ extension Verbs {
                     if allowing, let typedStreamClasses {
                         outside = Array(Set(outside + typedStreamClasses.filter { !allowed.contains($0) })).sorted()
                     }
+                    noteArchiver(report.archiver, file: file, context)
                     refused = refused || !outside.isEmpty
                     if json {
                         try out.write(AuditRendering.json(report, file: file, notAllowed: allowing ? outside : nil,
@@ -104,10 +106,10 @@ extension String {
     }
 }
 
-/// The text and JSON forms of an ``AuditReport``.
+/// The text and JSON forms of an ``ArchiveAudit``.
 enum AuditRendering {
     /// The report as indented text; nested archives are indented under their path.
-    static func text(_ report: AuditReport, file: String, notAllowed: [String], typedStreamClasses: [String]? = nil) -> String {
+    static func text(_ report: ArchiveAudit, file: String, notAllowed: [String], typedStreamClasses: [String]? = nil) -> String {
         var lines: [String] = ["file: \(file.replacingNewlines)"]
         if let typedStreamClasses {
             // What NSUnarchiver would instantiate; the report below is of the keyed archive it converts to.
@@ -119,7 +121,7 @@ enum AuditRendering {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private static func body(_ r: AuditReport, indent: String, notAllowed: [String], into lines: inout [String]) {
+    private static func body(_ r: ArchiveAudit, indent: String, notAllowed: [String], into lines: inout [String]) {
         func line(_ s: String) { lines.append(indent + s.replacingNewlines) }
         line("archiver: \(r.archiver)")
         line("version: 100000")
@@ -136,7 +138,7 @@ enum AuditRendering {
         sized("largest data", r.largestData, unit: "bytes", line)
         line("nested archives: \(r.nested.count)")
         for n in r.nested {
-            switch n.report {
+            switch n.audit {
             case .success(let inner):
                 line("  at \(n.path):")
                 body(inner, indent: indent + "    ", notAllowed: [], into: &lines)
@@ -149,19 +151,19 @@ enum AuditRendering {
         if !notAllowed.isEmpty { line("not allowed: " + notAllowed.joined(separator: ", ")) }
     }
 
-    private static func sized(_ title: String, _ list: [AuditReport.Sized], unit: String, _ line: (String) -> Void) {
+    private static func sized(_ title: String, _ list: [ArchiveAudit.Finding], unit: String, _ line: (String) -> Void) {
         line("\(title): \(list.count)")
         for s in list { line("  \(s.size) \(unit) at \(s.path) (\(s.what))") }
     }
 
     /// The report as one line of JSON.
-    static func json(_ report: AuditReport, file: String?, notAllowed: [String]?, typedStreamClasses: [String]? = nil) -> String {
+    static func json(_ report: ArchiveAudit, file: String?, notAllowed: [String]?, typedStreamClasses: [String]? = nil) -> String {
         var w = JSONWriter(pretty: false)
         object(report, file: file, notAllowed: notAllowed, typedStreamClasses: typedStreamClasses, &w)
         return w.text
     }
 
-    private static func object(_ r: AuditReport, file: String?, notAllowed: [String]?, typedStreamClasses: [String]? = nil,
+    private static func object(_ r: ArchiveAudit, file: String?, notAllowed: [String]?, typedStreamClasses: [String]? = nil,
                                _ w: inout JSONWriter) {
         var first = true
         func member(_ key: String, _ body: (inout JSONWriter) -> Void) {
@@ -201,7 +203,7 @@ enum AuditRendering {
                 w.open(.object)
                 w.member("path", first: true)
                 w.string(n.path)
-                switch n.report {
+                switch n.audit {
                 case .success(let inner):
                     w.member("report")
                     object(inner, file: nil, notAllowed: nil, &w)
@@ -224,7 +226,7 @@ enum AuditRendering {
         w.close(.object, empty: false)
     }
 
-    private static func sizedList(_ items: [AuditReport.Sized], _ w: inout JSONWriter) {
+    private static func sizedList(_ items: [ArchiveAudit.Finding], _ w: inout JSONWriter) {
         list(items, &w) { s, w in
             fields(&w, [("size", .integer(PlistInteger(s.size))), ("path", .string(s.path)), ("what", .string(s.what))])
         }

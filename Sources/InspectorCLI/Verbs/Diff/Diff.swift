@@ -28,7 +28,9 @@ extension Verbs {
                 + "written once with its count: root(.next)*599. Values are plist-JSON, cut at 120 "
                 + "characters. A sharing or cycle difference is not followed further. With --json, each difference "
                 + "is a JSON object on its own line: {\"path\": ..., \"kind\": ..., \"a\": ..., \"b\": ...}. Nothing "
-                + "is printed when the graphs are equal.\n\n"
+                + "is printed when the graphs are equal. An archive written by another archiver than NSKeyedArchiver "
+                + "(a subclass such as SceneKit's SCNKeyedArchiver) is compared too, with a note on stderr: 'note: "
+                + "<file>: written by archiver ...'; archivers that differ are a difference at $archiver.\n\n"
                 + "Time and memory are linear in the two archives; the walk needs no recursion however deep the "
                 + "graph.\n\n"
                 + "Exit status (as diff(1) and cmp(1)): 0 no differences, 1 differences, 64 usage error, 65 an "
@@ -46,16 +48,19 @@ extension Verbs {
             let bytesA = try readInput(fileA)
             let bytesB = try readInput(fileB)
             let json = arguments.flag("json")
+            for (file, bytes) in [(fileA, bytesA), (fileB, bytesB)] {
+                if let archiver = archiverName(ofArchive: bytes) { noteArchiver(archiver, file: file, context) }
+            }
             var out = ChunkedOutput(context.stdout)
             var count = 0
             do {
-                try ArchiveDiff.compare(bytesA, bytesB) { difference in
+                try ArchiveDiff.differences(between: bytesA, and: bytesB) { difference in
                     count += 1
-                    try out.write((json ? difference.jsonRecord : difference.line.replacingNewlines) + "\n")
+                    try out.write((json ? difference.jsonRecord : difference.description.replacingNewlines) + "\n")
                 }
                 try out.flush()
-            } catch let failure as DiffInputError {
-                throw dataError(failure.side == .a ? fileA : fileB, failure.error.description)
+            } catch let failure as ArchiveDiffError {
+                throw dataError(failure.side == .a ? fileA : fileB, failure.underlying.description)
             } catch is ChunkedOutput.Stopped {
                 return ExitStatus.ioError
             }
@@ -83,6 +88,25 @@ struct ChunkedOutput {
         sink.write(bytes: buffer)
         buffer.removeAll(keepingCapacity: true)
         if sink.writeError != nil { throw Stopped() }
+    }
+}
+
+extension ArchiveDifference {
+    /// `{"path": ..., "kind": ..., "a": ..., "b": ...}` on one line (`a`/`b` left out when absent).
+    var jsonRecord: String {
+        var w = JSONWriter(pretty: false)
+        w.open(.object)
+        w.member("path", first: true)
+        w.string(path)
+        w.member("kind")
+        w.string(kind.rawValue)
+        for (name, value) in [("a", a), ("b", b)] {
+            guard let value else { continue }
+            w.member(name)
+            w.string(value)
+        }
+        w.close(.object, empty: false)
+        return w.text
     }
 }
 

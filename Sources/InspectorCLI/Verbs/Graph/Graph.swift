@@ -1,3 +1,4 @@
+import ArchiveInspection
 import CommandLineSupport
 import KeyedArchive
 
@@ -22,7 +23,9 @@ extension Verbs {
                 + "the object and jump to it; a search box finds objects by class or key. Loaded with the fragment "
                 + "#selftest, the page checks itself (expand, follow a shared link, search) and writes SELFTEST PASS "
                 + "or SELFTEST FAIL in an element with id 'selftest'.\n\n"
-                + "Time and memory are linear in the archive.\n\n"
+                + "Time and memory are linear in the archive. An archive written by another archiver than "
+                + "NSKeyedArchiver (a subclass such as SceneKit's SCNKeyedArchiver) is drawn too, with a note on "
+                + "stderr naming the archiver.\n\n"
                 + "Exit status: 0 success, 64 usage error, 65 not a keyed archive, 66 cannot be opened, 73 output "
                 + "cannot be created, 74 I/O error.",
             arguments: [.required("file", help: "The binary or XML keyed archive to draw.")],
@@ -39,7 +42,8 @@ extension Verbs {
                 throw UsageError("Missing expected argument '--format <format>'.")
             }
             let bytes = try readInput(file)
-            let model = try malformed(file) { try ObjectGraphModel.build(bytes) }
+            let model = try malformed(file) { try ObjectGraphModel(archive: bytes) }
+            noteArchiver(model.archiver, context)
             let text = format == "dot" ? GraphDOT.render(model)
                 : GraphHTML.render(model, title: file.split(separator: "/").last.map(String.init) ?? file)
             try writeOutput(Array(text.utf8), to: arguments.value("output") ?? "-", context)

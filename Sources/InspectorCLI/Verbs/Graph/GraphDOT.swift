@@ -1,3 +1,5 @@
+import ArchiveInspection
+
 /// The DOT form of ``ObjectGraphModel`` for Graphviz (`keyedarchive graph --format dot`).
 ///
 /// ```
@@ -35,9 +37,9 @@ enum GraphDOT {
     private static func line(_ from: String, _ edge: ObjectGraphModel.Edge) -> String {
         var attributes = "label=\"\(escape(edge.label))\""
         switch edge.kind {
-        case .tree: break
         case .shared: attributes += ", style=dashed, color=blue, fontcolor=blue"
         case .back: attributes += ", style=bold, color=red, fontcolor=red, constraint=false"
+        default: break
         }
         return "  \(from) -> o\(edge.target) [\(attributes)];\n"
     }

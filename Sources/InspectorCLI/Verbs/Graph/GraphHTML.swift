@@ -82,7 +82,7 @@ enum GraphHTML {
         return result + rest
     }
 
-    private static func pairs(_ items: [(label: String, value: String)], _ w: inout JSONWriter) {
+    private static func pairs(_ items: [ObjectGraphModel.Scalar], _ w: inout JSONWriter) {
         w.open(.array)
         for (i, item) in items.enumerated() {
             w.item(first: i == 0)

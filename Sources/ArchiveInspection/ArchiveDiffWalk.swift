@@ -1,60 +1,7 @@
 import BinaryPlist
 import KeyedArchive
-import ArchiveInspection
 
-/// One difference between two keyed archives' object graphs, at a path from the roots.
-struct ArchiveDifference: Hashable, Sendable {
-    enum Kind: String, Sendable {
-        /// A value, or a value against an object, differs.
-        case changed
-        /// Both are objects whose class (or `$classes` chain) differs.
-        case `class`
-        /// Only B has something at the path.
-        case added
-        /// Only A has something at the path.
-        case removed
-        /// One archive reaches an object it already reached at another path, the other a separate object.
-        case sharing
-        /// One archive reaches an object on the path to it (a cycle), the other does not.
-        case cycle
-    }
-
-    var path: String
-    var kind: Kind
-    /// What A has there (nil for `added`).
-    var a: String?
-    /// What B has there (nil for `removed`).
-    var b: String?
-
-    /// `root.items[2].title: changed: "a" -> "b"`.
-    var line: String {
-        switch kind {
-        case .added: "\(path): added: \(b ?? "")"
-        case .removed: "\(path): removed: \(a ?? "")"
-        case .sharing, .cycle: "\(path): \(kind.rawValue): A: \(a ?? ""); B: \(b ?? "")"
-        case .changed, .class: "\(path): \(kind.rawValue): \(a ?? "") -> \(b ?? "")"
-        }
-    }
-
-    /// `{"path": ..., "kind": ..., "a": ..., "b": ...}` on one line (`a`/`b` left out when absent).
-    var jsonRecord: String {
-        var w = JSONWriter(pretty: false)
-        w.open(.object)
-        w.member("path", first: true)
-        w.string(path)
-        w.member("kind")
-        w.string(kind.rawValue)
-        for (name, value) in [("a", a), ("b", b)] {
-            guard let value else { continue }
-            w.member(name)
-            w.string(value)
-        }
-        w.close(.object, empty: false)
-        return w.text
-    }
-}
-
-/// The semantic diff of two keyed archives (`keyedarchive diff`): both graphs are walked together from
+/// The walk behind ``ArchiveDiff/differences(between:and:_:)``: both graphs are walked together from
 /// their roots, children matched by their step (field key, array index, dictionary key, set member), never
 /// by UID, so UID numbering, object order, string uniquing and binary against XML make no difference.
 ///
@@ -63,7 +10,7 @@ struct ArchiveDifference: Hashable, Sendable {
 /// archives have; reaching an object already paired with another is a sharing or cycle difference, reported
 /// there and not followed. So the walk is linear in the two archives, with an explicit stack (no recursion,
 /// however deep the graph), and memory is the archives, a few words per object and the stack.
-struct ArchiveDiff {
+struct ArchiveDiffWalk {
     private let a: ArchiveEntries
     private let b: ArchiveEntries
     private var sideA: Side
@@ -72,8 +19,7 @@ struct ArchiveDiff {
     /// The steps of the frames on the stack but the first, which stands for `$top`.
     private var runs = ArchivePathRuns()
     private let report: (ArchiveDifference) throws -> Void
-    /// Values shown in lines are cut to this many characters.
-    static let valueLimit = 120
+    private static let valueLimit = ArchiveDiff.valueLimit
 
     /// Per-archive state: which object each object is paired with, which are on the path, how each was
     /// first reached.
@@ -102,7 +48,7 @@ struct ArchiveDiff {
 
     /// Compares the archives `bytesA` and `bytesB` (binary or XML), handing each difference to `report` in
     /// a stable order (depth first, children in step order).
-    /// - Throws: ``DiffInputError`` when either is not a well-formed keyed archive, saying which; or what
+    /// - Throws: ``ArchiveDiffError`` when either is not a well-formed keyed archive, saying which; or what
     ///   `report` throws.
     static func compare(_ bytesA: [UInt8], _ bytesB: [UInt8], report: (ArchiveDifference) throws -> Void) throws {
         do {
@@ -110,18 +56,18 @@ struct ArchiveDiff {
                 do {
                     try ArchiveEntries.read(bytesB) { b in
                         try withoutActuallyEscaping(report) { report in
-                            var diff = ArchiveDiff(a: a, b: b, report: report)
+                            var diff = ArchiveDiffWalk(a: a, b: b, report: report)
                             do { try diff.run() } catch let error as KeyedArchiveError {
-                                throw DiffInputError(side: diff.lastSide, error: error)
+                                throw ArchiveDiffError(side: diff.lastSide, underlying: error)
                             }
                         }
                     }
                 } catch let error as KeyedArchiveError {
-                    throw DiffInputError(side: .b, error: error)
+                    throw ArchiveDiffError(side: .b, underlying: error)
                 }
             }
         } catch let error as KeyedArchiveError {
-            throw DiffInputError(side: .a, error: error)
+            throw ArchiveDiffError(side: .a, underlying: error)
         }
     }
 
@@ -134,7 +80,7 @@ struct ArchiveDiff {
     }
 
     /// The archive the walk was reading last: the one a ``KeyedArchiveError`` came from.
-    private var lastSide: DiffInputError.Side = .a
+    private var lastSide: ArchiveDiffError.Side = .a
 
     private mutating func run() throws {
         if a.archiver != b.archiver {
@@ -292,11 +238,4 @@ struct ArchiveDiff {
         guard s.count > valueLimit else { return s }
         return String(s.prefix(valueLimit - 3)) + "... (\(s.utf8.count) bytes as JSON)"
     }
-}
-
-/// A keyed archive that `diff` cannot compare, and which of the two it is.
-struct DiffInputError: Error {
-    enum Side: Sendable { case a, b }
-    var side: Side
-    var error: KeyedArchiveError
 }

@@ -1,76 +1,17 @@
 import BinaryPlist
 import KeyedArchive
-import ArchiveInspection
 
-/// What decoding a keyed archive would instantiate, found without decoding it (`keyedarchive audit`).
-struct AuditReport {
-    struct ClassUse {
-        var name: String
-        var chain: [String]
-        var count: Int
-    }
-
-    /// A size, and where it was found.
-    struct Sized {
-        var size: Int
-        var path: String
-        var what: String
-    }
-
-    struct Note {
-        var kind: String
-        var path: String?
-        var text: String
-    }
-
-    struct Nested {
-        var path: String
-        /// The nested archive's report, or why it could not be read.
-        var report: Result<AuditReport, KeyedArchiveError>
-    }
-
-    var archiver = ""
-    var objectCount = 0
-    /// Objects reached from `$top` (instances, containers and scalar entries).
-    var reached = 0
-    /// Instances reached, per class, most used first.
-    var classes: [ClassUse] = []
-    /// Every `$classname` the archive names, used or not, nested archives included.
-    var classNames: Set<String> = []
-    var maxDepth = 0
-    var deepestPath = "$top"
-    var largestCollections: [Sized] = []
-    /// Objects reached by more than one reference, and those references.
-    var sharedObjects = 0
-    var sharedReferences = 0
-    var mostShared: [Sized] = []
-    /// References back to an object on their own path.
-    var cycles = 0
-    var cycleExamples: [Sized] = []
-    var largestStrings: [Sized] = []
-    var largestData: [Sized] = []
-    var nested: [Nested] = []
-    var notes: [Note] = []
-
-    /// Every class name here and in the nested archives that `allowed` does not hold, sorted.
-    func disallowed(by allowed: Set<String>) -> [String] {
-        classNames.subtracting(allowed).sorted()
-    }
-}
-
-/// Walks a keyed archive's graph from `$top` once, depth first with an explicit stack, reading each
-/// object once: linear time, memory the archive and a few words per object. Never decodes; never traps.
+/// The walk behind ``ArchiveAudit/audit(_:)``: the graph from `$top` once, depth first with an explicit
+/// stack, reading each object once: linear time, memory within the archive's size (``ArchiveEntries`` keeps
+/// what it read) and a few words per object. Never decodes; never traps.
 struct ArchiveAuditor {
-    /// How many entries each "largest" list keeps.
-    static let listLength = 5
-    /// How many notes of one kind are listed before "... and N more".
-    static let notesPerKind = 20
-    /// Nested archives deeper than this are named, not audited.
-    static let maxNesting = 8
+    private static let listLength = ArchiveAudit.listLength
+    private static let notesPerKind = ArchiveAudit.notesPerKind
+    private static let maxNesting = ArchiveAudit.maxNesting
 
     private let entries: ArchiveEntries
     private let nesting: Int
-    private var report = AuditReport()
+    private var report = ArchiveAudit()
     private var paths = ArchivePathBook()
     private var visited: [Bool]
     private var onPath: [Bool]
@@ -108,9 +49,9 @@ struct ArchiveAuditor {
     private var pendingNotes: [(kind: String, place: Place?, text: String)] = []
     private var nestedPending: [(place: Place, bytes: [UInt8])] = []
 
-    /// Audits the binary or XML keyed archive `bytes`.
-    /// - Throws: ``KeyedArchiveError`` when it is not a well-formed keyed archive.
-    static func audit(_ bytes: [UInt8], nesting: Int = 0) throws -> AuditReport {
+    /// Audits the binary or XML keyed archive `bytes`, nested `nesting` archives deep.
+    /// - Throws: `KeyedArchiveError` when it is not a well-formed keyed archive.
+    static func audit(_ bytes: [UInt8], nesting: Int) throws -> ArchiveAudit {
         try ArchiveEntries.read(bytes) { entries in
             var auditor = ArchiveAuditor(entries: entries, nesting: nesting)
             return try auditor.run()
@@ -125,7 +66,7 @@ struct ArchiveAuditor {
         references = Array(repeating: 0, count: entries.objectCount)
     }
 
-    private mutating func run() throws -> AuditReport {
+    private mutating func run() throws -> ArchiveAudit {
         report.archiver = entries.archiver
         report.objectCount = entries.objectCount
         if entries.archiver != "NSKeyedArchiver" {
@@ -311,7 +252,7 @@ struct ArchiveAuditor {
             if let i = report.classes.firstIndex(where: { $0.name == c.name && $0.chain == c.chain }) {
                 report.classes[i].count += count
             } else {
-                report.classes.append(AuditReport.ClassUse(name: c.name, chain: c.chain, count: count))
+                report.classes.append(ArchiveAudit.ClassUse(name: c.name, chain: c.chain, count: count))
             }
         }
         report.classes.sort { ($0.count, $1.name) > ($1.count, $0.name) }
@@ -355,11 +296,11 @@ struct ArchiveAuditor {
             do {
                 let inner = try Self.audit(bytes, nesting: nesting + 1)
                 report.classNames.formUnion(inner.classNames)
-                report.nested.append(.init(path: at, report: .success(inner)))
+                report.nested.append(.init(path: at, audit: .success(inner)))
             } catch let error as KeyedArchiveError {
                 // A plist that is not a keyed archive is just data; a damaged one, or a damaged archive, is named.
-                if let value = try? PropertyList.decode(bytes), !Linter.looksLikeKeyedArchive(value) { continue }
-                report.nested.append(.init(path: at, report: .failure(error)))
+                if let value = try? PropertyList.decode(bytes), !value.looksLikeKeyedArchive { continue }
+                report.nested.append(.init(path: at, audit: .failure(error)))
             }
         }
     }
