@@ -239,18 +239,17 @@ extension KeyedUnarchiver {
         swap(&state.pointee.frame, &outer)
     }
 
-    /// An object of a mutable Foundation class as an `ArchivedMutableObject` (classes kept): the instance is
-    /// registered before its contents are read, so references to it, from inside it too, give it.
+    /// An object of a mutable Foundation class as an `ArchivedMutableObject` (classes kept), registered once
+    /// read so that every later reference to it gives the same instance. A reference back to it from inside
+    /// it is a cycle error, as for the plain value: a mutable collection that holds itself would be a
+    /// reference cycle no one frees.
     private func decodeMutable(_ standard: StandardClass, uid: Int, _ resolved: ResolvedClass,
                                _ fields: ArchiveObjectReader.DictionaryView, key: String) throws -> Any {
-        let object = ArchivedMutableObject(className: standard.className, value: ())
+        state.pointee.inProgress.insert(uid)
+        defer { state.pointee.inProgress.remove(uid) }
+        let value = try enter(uid, resolved.chain, fields, key: key) { try decodeStandard(standard, uid: uid) }
+        let object = ArchivedMutableObject(className: standard.className, value: value)
         state.pointee.instances[uid] = object
-        do {
-            object.value = try enter(uid, resolved.chain, fields, key: key) { try decodeStandard(standard, uid: uid) }
-        } catch {
-            state.pointee.instances[uid] = nil
-            throw error
-        }
         return object
     }
 

@@ -15,7 +15,9 @@ import Foundation
 /// registered type reading its own fields is never handed one: it reads plain values as always.
 ///
 /// A reference, as the object it stands for is: two references to one mutable object in an archive decode to
-/// one instance, and are written back as one object.
+/// one instance, and are written back as one object. A mutable collection that holds itself is a cycle error
+/// when read, as its plain value is (it would be a reference cycle no one frees); a cycle through objects of
+/// unknown classes is kept as theirs are, in their shared graph.
 package final class ArchivedMutableObject: Hashable {
     /// The archived class name: one of the mutable Foundation classes.
     package let className: String

@@ -166,6 +166,11 @@ package final class ArchivedObjectGraph {
             }
             return changed ? result : nil
         }
+        if type == ArchivedMutableObject.self, let mutable = value as? ArchivedMutableObject {
+            // A copy holds the rewritten value: the graph keeps no strong reference to its members through it.
+            guard let r = rewriteValue(mutable.value, depth: depth + 1, leaf) else { return nil }
+            return ArchivedMutableObject(className: mutable.className, value: r)
+        }
         if type == ArchivedOrderedSet.self, let ordered = value as? ArchivedOrderedSet {
             var result = ordered.elements
             var changed = false

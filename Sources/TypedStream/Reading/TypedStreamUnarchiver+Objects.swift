@@ -109,12 +109,11 @@ extension TypedStreamUnarchiver {
         if let foundation = StandardClass(className: info.name), foundation.typedStreamChain != nil {
             if foundation == .value { return try decodeNSValue(info, index: index) }
             if keepsMutableClasses, foundation.isMutable {
-                // Numbered before its contents: references to it, from inside it too, give the instance.
-                let object = ArchivedMutableObject(className: foundation.className, value: ())
-                table[index] = .object(object)
-                object.value = try decodeFoundation(foundation) as Any
+                // Numbered once read (a reference back from inside it is a cycle error, as for the plain
+                // value); later references give the instance.
+                let value = try decodeFoundation(foundation) as Any
                 try endObject()
-                return object
+                return ArchivedMutableObject(className: foundation.className, value: value)
             }
             let value = try decodeFoundation(foundation)
             try endObject()
