@@ -50,6 +50,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let noDataDirectory = Code(rawValue: "noDataDirectory")
         /// A value given by the caller is malformed (a time to live, an id...).
         public static let invalidArgument = Code(rawValue: "invalidArgument")
+        /// A computed result does not fit its type: the sum of an integer property past its type's range.
+        public static let overflow = Code(rawValue: "overflow")
         /// A cache entry is larger than the cache's whole byte limit.
         public static let entryTooLarge = Code(rawValue: "entryTooLarge")
         /// The system refused to read or write a file's contents because they are protected while the device is

@@ -107,7 +107,7 @@ extension ArchiveRepository {
     }
 
     /// The sum of the property at `keyPath` over the records that match `query` (zero for none), read from its
-    /// index when it has one. Integer sums trap on overflow as `+` does; sum a `Double` property where that can be.
+    /// index when it has one.
     ///
     /// Mirrors Realm's `sum(ofProperty:)`.
     public func sum<Value: IndexableValue & AdditiveArithmetic>(of keyPath: KeyPath<Record, Value> & Sendable,
@@ -115,6 +115,27 @@ extension ArchiveRepository {
         var total = Value.zero
         for value in try values(of: RecordQuery.property(keyPath), query) {
             if let number = Value(indexValue: value) { total += number }
+        }
+        return total
+    }
+
+    /// The sum of the integer property at `keyPath` over the records that match `query` (zero for none), read
+    /// from its index when it has one.
+    ///
+    /// - Throws: ``StoreError/Code/overflow`` when the sum leaves `Value`'s range (stored values never trap);
+    ///   sum a `Double` property, or one of a wider type, where that can be.
+    ///
+    /// Mirrors Realm's `sum(ofProperty:)`.
+    public func sum<Value: IndexableValue & FixedWidthInteger>(of keyPath: KeyPath<Record, Value> & Sendable,
+                                                               matching query: RecordQuery<Record> = RecordQuery()) throws(StoreError) -> Value {
+        var total = Value.zero
+        for value in try values(of: RecordQuery.property(keyPath), query) {
+            guard let number = Value(indexValue: value) else { continue }
+            let (sum, overflow) = total.addingReportingOverflow(number)
+            guard !overflow else {
+                throw StoreError(.overflow, "the sum of the property leaves \(Value.self)'s range (\(Value.min)...\(Value.max))")
+            }
+            total = sum
         }
         return total
     }

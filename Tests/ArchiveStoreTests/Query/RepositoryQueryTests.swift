@@ -37,6 +37,18 @@ struct RepositoryQueryTests {
         #expect(exercises.statistics.indexBuilds == 0)   // kept by the commits from the first add
     }
 
+    @Test func anIntegerSumPastItsTypeIsAnOverflowErrorNotATrap() throws {
+        let directory = try TemporaryDirectory()
+        let exercises = store(directory)
+        try exercises.add(contentsOf: [exercise(0, count: Int.max), exercise(1, count: 1), exercise(2, count: 5)])
+        let error = #expect(throws: StoreError.self) { try exercises.sum(of: \.recordCount) }
+        #expect(error?.code == .overflow)
+        #expect(error?.reason == "the sum of the property leaves Int's range (\(Int.min)...\(Int.max))")
+        // Within range: the exact sum, and the Double one.
+        #expect(try exercises.sum(of: \.recordCount, matching: RecordQuery().where(\.recordCount, lessThan: 10)) == 6)
+        #expect(try exercises.sum(of: \.weight) == 1.0 * 0 + 0.5 + 1.0)
+    }
+
     @Test func aMaxOverAnUnindexedPropertyDecodesEveryRecord() throws {
         let directory = try TemporaryDirectory()
         let exercises = store(directory)
