@@ -110,6 +110,23 @@ struct MutableClassTests {
         #expect(read == nil)
     }
 
+    @Test func aMutableObjectSharedOnACycleStaysOneObject() throws {
+        let node = ArchivedObject(classChain: ["Node", "NSObject"])
+        let shared = ArchivedMutableObject(className: "NSMutableArray", value: [node] as [Any])
+        node.fields = [("a", .object(shared)), ("b", .object(shared))]
+        let bytes = try KeyedArchiver.archivedData(withRootObject: node) as [UInt8]
+        node.fields = []  // the cycle written, broken
+        let back = try #require(try Self.keepingClasses(bytes) as? ArchivedObject)
+        guard case .object(let a?)? = back["a"], case .object(let b?)? = back["b"],
+              let first = a as? ArchivedMutableObject, let second = b as? ArchivedMutableObject else {
+            Issue.record("a and b are not mutable arrays")
+            return
+        }
+        #expect(first === second)
+        #expect((first.value as? [Any])?.first as? ArchivedObject === back)
+        #expect(try KeyedArchiver.archivedData(withRootObject: back) as [UInt8] == bytes)
+    }
+
     @Test func aRegisteredTypeReadsPlainValuesWhileClassesAreKept() throws {
         let bytes = try KeyedArchiver.archivedData(withRootObject: Shelf(books: ["a", "b"])) as [UInt8]
         #expect(try Self.chains(bytes).contains(["NSMutableArray", "NSArray", "NSObject"]))

@@ -199,10 +199,6 @@ extension KeyedArchiver {
         case let set as ArchivedOrderedSet: return orderedSetObject(set)
         case let set as ArchivedIndexSet: return indexSetObject(set)
         case let string as ArchivedAttributedString: return attributedStringObject(string)
-        case let mutable as ArchivedMutableObject: return mutableObject(mutable)
-        case let path as IndexPath: return indexPathObject(path)
-        case let zone as ArchivedTimeZone: return timeZoneObject(zone)
-        case let zone as TimeZone: return timeZoneObject(ArchivedTimeZone(zone))
         case let i as Int64: return integerObject(i)
         case let i as Int32: return integerObject(Int64(i))
         case let i as Int16: return integerObject(Int64(i))
@@ -222,6 +218,12 @@ extension KeyedArchiver {
         case let pairs as OrderedArchiveDictionary: return orderedPairsObject(pairs)
         case let set as OrderedArchiveSet: return orderedMembersObject(set)
         case let bytes as [UInt8]: return bareObject(state.pointee.builder.data(bytes))
+        // The rarer classes last: each failed cast costs every value that reaches this switch. Before
+        // `Encodable`, which `IndexPath` and `TimeZone` also are.
+        case let mutable as ArchivedMutableObject: return mutableObject(mutable)
+        case let path as IndexPath: return indexPathObject(path)
+        case let zone as ArchivedTimeZone: return timeZoneObject(zone)
+        case let zone as TimeZone: return timeZoneObject(ArchivedTimeZone(zone))
         case let encodable as any Encodable: return encodeCodableValue(encodable)
         default:
             record(KeyedArchiveError(.unsupportedType,

@@ -23,12 +23,41 @@ package final class ArchivedMutableObject: Hashable {
     package let className: String
     /// The value: a `String`, `[Any]`, `[AnyHashable: Any]`, `Set<AnyHashable>`, `Data`,
     /// `ArchivedOrderedSet`, `ArchivedIndexSet` or `ArchivedAttributedString`, as the class holds.
-    package var value: Any
+    ///
+    /// One held by objects of unknown classes on a cycle keeps its value in their graph (see
+    /// `ArchivedObjectGraph`), so that it refers to them without a reference cycle.
+    package var value: Any {
+        get { graph.map { $0.mutableValue(index) } ?? ownValue }
+        set {
+            if let graph { graph.setMutableValue(index, newValue) } else { ownValue = newValue }
+        }
+    }
+
+    /// Own storage, for an object in no graph.
+    private(set) var ownValue: Any
+    /// The graph that holds the value, for an object held on a cycle.
+    private(set) var graph: ArchivedObjectGraph?
+    private(set) var index = 0
 
     /// An object of `className` holding `value`.
     package init(className: String, value: Any) {
         self.className = className
-        self.value = value
+        self.ownValue = value
+    }
+
+    /// An object of `graph`, whose value is `graph.mutableNodes[index]`.
+    init(graph: ArchivedObjectGraph, index: Int, className: String) {
+        self.className = className
+        self.ownValue = ()
+        self.graph = graph
+        self.index = index
+    }
+
+    /// Moves the value into `graph` at `index` (its own storage is emptied).
+    func move(to graph: ArchivedObjectGraph, index: Int) {
+        self.graph = graph
+        self.index = index
+        ownValue = ()
     }
 
     /// `value` without the class: what a reader that does not keep classes gives.

@@ -24,8 +24,27 @@ package final class ArchivedObjectGraph {
         weak var object: ArchivedObject?
     }
 
+    /// A mutable object (``ArchivedMutableObject``) held by the graph's fields: its class and value, stored as
+    /// fields are (members as references). Like the members, it holds the graph strongly and the graph holds
+    /// it weakly, so one shared by several fields, or by a field and something outside, stays one instance.
+    struct MutableNode {
+        var className: String
+        var value: Any
+    }
+
+    /// A reference to `mutableNodes[index]`, in stored values only.
+    struct MutableMember: Hashable {
+        let index: Int
+    }
+
+    struct WeakMutable {
+        weak var object: ArchivedMutableObject?
+    }
+
     var nodes: [Node] = []
     private var objects: [WeakObject] = []
+    var mutableNodes: [MutableNode] = []
+    private var mutableObjects: [WeakMutable] = []
 
     /// Collection values nest no deeper than this when references are rewritten (decoded values are bounded
     /// by the unarchiver's depth limit far below this).
@@ -39,14 +58,59 @@ package final class ArchivedObjectGraph {
         for (i, m) in members.enumerated() { indexOf[ObjectIdentifier(m)] = i }
         graph.nodes.reserveCapacity(members.count)
         graph.objects.reserveCapacity(members.count)
+        // Members become references; a mutable object in their fields joins the graph (its value stored the
+        // same way), so that nothing the fields hold refers back to a member strongly.
+        func stored(_ leaf: Any) -> Any? {
+            if let object = leaf as? ArchivedObject { return indexOf[ObjectIdentifier(object)].map { Member(index: $0) } }
+            if let mutable = leaf as? ArchivedMutableObject { return graph.bind(mutable, stored) }
+            return nil
+        }
         for m in members {
-            let fields = m.ownFields.map { (key: $0.key, value: rewrite($0.value) { object in
-                indexOf[ObjectIdentifier(object)].map { Member(index: $0) }
-            }) }
+            let fields = m.ownFields.map { (key: $0.key, value: rewrite($0.value, stored)) }
             graph.nodes.append(Node(classChain: m.ownClassChain, fields: fields))
             graph.objects.append(WeakObject(object: m))
         }
         for (i, m) in members.enumerated() { m.move(to: graph, index: i) }
+    }
+
+    /// `mutable` as a reference to a mutable node of this graph: one it already is, or a new node its value
+    /// moves into (rewritten with `leaf`). `nil` for one of another graph, which stays as it is.
+    private func bind(_ mutable: ArchivedMutableObject, _ leaf: (Any) -> Any?) -> MutableMember? {
+        if let graph = mutable.graph { return graph === self ? MutableMember(index: mutable.index) : nil }
+        let index = mutableNodes.count
+        let value = mutable.ownValue
+        mutableNodes.append(MutableNode(className: mutable.className, value: value))
+        mutableObjects.append(WeakMutable(object: mutable))
+        // Bound before its value is rewritten: a reference to it from inside is a reference to the node.
+        mutable.move(to: self, index: index)
+        mutableNodes[index].value = Self.rewriteValue(value, depth: 0, leaf) ?? value
+        return MutableMember(index: index)
+    }
+
+    /// The mutable object of `mutableNodes[index]`: the live one, or a new one.
+    func mutable(_ index: Int) -> ArchivedMutableObject {
+        if let live = mutableObjects[index].object { return live }
+        let made = ArchivedMutableObject(graph: self, index: index, className: mutableNodes[index].className)
+        mutableObjects[index].object = made
+        return made
+    }
+
+    /// The value of `mutableNodes[index]` with references as objects.
+    func mutableValue(_ index: Int) -> Any {
+        let stored = mutableNodes[index].value
+        return Self.publicValue(stored, self) ?? stored
+    }
+
+    /// Stores `value` in `mutableNodes[index]`, objects of this graph as references.
+    func setMutableValue(_ index: Int, _ value: Any) {
+        mutableNodes[index].value = Self.rewriteValue(value, depth: 0) { [unowned self] leaf in ownReference(leaf) } ?? value
+    }
+
+    /// A reference for an object or a mutable object of this graph; `nil` for anything else.
+    private func ownReference(_ leaf: Any) -> Any? {
+        if let object = leaf as? ArchivedObject, object.graph === self { return Member(index: object.index) }
+        if let mutable = leaf as? ArchivedMutableObject, mutable.graph === self { return MutableMember(index: mutable.index) }
+        return nil
     }
 
     /// The member object at `index`: the live one, or a new one.
@@ -73,18 +137,16 @@ package final class ArchivedObjectGraph {
 
     /// Stores `fields` in `nodes[index]`, objects of this graph as member references.
     func setFields(_ index: Int, _ fields: [(key: String, value: ArchivedObject.Field)]) {
-        nodes[index].fields = fields.map { (key: $0.key, value: Self.rewrite($0.value) { [unowned self] object in
-            object.graph === self ? Member(index: object.index) : nil
-        }) }
+        nodes[index].fields = fields.map { (key: $0.key, value: Self.rewrite($0.value) { [unowned self] leaf in ownReference(leaf) }) }
     }
 
-    /// `field` with each object for which `member` answers a reference replaced by it.
-    static func rewrite(_ field: ArchivedObject.Field, _ member: (ArchivedObject) -> Member?) -> ArchivedObject.Field {
+    /// `field` with each value for which `reference` answers a reference replaced by it.
+    static func rewrite(_ field: ArchivedObject.Field, _ reference: (Any) -> Any?) -> ArchivedObject.Field {
         switch field {
         case .value: return field
-        case .object(let o): return .object(o.map { storedValue($0, member) ?? $0 })
+        case .object(let o): return .object(o.map { rewriteValue($0, depth: 0, reference) ?? $0 })
         case .objects(let list):
-            return .objects(list.map { e in e.map { storedValue($0, member) ?? $0 } })
+            return .objects(list.map { e in e.map { rewriteValue($0, depth: 0, reference) ?? $0 } })
         }
     }
 
@@ -92,21 +154,15 @@ package final class ArchivedObjectGraph {
     // Each returns `nil` when nothing in `value` changes, so values are copied only where needed. Only the
     // collection types the unarchiver produces are looked into.
 
-    private static func storedValue(_ value: Any, _ member: (ArchivedObject) -> Member?) -> Any? {
-        rewriteValue(value, depth: 0) { leaf in
-            guard let object = leaf as? ArchivedObject, let m = member(object) else { return nil }
-            return m
-        }
-    }
-
     private static func publicValue(_ value: Any, _ graph: ArchivedObjectGraph) -> Any? {
         rewriteValue(value, depth: 0) { leaf in
-            guard let m = leaf as? Member else { return nil }
-            return graph.object(m.index)
+            if let m = leaf as? Member { return graph.object(m.index) }
+            if let m = leaf as? MutableMember { return graph.mutable(m.index) }
+            return nil
         }
     }
 
-    private static func rewriteValue(_ value: Any, depth: Int, _ leaf: (Any) -> Any?) -> Any? {
+    static func rewriteValue(_ value: Any, depth: Int, _ leaf: (Any) -> Any?) -> Any? {
         if let replaced = leaf(value) { return replaced }
         guard depth < maxRewriteDepth else { return nil }
         let type = Swift.type(of: value)
@@ -165,11 +221,6 @@ package final class ArchivedObjectGraph {
                 }
             }
             return changed ? result : nil
-        }
-        if type == ArchivedMutableObject.self, let mutable = value as? ArchivedMutableObject {
-            // A copy holds the rewritten value: the graph keeps no strong reference to its members through it.
-            guard let r = rewriteValue(mutable.value, depth: depth + 1, leaf) else { return nil }
-            return ArchivedMutableObject(className: mutable.className, value: r)
         }
         if type == ArchivedOrderedSet.self, let ordered = value as? ArchivedOrderedSet {
             var result = ordered.elements
