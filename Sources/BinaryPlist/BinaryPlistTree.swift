@@ -27,25 +27,13 @@ struct BinaryPlistTreeBuilder {
         let kind: Kind
         var items: [PlistValue] = []
         var entries: [PlistDictionary.Entry] = []
-        /// The key of the entry whose value comes next (dictionaries).
+        /// While a collection inside this dictionary is being filled: the key it goes under.
         var key: PlistValue?
 
         init(_ kind: Kind, capacity: Int) {
             self.kind = kind
             // `capacity` is a count the reader checked against the bytes left (each element has a reference).
             if kind == .dictionary { entries.reserveCapacity(capacity) } else { items.reserveCapacity(capacity) }
-        }
-
-        /// Adds a value read inside this collection: an element, or a dictionary entry's key or value.
-        @inline(__always)
-        mutating func add(_ value: PlistValue) {
-            guard kind == .dictionary else { items.append(value); return }
-            if let key {
-                entries.append(.init(key: key, value: value))
-                self.key = nil
-            } else {
-                key = value
-            }
         }
 
         func close() -> PlistValue {
@@ -58,43 +46,58 @@ struct BinaryPlistTreeBuilder {
         }
     }
 
-    /// The value that `reader`'s events make.
+    /// Opens a collection of `kind` inside `current`, which waits on `parents` with the pending `key`.
+    @inline(__always)
+    private static func open(_ kind: Frame.Kind, _ count: Int, _ current: inout Frame, _ parents: inout [Frame],
+                             _ key: inout PlistValue?) {
+        current.key = key
+        key = nil
+        parents.append(current)
+        current = Frame(kind, capacity: count)
+    }
+
+    /// The value that `reader`'s events make. The reader is left where it failed when it throws: the caller
+    /// drops it.
+    ///
+    /// The collection being filled is `current`, and `key` the key read for its next entry (a dictionary's):
+    /// locals, so that a value moves into its collection without a copy.
     mutating func value(_ reader: inout BinaryPlistDocument.EventReader) throws(PlistError) -> PlistValue {
         var current = Frame(.root, capacity: 1)
         var parents: [Frame] = []
+        var key: PlistValue?
         read: while true {
             var keyObject = -1
-            if current.kind == .dictionary && current.key == nil, let index = reader.nextKeyObject() {
+            if current.kind == .dictionary && key == nil, let index = reader.nextKeyObject() {
                 let slot = index & 255
                 if keyCache.isEmpty {
                     if reader.elements > 32 { keyCache = Array(repeating: (-1, .null), count: 256) }
                 } else if keyCache[slot].index == index {
                     try reader.skipKey(index)
-                    current.key = keyCache[slot].value
+                    key = keyCache[slot].value
                     continue
                 }
                 keyObject = index
             }
-            guard let event = try reader.next() else { break }
+            // `step()`, not `next()`: nothing reads the reader after an error.
+            guard let event = try reader.step() else { break }
             let value: PlistValue
             switch event {
             case .beginArray(let n):
-                parents.append(current)
-                current = Frame(.array, capacity: n)
+                Self.open(.array, n, &current, &parents, &key)
                 continue
             case .beginSet(let n):
-                parents.append(current)
-                current = Frame(.set, capacity: n)
+                Self.open(.set, n, &current, &parents, &key)
                 continue
             case .beginDictionary(let n):
-                parents.append(current)
-                current = Frame(.dictionary, capacity: n)
+                Self.open(.dictionary, n, &current, &parents, &key)
                 continue
             case .end:
                 // The reader ends only collections it began: there is a parent.
-                guard let parent = parents.popLast() else { break read }
+                guard !parents.isEmpty else { break read }
                 value = current.close()
-                current = parent
+                current = parents.removeLast()
+                key = current.key
+                current.key = nil
             case .string(let s):
                 value = .string(s.string)
                 if keyObject >= 0 && !keyCache.isEmpty { keyCache[keyObject & 255] = (keyObject, value) }
@@ -106,7 +109,14 @@ struct BinaryPlistTreeBuilder {
             case .uid(let u): value = .uid(u)
             case .null: value = .null
             }
-            current.add(value)
+            if current.kind != .dictionary {
+                current.items.append(value)
+            } else if let k = key {
+                key = nil
+                current.entries.append(.init(key: k, value: value))
+            } else {
+                key = value
+            }
         }
         return current.close()
     }
