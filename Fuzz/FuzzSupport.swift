@@ -62,7 +62,11 @@ func checkWalk(_ document: BinaryPlistDocument) {
             guard try reader.next() == nil else { finding("the reader reported an event after its end") }
             return nil
         } catch {
-            guard try? reader.next() == nil else { finding("the reader reported an event after its error") }
+            do throws(PlistError) {
+                if try reader.next() != nil { finding("the reader reported an event after its error") }
+            } catch {
+                finding("the reader threw again after its error: \(error)")
+            }
             return error
         }
     }

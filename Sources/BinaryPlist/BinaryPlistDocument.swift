@@ -8,10 +8,10 @@
 ///
 /// ```swift
 /// let document = try BinaryPlistDocument(bytes)
-/// let count = try document.withEvents { reader in
-///     var values = 0
-///     while let event = try reader.next() { if case .end = event {} else { values += 1 } }
-///     return values
+/// let strings = try document.withEvents { reader in
+///     var strings = 0
+///     while let event = try reader.next() { if case .string = event { strings += 1 } }
+///     return strings
 /// }
 /// ```
 ///
