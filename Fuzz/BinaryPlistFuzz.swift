@@ -1,6 +1,7 @@
-// libFuzzer entry for the binary plist reader: validation, lazy object access, materialization, the walk's
-// agreement with it (same value or same error, under default and strict limits), agreement with format
-// detection, then round trips through every writer (see FuzzSupport.swift).
+// libFuzzer entry for the binary plist reader: validation, the package's random access to single objects, the
+// event reader and the tree built on it (the tree against an independent rebuild from the events: same value or
+// same error, under default and strict limits), agreement with format detection, then round trips through
+// every writer (see FuzzSupport.swift).
 import BinaryPlist
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -9,16 +10,21 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     guard let document = plistErrorOrValue("BinaryPlistDocument.init", { try BinaryPlistDocument(input) }) else {
         return 0
     }
-    // The lazy API the keyed unarchiver uses: every object alone, its references in range.
-    for index in 0..<min(document.objectCount, 512) {
-        guard let object = plistErrorOrValue("object(\(index))", { try document.object(index) }) else { continue }
-        switch object {
-        case .scalar: break
-        case .array(let refs), .set(let refs):
-            guard refs.allSatisfy({ $0 >= 0 && $0 < document.objectCount }) else { finding("reference out of range") }
-        case .dictionary(let keys, let values):
-            guard keys.count == values.count, (Array(keys) + Array(values)).allSatisfy({ $0 >= 0 && $0 < document.objectCount })
-            else { finding("dictionary references out of range") }
+    // The package's random access that the keyed unarchiver uses: every object alone, its references in range.
+    document.withObjects { objects in
+        for index in 0..<min(objects.objectCount, 512) {
+            guard let object = plistErrorOrValue("object(\(index))", { try objects.object(index) }) else { continue }
+            let refs: [Int]
+            switch object {
+            case .scalar: continue
+            case .array(let a), .set(let a):
+                refs = (0..<a.count).compactMap { try? objects.elementReference(a, $0) }
+                guard refs.count == a.count else { finding("array \(index): a reference failed after object() checked them") }
+            case .dictionary(let d):
+                refs = (0..<d.count).flatMap { [try? objects.keyReference(d, $0), try? objects.valueReference(d, $0)] }.compactMap { $0 }
+                guard refs.count == 2 * d.count else { finding("dictionary \(index): a reference failed after object() checked them") }
+            }
+            guard refs.allSatisfy({ $0 >= 0 && $0 < objects.objectCount }) else { finding("object \(index): reference out of range") }
         }
     }
     checkWalk(document)

@@ -36,8 +36,10 @@ func mustSucceed<T>(_ what: String, _ body: () throws -> T) -> T {
     }
 }
 
-/// The walk of the top object must give what materializing it gives: the same value, or the same error (code,
-/// reason, byte offset and object index), and well-nested events.
+/// The tree (``PropertyList/decode(_:limits:)``'s, built on the event reader) must be what the reader's events
+/// make when an independent builder that checks their nesting rebuilds it (``BinaryPlistEventTree``): the same
+/// value, or the same error (code, reason, byte offset and object index); and the public pull reader must
+/// report the same events as the package's walk, up to the same error.
 func checkWalk(_ document: BinaryPlistDocument) {
     let materialized: Result<PlistValue, PlistError> = Result { () throws(PlistError) in try document.decodeTopObject() }
     let walked: Result<PlistValue, PlistError>
@@ -50,7 +52,31 @@ func checkWalk(_ document: BinaryPlistDocument) {
     } catch {
         finding("walk threw \(type(of: error)), not PlistError: \(error)")
     }
-    guard walked == materialized else { finding("walk gave \(walked), materializing gave \(materialized)") }
+    guard walked == materialized else { finding("events rebuilt gave \(walked), the tree gave \(materialized)") }
+    // The public reader, pulled to its end (or its error), against the package's walk.
+    var pulled = 0
+    let pullError: PlistError? = document.withEvents { (reader: inout BinaryPlistDocument.EventReader) -> PlistError? in
+        do throws(PlistError) {
+            while try reader.next() != nil { pulled += 1 }
+            // After the end, the reader stays at its end.
+            guard try reader.next() == nil else { finding("the reader reported an event after its end") }
+            return nil
+        } catch {
+            do throws(PlistError) {
+                if try reader.next() != nil { finding("the reader reported an event after its error") }
+            } catch {
+                finding("the reader threw again after its error: \(error)")
+            }
+            return error
+        }
+    }
+    var walkedEvents = 0
+    var walkError: PlistError?
+    do { try document.walk { _ in walkedEvents += 1 } } catch let error as PlistError { walkError = error } catch {
+        finding("walk threw \(type(of: error)), not PlistError")
+    }
+    guard pulled == walkedEvents, pullError == walkError else { finding("pull reader and walk disagree") }
+    if case .failure(let error) = materialized, error != pullError { finding("the tree's error is not the reader's") }
 }
 
 /// A reader's result must match what `PropertyList.decodeWithFormat` (format detection) gives.

@@ -160,7 +160,7 @@ struct WalkSum {
 
 extension WalkSum {
     @inline(__always)
-    mutating func add(_ event: BinaryPlistObjects.Event) {
+    mutating func add(_ event: BinaryPlistDocument.Event) {
         switch event {
         case .end: return
         case .beginArray(let n), .beginSet(let n), .beginDictionary(let n): checksum &+= UInt64(n)
@@ -178,20 +178,28 @@ extension WalkSum {
 }
 
 extension RawWorkload {
-    /// `bytes` opened and walked whole (`BinaryPlistDocument.walk`), each event folded into a ``WalkSum``.
+    /// `bytes` opened and read whole through a closure (the push form: the reader's loop written once, as
+    /// `walk(_:)` below), each event folded into a ``WalkSum``.
     static func walkSum(_ bytes: [UInt8]) throws -> WalkSum {
         let document = try BinaryPlistDocument(bytes)
         var sum = WalkSum()
-        try document.walk { sum.add($0) }
+        try walk(document) { sum.add($0) }
         return sum
     }
 
-    /// The same through the pull reader (`BinaryPlistObjects.events`), the caller's own loop.
+    /// Reports every event of `document` to `body`.
+    @inline(__always)
+    static func walk(_ document: BinaryPlistDocument, _ body: (BinaryPlistDocument.Event) throws -> Void) throws {
+        try document.withEvents { reader in
+            while let event = try reader.next() { try body(event) }
+        }
+    }
+
+    /// The same through the pull reader (`BinaryPlistDocument.withEvents`), the caller's own loop.
     static func eventSum(_ bytes: [UInt8]) throws -> WalkSum {
         let document = try BinaryPlistDocument(bytes)
-        return try document.withObjects { objects throws(PlistError) in
+        return try document.withEvents { (reader: inout BinaryPlistDocument.EventReader) throws(PlistError) in
             var sum = WalkSum()
-            var reader = try objects.events(objects.topObject)
             while let event = try reader.next() { sum.add(event) }
             return sum
         }

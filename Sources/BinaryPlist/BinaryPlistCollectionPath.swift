@@ -1,5 +1,5 @@
-/// The collections open on the current path from the top of a read, outermost first: how the materializer and
-/// the walk refuse a collection that contains itself.
+/// The collections open on the current path from the top of a read, outermost first: how the event reader
+/// refuses a collection that contains itself.
 ///
 /// The first ``shallowCount`` are searched in order; the ones deeper than that are also kept in a set. Nothing
 /// is allocated in proportion to the document, so reading each of many objects alone stays linear.

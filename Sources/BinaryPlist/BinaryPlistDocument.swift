@@ -2,12 +2,17 @@
 ///
 /// Creating a document checks, with overflow-checked arithmetic, everything the rest of the reader relies
 /// on: the `bplist0?` magic, the trailer fields, and that every entry of the offset table points inside the
-/// object area. Objects are then read lazily, by index, straight from the bytes: a keyed unarchiver walks an
-/// archive this way without building a ``PlistValue`` tree first.
+/// object area. Its objects are then read as a stream of events, straight from the bytes, by the one reader
+/// that checks them (``withEvents(_:)``); ``PropertyList/decode(_:limits:)`` builds a ``PlistValue`` tree on
+/// the same events.
 ///
 /// ```swift
 /// let document = try BinaryPlistDocument(bytes)
-/// let root = try document.decodeTopObject()
+/// let strings = try document.withEvents { reader in
+///     var strings = 0
+///     while let event = try reader.next() { if case .string = event { strings += 1 } }
+///     return strings
+/// }
 /// ```
 ///
 /// Mirrors `__CFBinaryPlistGetTopLevelInfo` and `__CFBinaryPlistCreateObjectFiltered` in CoreFoundation.
@@ -127,7 +132,7 @@ public struct BinaryPlistDocument: Sendable {
     public var topObject: Int { trailer.topObject }
 
     /// Byte offset of object `index` (validated to lie in the object area).
-    public func offset(ofObject index: Int) throws -> Int {
+    package func offset(ofObject index: Int) throws -> Int {
         guard index >= 0 && index < objectCount else {
             throw PlistError(.invalidReference, "reference \(index) is not below the object count \(objectCount)")
         }
@@ -135,41 +140,11 @@ public struct BinaryPlistDocument: Sendable {
         return bytes.withUnsafeBytes { Int(clamping: readBigEndian($0, objectAreaEnd + index * trailer.offsetWidth, trailer.offsetWidth)) }
     }
 
-    // MARK: Lazy object access
-
-    /// One object seen without materializing its children.
-    public enum Object: Sendable {
-        /// Any non-collection value.
-        case scalar(PlistValue)
-        /// An array, as the references of its elements.
-        case array(References)
-        /// A set, as the references of its members.
-        case set(References)
-        /// A dictionary, as the references of its keys and of its values, in file order.
-        case dictionary(keys: References, values: References)
-    }
-
-    /// Object references of a collection, each already checked to be below the object count.
-    public struct References: RandomAccessCollection, Sendable {
-        let bytes: [UInt8]
-        let start: Int
-        let width: Int
-        /// The number of references.
-        public let count: Int
-        /// The position of the first reference: 0.
-        public var startIndex: Int { 0 }
-        /// The position after the last reference: ``count``.
-        public var endIndex: Int { count }
-        /// The object index that the reference at `position` holds.
-        public subscript(position: Int) -> Int {
-            // Checked below the object count (an Int) when the collection was read: it fits.
-            bytes.withUnsafeBytes { Int(clamping: readBigEndian($0, start + position * width, width)) }
-        }
-    }
+    // MARK: Package access
 
     /// Runs `body` with the document's objects, read one at a time from its bytes (see ``BinaryPlistObjects``).
     @inlinable
-    public func withObjects<R, E: Error>(_ body: (BinaryPlistObjects) throws(E) -> R) throws(E) -> R {
+    package func withObjects<R, E: Error>(_ body: (BinaryPlistObjects) throws(E) -> R) throws(E) -> R {
         let result: Result<R, E> = bytes.withUnsafeBytes { raw in
             do throws(E) { return .success(try body(BinaryPlistObjects(raw: raw, document: self))) } catch {
                 return .failure(error)
@@ -178,28 +153,14 @@ public struct BinaryPlistDocument: Sendable {
         return try result.get()
     }
 
-    /// Reads object `index`: a scalar fully, a collection as its references.
-    public func object(_ index: Int) throws(PlistError) -> Object {
-        try withObjects { objects throws(PlistError) in
-            switch try objects.object(index) {
-            case .scalar(let value): return .scalar(value)
-            case .array(let a): return .array(References(bytes: bytes, start: a.refs, width: objects.referenceWidth, count: a.count))
-            case .set(let a): return .set(References(bytes: bytes, start: a.refs, width: objects.referenceWidth, count: a.count))
-            case .dictionary(let d):
-                let width = objects.referenceWidth
-                return .dictionary(keys: References(bytes: bytes, start: d.keys, width: width, count: d.count),
-                                   values: References(bytes: bytes, start: d.keys + d.count * width, width: width, count: d.count))
-            }
-        }
-    }
-
-    /// Materializes the top object, enforcing depth, cycle and element limits.
-    public func decodeTopObject() throws(PlistError) -> PlistValue {
+    /// Materializes the top object, enforcing depth, cycle and element limits (what
+    /// ``PropertyList/decode(_:limits:)`` returns for a binary plist).
+    package func decodeTopObject() throws(PlistError) -> PlistValue {
         try decodeObject(topObject)
     }
 
     /// Materializes object `index` and everything it references.
-    public func decodeObject(_ index: Int) throws(PlistError) -> PlistValue {
+    package func decodeObject(_ index: Int) throws(PlistError) -> PlistValue {
         guard index >= 0 && index < objectCount else {
             throw PlistError(.invalidReference, "reference \(index) is not below the object count \(objectCount)")
         }

@@ -1,11 +1,19 @@
-extension BinaryPlistObjects {
-    /// One step of ``walk(_:_:)``: a value read whole, or the start or end of a collection.
+extension BinaryPlistDocument {
+    /// One step of an ``EventReader``: a value read whole, or the start or end of a collection.
     ///
-    /// A walk reports a document depth first, in file order: an array as `beginArray`, its elements, `end`; a
+    /// A reader reports a document depth first, in file order: an array as `beginArray`, its elements, `end`; a
     /// dictionary as `beginDictionary`, then each entry's key and value, `end`. Strings and data are borrowed
-    /// from the document's bytes, so an event is valid only inside the ``BinaryPlistDocument/withObjects(_:)``
-    /// (or ``BinaryPlistDocument/walk(_:)``) that produced it: copy what must outlive it (``StringView/string``,
-    /// `Array(bytes)`).
+    /// from the document's bytes, so an event is valid only inside the ``BinaryPlistDocument/withEvents(_:)``
+    /// that produced it: copy what must outlive it (``StringView/string``, `Array(bytes)`).
+    ///
+    /// ```swift
+    /// let document = try BinaryPlistDocument(bytes)
+    /// let strings = try document.withEvents { reader in
+    ///     var n = 0
+    ///     while let event = try reader.next() { if case .string = event { n += 1 } }
+    ///     return n
+    /// }
+    /// ```
     ///
     /// Mirrors the events of a streaming plist reader (rust-plist's `stream::Event`); the values are those
     /// ``PlistValue`` holds, and those `__CFBinaryPlistCreateObjectFiltered` creates.
@@ -36,7 +44,12 @@ extension BinaryPlistObjects {
         case data(UnsafeRawBufferPointer)
     }
 
-    /// A string object of a document, borrowed from its bytes and already checked as a tree read checks it.
+    /// A string object of a document, borrowed from its bytes and checked: ``PropertyList/decode(_:limits:)``
+    /// would read the same ``string`` from it.
+    ///
+    /// ```swift
+    /// if case .string(let s) = event, s.isEqual(to: "name") { print(s.string) }
+    /// ```
     ///
     /// ``string`` is the `String` that ``PlistValue/string(_:)`` would hold for it under the same
     /// ``PlistLimits/stringPolicy``; ``bytes`` are what the file stores, in ``encoding``.
@@ -59,7 +72,7 @@ extension BinaryPlistObjects {
         public let encoding: Encoding
 
         /// A view of `bytes` stored in `encoding`.
-        @inlinable public init(bytes: UnsafeRawBufferPointer, encoding: Encoding) {
+        @inlinable package init(bytes: UnsafeRawBufferPointer, encoding: Encoding) {
             self.bytes = bytes
             self.encoding = encoding
         }

@@ -1,6 +1,6 @@
-/// A ``PlistValue`` built from ``BinaryPlistObjects/Event``s: how the tests and the fuzz target hold
-/// ``BinaryPlistObjects/walk(_:_:)`` to ``BinaryPlistObjects/materialize(_:)`` (the same value, or the same
-/// error), and a check that the events nest.
+/// A ``PlistValue`` rebuilt from ``BinaryPlistObjects/Event``s by a builder that checks their nesting and
+/// counts: how the tests and the fuzz target hold the tree that ``BinaryPlistObjects/materialize(_:)`` builds
+/// on the same events to what the events say (the same value, or the same error).
 package struct BinaryPlistEventTree {
     private enum Kind { case array, set, dictionary }
     private struct Open {

@@ -1,5 +1,7 @@
-/// The objects of a validated ``BinaryPlistDocument``, read one at a time from its borrowed bytes: the one
-/// object accessor of the package, used by the materializer, the keyed unarchiver and the archive graph.
+/// The objects of a validated ``BinaryPlistDocument``, read one at a time from its borrowed bytes: the
+/// package's random access to single objects (the keyed unarchiver and the archive graph read an archive by
+/// UID this way), and what ``BinaryPlistDocument/EventReader`` reads each object with. Whole values below an
+/// object are read by that reader only: ``materialize(_:)`` builds its tree on the reader's events.
 ///
 /// A value of this type exists only inside ``BinaryPlistDocument/withObjects(_:)``, so everything it reads
 /// lies behind a checked header, trailer and offset table. Every size read from an object (a count, a
@@ -18,26 +20,34 @@
 ///
 /// Mirrors the object switch of CoreFoundation's `__CFBinaryPlistCreateObjectFiltered` and its
 /// `__CFBinaryPlistGetOffsetForValueFromArray2` / `...FromDictionary3` lookups.
-public struct BinaryPlistObjects {
+@usableFromInline
+package struct BinaryPlistObjects {
+    /// The events of ``BinaryPlistDocument/EventReader``.
+    @usableFromInline package typealias Event = BinaryPlistDocument.Event
+    /// A string borrowed from the document.
+    @usableFromInline package typealias StringView = BinaryPlistDocument.StringView
+    /// The one reader that checks a document's bytes.
+    @usableFromInline package typealias EventReader = BinaryPlistDocument.EventReader
+
     /// The whole file, borrowed for the scope of ``BinaryPlistDocument/withObjects(_:)``.
     @usableFromInline let raw: UnsafeRawBufferPointer
     /// The number of objects in the file.
-    public let objectCount: Int
+    @usableFromInline package let objectCount: Int
     /// The index of the top object.
-    public let topObject: Int
+    @usableFromInline package let topObject: Int
     @usableFromInline let offsetWidth: Int
     /// `64 - 8 * offsetWidth`: what an 8-byte big-endian load at an offset table entry is shifted right by.
     @usableFromInline let offsetShift: UInt64
     /// The width in bytes (1...8) of each object reference in a collection.
-    public let referenceWidth: Int
+    @usableFromInline package let referenceWidth: Int
     /// `64 - 8 * referenceWidth`: what an 8-byte big-endian load at a reference is shifted right by.
     @usableFromInline let referenceShift: UInt64
     /// The object area ends where the offset table begins.
     @usableFromInline let table: Int
     @usableFromInline let strict: Bool
     @usableFromInline let maxDepth: Int
-    /// The most values one ``materialize(_:)`` may produce (``PlistLimits/elementBudget(forInputOf:)``).
-    public let elementBudget: Int
+    /// The most values one read of an object may produce (``PlistLimits/elementBudget(forInputOf:)``).
+    @usableFromInline package let elementBudget: Int
 
     @usableFromInline
     init(raw: UnsafeRawBufferPointer, document: BinaryPlistDocument) {
@@ -57,27 +67,27 @@ public struct BinaryPlistObjects {
     // MARK: Views
 
     /// An array's (or a set's) references, which start at byte `refs`; each is checked when it is read.
-    public struct ArrayView: Sendable, Hashable {
+    @usableFromInline package struct ArrayView: Sendable, Hashable {
         /// The byte offset of the first reference.
-        public var refs: Int
+        @usableFromInline package var refs: Int
         /// The number of references (elements or members).
-        public var count: Int
+        @usableFromInline package var count: Int
         /// A view of `count` references starting at byte `refs`.
-        @inlinable public init(refs: Int, count: Int) { self.refs = refs; self.count = count }
+        @inlinable package init(refs: Int, count: Int) { self.refs = refs; self.count = count }
     }
 
     /// A dictionary's key references, which start at byte `keys`; its value references follow them.
-    public struct DictionaryView: Sendable, Hashable {
+    @usableFromInline package struct DictionaryView: Sendable, Hashable {
         /// The byte offset of the first key reference.
-        public var keys: Int
+        @usableFromInline package var keys: Int
         /// The number of entries (each a key reference and a value reference).
-        public var count: Int
+        @usableFromInline package var count: Int
         /// A view of `count` entries whose key references start at byte `keys`.
-        @inlinable public init(keys: Int, count: Int) { self.keys = keys; self.count = count }
+        @inlinable package init(keys: Int, count: Int) { self.keys = keys; self.count = count }
     }
 
     /// One object as a decoder walks it: the values an archive is made of read at once, collections as views.
-    public enum Value {
+    @usableFromInline package enum Value {
         /// A UID, as the index it refers to.
         case uid(Int)
         /// An integer.
@@ -100,7 +110,7 @@ public struct BinaryPlistObjects {
     /// truncated into a valid one: on a 32-bit platform a number of 2^31 and more is `Int.max`, which no object
     /// count or offset reaches; on a 64-bit one a number of 2^63 and more comes out negative, which every
     /// caller refuses as it refuses `Int.max` (`reference(at:)` checks `v >= 0`). The 64-bit path is the bare
-    /// conversion on purpose: the range check there made the optimizer stop inlining the materializer's scalar
+    /// conversion on purpose: the range check there made the optimizer stop inlining the tree read's scalar
     /// reads, which cost `keyed-bench raw` reads 5%.
     @inlinable @inline(__always)
     func number(at p: Int, width: Int) -> Int {
@@ -118,7 +128,7 @@ public struct BinaryPlistObjects {
     ///
     /// One unaligned 8-byte load: the 32-byte trailer follows the offset table.
     @inlinable @inline(__always)
-    public func offset(_ index: Int) -> Int {
+    package func offset(_ index: Int) -> Int {
         // Checked below the object area's end (an Int) when the document was opened: it fits.
         // `table + index * offsetWidth` lies inside the checked offset table: no overflow.
         Int(truncatingIfNeeded: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: table &+ index &* offsetWidth, as: UInt64.self)) &>> offsetShift)
@@ -126,7 +136,7 @@ public struct BinaryPlistObjects {
 
     /// The reference stored at byte `position`, checked against the object count.
     @inlinable @inline(__always)
-    public func reference(at position: Int) throws(PlistError) -> Int {
+    package func reference(at position: Int) throws(PlistError) -> Int {
         let v = number(at: position, width: referenceWidth)
         guard v >= 0 && v < objectCount else { throw referenceError(v, position) }
         return v
@@ -140,22 +150,22 @@ public struct BinaryPlistObjects {
 
     /// The reference of key `i` of dictionary `d`, checked against the object count.
     @inlinable @inline(__always)
-    public func keyReference(_ d: DictionaryView, _ i: Int) throws(PlistError) -> Int {
+    package func keyReference(_ d: DictionaryView, _ i: Int) throws(PlistError) -> Int {
         try reference(at: d.keys + i * referenceWidth)
     }
     /// A key reference without the object-count check, for comparing with a known valid object number.
     @inlinable @inline(__always)
-    public func uncheckedKeyReference(_ d: DictionaryView, _ i: Int) -> Int {
+    package func uncheckedKeyReference(_ d: DictionaryView, _ i: Int) -> Int {
         number(at: d.keys + i * referenceWidth, width: referenceWidth)
     }
     /// The reference of value `i` of dictionary `d`, checked against the object count.
     @inlinable @inline(__always)
-    public func valueReference(_ d: DictionaryView, _ i: Int) throws(PlistError) -> Int {
+    package func valueReference(_ d: DictionaryView, _ i: Int) throws(PlistError) -> Int {
         try reference(at: d.keys + (d.count + i) * referenceWidth)
     }
     /// The reference of element `i` of array (or set) `a`, checked against the object count.
     @inlinable @inline(__always)
-    public func elementReference(_ a: ArrayView, _ i: Int) throws(PlistError) -> Int {
+    package func elementReference(_ a: ArrayView, _ i: Int) throws(PlistError) -> Int {
         try reference(at: a.refs + i * referenceWidth)
     }
 
@@ -253,7 +263,7 @@ public struct BinaryPlistObjects {
     /// read at once, arrays and dictionaries as views whose references fit in the object area, anything else
     /// materialized.
     @inlinable
-    public func value(_ index: Int) throws(PlistError) -> Value {
+    package func value(_ index: Int) throws(PlistError) -> Value {
         let start = offset(index)
         let marker = raw[start]
         switch marker >> 4 {
@@ -292,13 +302,13 @@ public struct BinaryPlistObjects {
 
     /// The dictionary stored in object `index`, or `nil` when it is anything else.
     @inlinable @inline(__always)
-    public func dictionary(_ index: Int) throws(PlistError) -> DictionaryView? {
+    package func dictionary(_ index: Int) throws(PlistError) -> DictionaryView? {
         try collection(index, kind: 0xD, perEntry: 2).map { DictionaryView(keys: $0.start, count: $0.count) }
     }
 
     /// The array stored in object `index`, or `nil` when it is anything else.
     @inlinable @inline(__always)
-    public func array(_ index: Int) throws(PlistError) -> ArrayView? {
+    package func array(_ index: Int) throws(PlistError) -> ArrayView? {
         try collection(index, kind: 0xA, perEntry: 1).map { ArrayView(refs: $0.start, count: $0.count) }
     }
 
@@ -316,7 +326,7 @@ public struct BinaryPlistObjects {
 
     /// The UID stored in object `index`, or `nil` when the object is not a UID.
     @inlinable @inline(__always)
-    public func uid(_ index: Int) throws(PlistError) -> Int? {
+    package func uid(_ index: Int) throws(PlistError) -> Int? {
         let start = offset(index)
         let marker = raw[start]
         guard marker >> 4 == 0x8 else { return nil }
@@ -341,7 +351,7 @@ public struct BinaryPlistObjects {
 
     /// The 8-byte real stored in object `index`, or `nil` when it is anything else.
     @inlinable @inline(__always)
-    public func real(_ index: Int) -> Double? {
+    package func real(_ index: Int) -> Double? {
         let start = offset(index)
         guard raw[start] == 0x23, 8 <= left(start + 1) else { return nil }
         return Double(bitPattern: readBigEndian(raw, start + 1, 8))
@@ -375,7 +385,7 @@ public struct BinaryPlistObjects {
 
     /// The string object `index` when it is plain ASCII; `nil` for anything else (including other strings).
     @inlinable @inline(__always)
-    public func plainString(_ index: Int) -> String? {
+    package func plainString(_ index: Int) -> String? {
         let start = offset(index)
         let marker = raw[start]
         guard marker >> 4 == 0x5 else { return nil }
@@ -385,7 +395,7 @@ public struct BinaryPlistObjects {
     /// The ASCII string object (marker `0x5n`, which the caller checked) at `start` when it is well formed, its
     /// length is given in the marker or in a 1-, 2- or 4-byte count, and every byte is below 0x80 (what
     /// ``scalar(_:start:marker:)`` returns for it too); `nil` for anything else, which that then reads or
-    /// rejects. The accessor's string reads and the materializer's both use it.
+    /// rejects. The accessor's string reads use it.
     @inlinable @inline(__always)
     func plainASCII(start: Int, marker: UInt8) -> String? {
         var n = Int(marker & 0x0F)
@@ -417,7 +427,7 @@ public struct BinaryPlistObjects {
     }
 
     /// The string object `index`, or `nil` when it is not a string.
-    public func string(_ index: Int) throws(PlistError) -> String? {
+    @usableFromInline package func string(_ index: Int) throws(PlistError) -> String? {
         let start = offset(index)
         let marker = raw[start]
         guard marker >> 4 == 0x5 || marker >> 4 == 0x6 else { return nil }
@@ -428,7 +438,7 @@ public struct BinaryPlistObjects {
 
     /// Whether object `index` is the string whose UTF-8 bytes are `key`.
     @inlinable @inline(__always)
-    public func isString(_ index: Int, equalTo key: UnsafeBufferPointer<UInt8>) throws(PlistError) -> Bool {
+    package func isString(_ index: Int, equalTo key: UnsafeBufferPointer<UInt8>) throws(PlistError) -> Bool {
         let start = offset(index)
         let marker = raw[start]
         if marker >> 4 == 0x5 && marker & 0x0F != 0x0F {
@@ -445,7 +455,7 @@ public struct BinaryPlistObjects {
     }
 
     /// One object with nothing below it read: a scalar fully, a collection as a view of its references.
-    public enum Object {
+    @usableFromInline package enum Object {
         /// Any value that is not a collection, read whole.
         case scalar(PlistValue)
         /// An array, as a view of its references.
@@ -457,7 +467,7 @@ public struct BinaryPlistObjects {
     }
 
     /// Object `index`: a scalar fully, a collection as its references (each checked).
-    public func object(_ index: Int) throws(PlistError) -> Object {
+    @usableFromInline package func object(_ index: Int) throws(PlistError) -> Object {
         guard index >= 0 && index < objectCount else {
             throw PlistError(.invalidReference, "reference \(index) is not below the object count \(objectCount)")
         }
@@ -478,12 +488,6 @@ public struct BinaryPlistObjects {
         default:
             return .scalar(try scalar(index, start: start, marker: marker))
         }
-    }
-
-    /// Materializes object `index` (a valid index) and everything below it, within the document's limits.
-    public func materialize(_ index: Int) throws(PlistError) -> PlistValue {
-        var materializer = BinaryPlistMaterializer(objects: self)
-        return try materializer.value(index, depth: 1)
     }
 
     /// Reads a non-collection object at `start`.

@@ -80,12 +80,13 @@ struct BinaryPlistReaderTests {
     @Test func lazyObjectAccessMatchesMaterializedTree() throws {
         let bytes = try FixtureFiles.bytes("bplist/bpylist2/dict_nested.plist")
         let document = try BinaryPlistDocument(bytes)
-        guard case .dictionary(let keys, let values) = try document.object(document.topObject) else {
-            Issue.record("top object is not a dictionary")
-            return
+        let (keys, values): ([Int], [Int]) = try document.withObjects { objects throws(PlistError) in
+            guard case .dictionary(let d) = try objects.object(objects.topObject) else { return ([], []) }
+            return (try (0..<d.count).map { i throws(PlistError) in try objects.keyReference(d, i) },
+                    try (0..<d.count).map { i throws(PlistError) in try objects.valueReference(d, i) })
         }
         let tree = try #require(try document.decodeTopObject().dictionaryValue)
-        #expect(keys.count == tree.count)
+        #expect(keys.count == tree.count && keys.count > 0)
         for i in 0..<keys.count {
             let key = try document.decodeObject(keys[i])
             #expect(tree[key] == (try document.decodeObject(values[i])))

@@ -2,8 +2,8 @@ import Testing
 import TestSupport
 @testable import BinaryPlist
 
-/// The walk and the event reader: the events of a document, and the same value or the same error as
-/// materializing it.
+/// The event reader and the tree built on its events: the events of a document, and a tree that is what an
+/// independent rebuild of those events gives (the same value, or the same error).
 @Suite("Binary plist walk and event reader")
 struct BinaryPlistWalkTests {
     /// What walking the top object gives: the value rebuilt from the events, or the error.
@@ -52,13 +52,13 @@ struct BinaryPlistWalkTests {
         + RepositoryFixtures.dataFiles(under: "keyed") + RepositoryFixtures.dataFiles(under: "inspector")).sorted()
 
     @Test(arguments: fixturePlists)
-    func walkGivesWhatMaterializingGivesForEveryFixture(_ file: String) throws {
+    func treeIsWhatItsEventsMakeForEveryFixture(_ file: String) throws {
         let bytes = try RepositoryFixtures.bytes(file)
         guard BinaryPlistDocument.hasMagic(bytes), let document = try? BinaryPlistDocument(bytes) else { return }
         #expect(Self.walked(document) == Self.materialized(document), "\(file)")
     }
 
-    @Test func walksRandomValuesLikeTheMaterializer() throws {
+    @Test func treeOfRandomValuesIsWhatItsEventsMake() throws {
         var random = RandomPlist(seed: 42, profile: .binary)
         for i in 0..<1000 {
             let value = random.value()
@@ -111,7 +111,7 @@ struct BinaryPlistWalkTests {
         return b.build()
     }
 
-    @Test func throwsTheMaterializersErrorForBadInput() throws {
+    @Test func theTreeThrowsTheReadersErrorForBadInput() throws {
         var deep = PlistValue.integer(1)
         for _ in 0..<10 { deep = .array([deep]) }
         let deepBytes = try PropertyList.encode(deep, format: .binary)

@@ -1,11 +1,11 @@
 import Testing
 @testable import BinaryPlist
 
-/// The materializer reads the common scalars (plain ASCII strings, integers of up to 8 bytes, 8-byte reals and
-/// dates, booleans) inline and every other object through ``BinaryPlistObjects/scalar(_:start:marker:)``; it
-/// checks each collection's references in one pass for the largest. These tests hold both to what the object
-/// accessor reads and refuses, object by object.
-@Suite("Binary plist materializer: inline reads agree with the object accessor")
+/// The event reader (and so the tree built on it) reads the common scalars (plain ASCII strings, integers of up
+/// to 8 bytes, 8-byte reals and dates, booleans) inline and every other object through
+/// ``BinaryPlistObjects/scalar(_:start:marker:)``; it checks each collection's references in one pass for the
+/// largest. These tests hold both to what the object accessor reads and refuses, object by object.
+@Suite("Binary plist tree: inline reads agree with the object accessor")
 struct MaterializerFastPathTests {
     /// The tree below `index` built from ``BinaryPlistObjects/object(_:)`` alone (the general scalar path).
     static func viaAccessor(_ objects: BinaryPlistObjects, _ index: Int) throws(PlistError) -> PlistValue {

@@ -438,7 +438,8 @@ extension KeyedUnarchiver {
                 throw error(.invalidValue, "a key of object \(state.pointee.frame.uid) is not a string")
             }
             if key == "$class" { continue }
-            let v = try reader.value(reader.valueReference(fields, i))
+            let reference = try reader.valueReference(fields, i)
+            let v = try reader.value(reference)
             let field: ArchivedObject.Field
             switch v {
             case .uid(let uid): field = .object(try decodeObject(uid, key: key))
@@ -459,34 +460,11 @@ extension KeyedUnarchiver {
                     for e in values { if case .uid(let u) = e { list.append(try decodeObject(u, key: key)) } }
                     field = .objects(list)
                 } else {
-                    field = .value(try materialize(.array(a)))
+                    field = .value(try reader.materialize(reference))
                 }
-            case .dictionary(let d): field = .value(try materialize(.dictionary(d)))
+            case .dictionary: field = .value(try reader.materialize(reference))
             }
             object.ownFields.append((key, field))
-        }
-    }
-
-    /// A plist value for an inline collection (rare in archives), depth-limited.
-    func materialize(_ v: ArchiveObjectReader.Value, depth: Int = 0) throws -> PlistValue {
-        guard depth < maxDepth else { throw error(.depthLimitExceeded, "inline values nest deeper than \(maxDepth)") }
-        switch v {
-        case .uid(let u): return .uid(PlistUID(UInt64(u)))
-        case .integer(let i): return .integer(i)
-        case .real(let d): return .real(d)
-        case .bool(let b): return .bool(b)
-        case .other(let p): return p
-        case .array(let a):
-            var items: [PlistValue] = []
-            for j in 0..<a.count { items.append(try materialize(reader.value(reader.elementReference(a, j)), depth: depth + 1)) }
-            return .array(items)
-        case .dictionary(let d):
-            var dict = PlistDictionary()
-            for j in 0..<d.count {
-                dict.append(key: try materialize(reader.value(reader.keyReference(d, j)), depth: depth + 1),
-                            value: try materialize(reader.value(reader.valueReference(d, j)), depth: depth + 1))
-            }
-            return .dictionary(dict)
         }
     }
 }

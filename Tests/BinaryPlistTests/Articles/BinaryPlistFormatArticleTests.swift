@@ -32,6 +32,20 @@ struct BinaryPlistFormatArticleTests {
         #expect(try PropertyList.encode(["name": "Ada", "born": 1815], format: .binary) == bytes)
     }
 
+    @Test func theEventsOfADocumentArePulledOneAtATime() throws {
+        let bytes = try PropertyList.encode(["name": "Ada", "born": 1815], format: .binary)
+        // snippet
+        let document = try BinaryPlistDocument(bytes)
+        var strings = 0
+        try document.withEvents { reader in
+            while let event = try reader.next() {
+                if case .string = event { strings += 1 }
+            }
+        }
+        // end snippet
+        #expect(strings == 3)   // "name", "Ada", "born"
+    }
+
     @Test func aDamagedFileIsAnErrorThatSaysWhere() throws {
         let bytes = try PropertyList.encode(["name": "Ada", "born": 1815], format: .binary)
         var damaged = bytes

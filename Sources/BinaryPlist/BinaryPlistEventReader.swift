@@ -1,33 +1,54 @@
-extension BinaryPlistObjects {
-    /// Reports object `index` and everything below it to `body`, as ``Event``s, with nothing allocated per
-    /// value: a read of the whole document that builds no ``PlistValue`` tree.
-    ///
-    /// The walk checks exactly what ``materialize(_:)`` checks, in the same order: every object's marker,
-    /// count and bytes, every reference, string encodings under the document's
-    /// ``PlistLimits/stringPolicy``, dictionary keys that are collections, cycles, the depth limit and the
-    /// element budget (a shared object counts each time it is reached, so a small file cannot expand into a
-    /// huge walk). It throws the same ``PlistError`` at the same object. The events before the error have been
-    /// reported; a caller that needs all or nothing keeps what it builds until the walk returns.
+extension BinaryPlistDocument {
+    /// Runs `body` with a reader of the document's events, from its top object (see ``EventReader``): the
+    /// streaming read, which builds no tree and copies nothing.
     ///
     /// ```swift
     /// let document = try BinaryPlistDocument(bytes)
-    /// var names = 0
-    /// try document.walk { event in
-    ///     if case .string(let s) = event, s.isEqual(to: "name") { names += 1 }
+    /// let names = try document.withEvents { reader in
+    ///     var names = 0
+    ///     while let event = try reader.next() {
+    ///         if case .string(let s) = event, s.isEqual(to: "name") { names += 1 }
+    ///     }
+    ///     return names
     /// }
     /// ```
     ///
+    /// Mirrors rust-plist's `stream::Reader`; ``PropertyList/decode(_:limits:)`` builds its tree on these events.
+    ///
+    /// - Throws: what `body` throws, unchanged (the reader's ``PlistError``s when `body` passes them on).
+    @inlinable
+    public func withEvents<R, E: Error>(_ body: (inout EventReader) throws(E) -> R) throws(E) -> R {
+        try withObjects { objects throws(E) in
+            var reader = EventReader(objects: objects, root: objects.topObject)
+            return try body(&reader)
+        }
+    }
+
+    /// Reports the top object and everything below it to `body`, as ``Event``s: ``withEvents(_:)`` with the
+    /// loop written once, for the package's tests and tools.
+    ///
     /// - Throws: a ``PlistError`` for bad input, or what `body` throws, unchanged.
     @inlinable
-    public func walk(_ index: Int, _ body: (Event) throws -> Void) throws {
+    package func walk(_ body: (Event) throws -> Void) throws {
+        try withObjects { objects throws in try objects.walk(objects.topObject, body) }
+    }
+}
+
+extension BinaryPlistObjects {
+    /// Reports object `index` and everything below it to `body` (see ``BinaryPlistDocument/EventReader``).
+    ///
+    /// - Throws: a ``PlistError`` for bad input, or what `body` throws, unchanged.
+    @inlinable
+    package func walk(_ index: Int, _ body: (Event) throws -> Void) throws {
         var reader = try events(index)
         while let event = try reader.next() { try body(event) }
     }
 
-    /// A reader that returns the ``Event``s of object `index` one at a time (see ``EventReader``).
+    /// A reader that returns the events of object `index` one at a time (see ``BinaryPlistDocument/EventReader``).
     ///
     /// - Throws: `invalidReference` when `index` is not an object of the document.
-    public func events(_ index: Int) throws(PlistError) -> EventReader {
+    @inlinable
+    package func events(_ index: Int) throws(PlistError) -> EventReader {
         guard index >= 0 && index < objectCount else {
             throw PlistError(.invalidReference, "reference \(index) is not below the object count \(objectCount)")
         }
@@ -36,27 +57,21 @@ extension BinaryPlistObjects {
 }
 
 extension BinaryPlistDocument {
-    /// Reports the top object and everything below it to `body` (see ``BinaryPlistObjects/walk(_:_:)``).
+    /// The events of a document, read one at a time: the one reader of binary plists that checks the bytes.
     ///
-    /// - Throws: a ``PlistError`` for bad input, or what `body` throws, unchanged.
-    @inlinable
-    public func walk(_ body: (BinaryPlistObjects.Event) throws -> Void) throws {
-        try withObjects { objects throws in try objects.walk(objects.topObject, body) }
-    }
-}
-
-extension BinaryPlistObjects {
-    /// The events of one object of a document, read one at a time: the pull form of ``walk(_:_:)``, for a
-    /// caller that keeps its own loop (and may stop early).
+    /// `next()` returns the next ``Event``, or `nil` once the top object has been reported whole. It checks
+    /// every object's marker, count and bytes, every reference, string encodings under the document's
+    /// ``PlistLimits/stringPolicy``, dictionary keys that are collections, cycles, the depth limit and the
+    /// element budget (a shared object counts each time it is reached, so a small file cannot expand into a
+    /// huge read), and throws a ``PlistError`` that names the object and the byte offset; after an error the
+    /// reader is at its end. The events before the error have been reported: a caller that needs all or
+    /// nothing keeps what it builds until the reader returns `nil`. ``PropertyList/decode(_:limits:)`` builds
+    /// its tree on these events, so it accepts and refuses exactly what the reader does.
     ///
-    /// `next()` returns the next ``Event`` or `nil` once the object has been reported whole. It checks what
-    /// ``materialize(_:)`` checks, in the same order (see ``walk(_:_:)``), and throws the same ``PlistError``;
-    /// after an error the reader is at its end. Like the ``BinaryPlistObjects`` it reads, a reader is valid only
-    /// inside the ``BinaryPlistDocument/withObjects(_:)`` that made it.
+    /// A reader is valid only inside the ``BinaryPlistDocument/withEvents(_:)`` that made it:
     ///
     /// ```swift
-    /// try document.withObjects { objects in
-    ///     var reader = try objects.events(objects.topObject)
+    /// try document.withEvents { reader in
     ///     while let event = try reader.next() {
     ///         if case .string(let s) = event, s.isEqual(to: "stop") { break }
     ///     }
@@ -65,8 +80,7 @@ extension BinaryPlistObjects {
     ///
     /// Iterative, with an explicit stack, so that the depth limit, not the thread's stack size, bounds nesting.
     /// The fast markers are read inline in the caller's loop; collections and rare markers are read out of line.
-    /// Mirrors rust-plist's `stream::Reader`; the fuzz target and `BinaryPlistWalkTests` hold it to the
-    /// materializer's value and error on every input.
+    /// Mirrors rust-plist's `stream::Reader` and the object switch of `__CFBinaryPlistCreateObjectFiltered`.
     public struct EventReader {
         @usableFromInline let objects: BinaryPlistObjects
         @usableFromInline let maxElements: Int
@@ -166,8 +180,7 @@ extension BinaryPlistObjects {
             PlistError(.elementLimitExceeded, "more than \(maxElements) values would be materialized", objectIndex: index)
         }
 
-        /// Object `index` as an event when it is a scalar (counted against the budget first, as the
-        /// materializer counts it), or `nil` for a collection (left for `open(_:)`).
+        /// Object `index` as an event when it is a scalar (counted against the budget first), or `nil` for a collection (left for `open(_:)`).
         ///
         /// The common markers are read here, inline in the caller's loop, and everything that fails or is rare
         /// goes through the reader's out-of-line methods: no copy of `objects` on the fast path. The helpers it
@@ -289,6 +302,28 @@ extension BinaryPlistObjects {
             return .end
         }
 
+        /// The object that the next event reads when it is a dictionary key, else `nil`: the tree builder
+        /// passes over a key it read before (``skipKey(_:)``) instead of reading it again.
+        @inlinable @inline(__always)
+        func nextKeyObject() -> Int? {
+            let i = current.position
+            guard current.kind == .dictionary, i < current.count, i & 1 == 0 else { return nil }
+            return objects.checkedReference(at: current.refs &+ (i >> 1) &* objects.referenceWidth)
+        }
+
+        /// Passes over the key ``nextKeyObject()`` named, which this reader reported before (and so checked):
+        /// counted against the element budget as reading it counts it.
+        @inlinable @inline(__always)
+        mutating func skipKey(_ index: Int) throws(PlistError) {
+            current.position &+= 1
+            do {
+                try count(index)
+            } catch {
+                finish()
+                throw error
+            }
+        }
+
         /// Puts the reader at its end, after an error.
         @usableFromInline @inline(never)
         mutating func finish() {
@@ -301,7 +336,7 @@ extension BinaryPlistObjects {
 }
 
 extension BinaryPlistObjects {
-    /// UTF-16 strings, null, other widths, UIDs and every malformed marker: the materializer's reading.
+    /// UTF-16 strings, null, other widths, UIDs and every malformed marker, read by ``scalar(_:start:marker:)``.
     @usableFromInline @inline(never)
     func rareWalkScalar(_ index: Int, _ start: Int, _ marker: UInt8) throws(PlistError) -> Event {
         if marker >> 4 == 0x6 {
