@@ -80,6 +80,41 @@ struct LosslessConversionTests {
         #expect(try TypedStreamConversion.typedStream(fromKeyedArchive: keyed) == list)
     }
 
+    /// A -> C -> W (a mutable array holding A), and A -> B -> W again: B's reference to W, read before, is a
+    /// reference back to A, so B joins A's cycle and everything is freed once the caller lets go.
+    @Test func aMutableArrayReferencedAgainOnACycleLeavesNoReferenceCycle() throws {
+        let a = ArchivedObject(classChain: ["A", "NSObject"])
+        let b = ArchivedObject(classChain: ["B", "NSObject"])
+        let c = ArchivedObject(classChain: ["C", "NSObject"])
+        let w = ArchivedMutableObject(className: "NSMutableArray", value: [a] as [Any])
+        c.fields = [(TypedStreamUnarchiver.typesKey, .value(.array(["@"]))), ("$0", .object(w))]
+        b.fields = [(TypedStreamUnarchiver.typesKey, .value(.array(["@"]))), ("$0", .object(w))]
+        a.fields = [(TypedStreamUnarchiver.typesKey, .value(.array(["@@"]))), ("$0", .object(c)), ("$1", .object(b))]
+        let stream = try TypedStreamArchiver.archivedData(withRootObject: a) as [UInt8]
+        a.fields = []
+        w.value = []  // the cycle written, broken
+        weak var readA: ArchivedObject?
+        weak var readB: ArchivedObject?
+        weak var readW: ArchivedMutableObject?
+        try {
+            let unarchiver = try TypedStreamUnarchiver(forReadingWith: stream, registry: Self.generic)
+            unarchiver.keepsMutableClasses = true
+            let root = try #require(try unarchiver.decodeObject() as? ArchivedObject)
+            readA = root
+            guard case .object(let bValue?)? = root["$1"], let bObject = bValue as? ArchivedObject,
+                  case .object(let wValue?)? = bObject["$0"], let wObject = wValue as? ArchivedMutableObject else {
+                Issue.record("B or W is missing")
+                return
+            }
+            readB = bObject
+            readW = wObject
+            #expect((wObject.value as? [Any])?.first as? ArchivedObject === root)
+        }()
+        #expect(readA == nil)
+        #expect(readB == nil)
+        #expect(readW == nil)
+    }
+
     @Test func aStreamOfOneNonObjectGroupKeepsItsType() throws {
         let archiver = TypedStreamArchiver()
         archiver.encodeValues([Int32(7), UInt32(9)], ofObjCTypes: "iI")

@@ -185,6 +185,10 @@ package struct ArchivedObjectCycles {
     /// Stack positions of the objects whose fields are being read, innermost last.
     private var path: [Int] = []
     private var counter = 0
+    /// For a mutable object finished while objects were on the stack: the lowest of them its value refers to.
+    /// A later reference to the mutable object (which is shared, not read again) is a reference to that one.
+    /// The object is kept by its number (not held: the tracker outlives no decode, but holds no object either).
+    private var lowestInside: [ObjectIdentifier: Int] = [:]
 
     /// No objects yet.
     package init() {}
@@ -208,6 +212,57 @@ package struct ArchivedObjectCycles {
         guard let current = path.last, let p = position[ObjectIdentifier(object)] else { return }
         if p == current { selfReference[p] = true }
         if number[p] < low[current] { low[current] = number[p] }
+    }
+
+    /// `mutable` has been read, holding `value`: remembers the lowest object on the stack its value refers to
+    /// (through collections and other mutable objects), so that a later reference to it counts as one to that.
+    package mutating func finished(_ mutable: ArchivedMutableObject, holding value: Any) {
+        guard !stack.isEmpty else { return }
+        var lowest: Int?
+        visit(value, depth: 0) { n in
+            if lowest.map({ n < $0 }) ?? true { lowest = n }
+        }
+        if let lowest { lowestInside[ObjectIdentifier(mutable)] = lowest }
+    }
+
+    /// A reference from the object being read to `mutable`, read before: a reference to what it refers to,
+    /// if that is still on the stack.
+    package mutating func reference(_ mutable: ArchivedMutableObject) {
+        guard let n = lowestInside[ObjectIdentifier(mutable)], let current = path.last else { return }
+        // Numbers rise along the stack: the object numbered `n` is on it if some position holds `n`.
+        var lo = 0
+        var hi = number.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if number[mid] < n { lo = mid + 1 } else { hi = mid }
+        }
+        guard lo < number.count, number[lo] == n else { return }
+        if lo == current { selfReference[lo] = true }
+        if n < low[current] { low[current] = n }
+    }
+
+    /// Calls `found` with the number of each object on the stack `value` refers to, through the collections
+    /// decoding makes.
+    private func visit(_ value: Any, depth: Int, _ found: (Int) -> Void) {
+        guard depth < 10_000 else { return }
+        switch value {
+        case let object as ArchivedObject:
+            if let p = position[ObjectIdentifier(object)] { found(number[p]) }
+        case let mutable as ArchivedMutableObject:
+            if let n = lowestInside[ObjectIdentifier(mutable)] { found(n) }
+        case let list as [Any]: for e in list { visit(e, depth: depth + 1, found) }
+        case let list as [Any?]: for case let e? in list { visit(e, depth: depth + 1, found) }
+        case let dictionary as [AnyHashable: Any]:
+            for (k, v) in dictionary {
+                visit(k.base, depth: depth + 1, found)
+                visit(v, depth: depth + 1, found)
+            }
+        case let set as Set<AnyHashable>: for e in set { visit(e.base, depth: depth + 1, found) }
+        case let ordered as ArchivedOrderedSet: for e in ordered.elements { visit(e.base, depth: depth + 1, found) }
+        case let string as ArchivedAttributedString:
+            for run in string.runs { for v in run.attributes.values { visit(v, depth: depth + 1, found) } }
+        default: return
+        }
     }
 
     /// Ends reading `object`'s fields; the members of the cycle it closes, if any (at least two, or one that

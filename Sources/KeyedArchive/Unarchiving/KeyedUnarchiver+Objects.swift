@@ -250,6 +250,7 @@ extension KeyedUnarchiver {
         let value = try enter(uid, resolved.chain, fields, key: key) { try decodeStandard(standard, uid: uid) }
         let object = ArchivedMutableObject(className: standard.className, value: value)
         state.pointee.instances[uid] = object
+        if state.pointee.cycles.isActive { state.pointee.cycles.finished(object, holding: value) }
         return object
     }
 
@@ -283,8 +284,12 @@ extension KeyedUnarchiver {
         if let instance = state.pointee.instances[uid] {
             // Shared: decoded before. A type asked for is checked by `as?` after; a list of types here.
             if case .list = state.pointee.requested { try checkListed(instance, uid: uid, key: key) }
-            if state.pointee.cycles.isActive, let generic = instance as? ArchivedObject {
-                state.pointee.cycles.reference(generic)
+            if state.pointee.cycles.isActive {
+                if let generic = instance as? ArchivedObject {
+                    state.pointee.cycles.reference(generic)
+                } else if let mutable = instance as? ArchivedMutableObject {
+                    state.pointee.cycles.reference(mutable)
+                }
             }
             return instance
         }

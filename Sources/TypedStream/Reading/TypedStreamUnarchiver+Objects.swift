@@ -20,7 +20,13 @@ extension TypedStreamUnarchiver {
             try countObject(at: start)
             switch table[index] {
             case .object(let value):
-                if cycles.isActive, let generic = value as? ArchivedObject { cycles.reference(generic) }
+                if cycles.isActive {
+                    if let generic = value as? ArchivedObject {
+                        cycles.reference(generic)
+                    } else if let mutable = value as? ArchivedMutableObject {
+                        cycles.reference(mutable)
+                    }
+                }
                 return value
             case .inProgress(let generic?):
                 cycles.reference(generic)
@@ -111,9 +117,15 @@ extension TypedStreamUnarchiver {
             if keepsMutableClasses, foundation.isMutable {
                 // Numbered once read (a reference back from inside it is a cycle error, as for the plain
                 // value); later references give the instance.
-                let value = try decodeFoundation(foundation) as Any
+                // Unwrapped, not boxed: an `Optional` in the `Any` would hide the value's collection from the
+                // graph that keeps cycles (and leak what it holds).
+                guard let value = try decodeFoundation(foundation) else {
+                    throw error(.unknownClass, "class \"\(info.name)\" has no typedstream form")
+                }
                 try endObject()
-                return ArchivedMutableObject(className: foundation.className, value: value)
+                let object = ArchivedMutableObject(className: foundation.className, value: value)
+                if cycles.isActive { cycles.finished(object, holding: value) }
+                return object
             }
             let value = try decodeFoundation(foundation)
             try endObject()
