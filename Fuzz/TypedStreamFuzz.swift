@@ -116,6 +116,7 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     let archiver = TypedStreamArchiver()
     archiver.encodeTopLevelGroups(groups)
     let rewritten = mustSucceed("writing what was read") { try archiver.finishEncoding() }
+    ArchivedValueTeardown.empty(fields: groups)
     let again = mustSucceed("reading what was written") {
         try TypedStreamUnarchiver(forReadingWith: rewritten, registry: generic).decodeAllValues()
     }

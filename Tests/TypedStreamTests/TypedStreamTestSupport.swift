@@ -34,5 +34,6 @@ func rewrittenKeepingClasses(_ bytes: [UInt8], registry: ClassRegistry) throws -
     let groups = try unarchiver.decodeTopLevelGroups()
     let archiver = TypedStreamArchiver()
     archiver.encodeTopLevelGroups([(TypedStreamUnarchiver.typesKey, .value(.array(groups.types.map { .string($0) })))] + groups.values)
+    defer { ArchivedValueTeardown.empty(fields: groups.values) }
     return try archiver.finishEncoding()
 }

@@ -47,6 +47,8 @@ public enum TypedStreamConversion {
         let unarchiver = try TypedStreamUnarchiver(forReadingWith: bytes, registry: registry)
         unarchiver.keepsMutableClasses = true
         let groups = try unarchiver.decodeTopLevelGroups()
+        // The values are conversion's own: once written, emptied, so no reference among them outlives it.
+        defer { ArchivedValueTeardown.empty(fields: groups.values) }
         do {
             if groups.types == ["@"], groups.values.count == 1, case .object(let root) = groups.values[0].value {
                 return (try KeyedArchiver.archivedData(withRootObject: root, format: format), unarchiver.instantiatedClassNames)
@@ -85,6 +87,7 @@ public enum TypedStreamConversion {
         } catch let error as KeyedArchiveError {
             throw TypedStreamError(.keyedArchive, "the keyed archive cannot be read: \(error.reason)", underlying: error)
         }
+        defer { ArchivedValueTeardown.empty(fields: top) }
         let archiver = TypedStreamArchiver()
         archiver.encodeTopLevelGroups(top)
         return try archiver.finishEncoding()
