@@ -250,18 +250,8 @@ package struct ArchivedObjectCycles {
             if let p = position[ObjectIdentifier(object)] { found(number[p]) }
         case let mutable as ArchivedMutableObject:
             if let n = lowestInside[ObjectIdentifier(mutable)] { found(n) }
-        case let list as [Any]: for e in list { visit(e, depth: depth + 1, found) }
-        case let list as [Any?]: for case let e? in list { visit(e, depth: depth + 1, found) }
-        case let dictionary as [AnyHashable: Any]:
-            for (k, v) in dictionary {
-                visit(k.base, depth: depth + 1, found)
-                visit(v, depth: depth + 1, found)
-            }
-        case let set as Set<AnyHashable>: for e in set { visit(e.base, depth: depth + 1, found) }
-        case let ordered as ArchivedOrderedSet: for e in ordered.elements { visit(e.base, depth: depth + 1, found) }
-        case let string as ArchivedAttributedString:
-            for run in string.runs { for v in run.attributes.values { visit(v, depth: depth + 1, found) } }
-        default: return
+        default:
+            ArchivedValueTeardown.forEachElement(of: value) { visit($0, depth: depth + 1, found) }
         }
     }
 

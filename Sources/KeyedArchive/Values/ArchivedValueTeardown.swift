@@ -46,17 +46,27 @@ package enum ArchivedValueTeardown {
             guard seen.insert(ObjectIdentifier(mutable)).inserted else { return }
             objects.append(mutable)
             collect(mutable.value, depth: depth + 1, &seen, &objects)
-        case let list as [Any]: for e in list { collect(e, depth: depth + 1, &seen, &objects) }
-        case let list as [Any?]: for case let e? in list { collect(e, depth: depth + 1, &seen, &objects) }
+        default:
+            forEachElement(of: value) { collect($0, depth: depth + 1, &seen, &objects) }
+        }
+    }
+
+    /// Calls `body` with each element of a collection the decoders make (arrays, dictionaries' keys and
+    /// values, sets, ordered sets, attributed strings' attribute values); nothing for any other value. The one
+    /// walk of decoded values that this teardown and the cycle finder share.
+    package static func forEachElement(of value: Any, _ body: (Any) -> Void) {
+        switch value {
+        case let list as [Any]: for e in list { body(e) }
+        case let list as [Any?]: for case let e? in list { body(e) }
         case let dictionary as [AnyHashable: Any]:
             for (k, v) in dictionary {
-                collect(k.base, depth: depth + 1, &seen, &objects)
-                collect(v, depth: depth + 1, &seen, &objects)
+                body(k.base)
+                body(v)
             }
-        case let set as Set<AnyHashable>: for e in set { collect(e.base, depth: depth + 1, &seen, &objects) }
-        case let ordered as ArchivedOrderedSet: for e in ordered.elements { collect(e.base, depth: depth + 1, &seen, &objects) }
+        case let set as Set<AnyHashable>: for e in set { body(e.base) }
+        case let ordered as ArchivedOrderedSet: for e in ordered.elements { body(e.base) }
         case let string as ArchivedAttributedString:
-            for run in string.runs { for v in run.attributes.values { collect(v, depth: depth + 1, &seen, &objects) } }
+            for run in string.runs { for v in run.attributes.values { body(v) } }
         default: return
         }
     }
