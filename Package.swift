@@ -1,9 +1,10 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-// Layers run one way: BinaryPlist -> KeyedArchive -> ArchiveStore -> FormCache -> command-line targets, and
+// Layers run one way: BinaryPlist -> ArchiveModel -> KeyedArchive -> ArchiveStore -> FormCache -> command-line targets, and
 // KeyedArchive -> ArchiveInspection (what the tools show of an archive) -> command-line targets, and
-// KeyedArchive -> TypedStream (NSArchiver's typedstreams, read into KeyedArchive's values) -> command-line targets.
+// ArchiveModel -> TypedStream (NSArchiver's typedstreams, read into the model's values; KeyedArchive for
+// conversion) -> command-line targets.
 let package = Package(
     name: "KeyedArchiveStore",
     // The lowest minimums the code needs: Swift concurrency (the cache's get-or-load is async) back-deploys to
@@ -12,6 +13,7 @@ let package = Package(
     platforms: [.macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v6), .visionOS(.v1)],
     products: [
         .library(name: "BinaryPlist", targets: ["BinaryPlist"]),
+        .library(name: "ArchiveModel", targets: ["ArchiveModel"]),
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
         .library(name: "ArchiveInspection", targets: ["ArchiveInspection"]),
         .library(name: "TypedStream", targets: ["TypedStream"]),
@@ -23,13 +25,16 @@ let package = Package(
     targets: [
         // The property-list codec: imports nothing. Double's rounding operations call libm on Linux.
         .target(name: "BinaryPlist", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
+        // The object model both NSCoding formats share: the `Archived*` values, the class protocol and the one
+        // registry, the Foundation class table. At most FoundationEssentials.
+        .target(name: "ArchiveModel", dependencies: ["BinaryPlist"]),
         // NSKeyedArchiver / NSKeyedUnarchiver and the Codable bridge: at most FoundationEssentials.
-        .target(name: "KeyedArchive", dependencies: ["BinaryPlist"]),
+        .target(name: "KeyedArchive", dependencies: ["BinaryPlist", "ArchiveModel"]),
         // What the tools show of an archive: the graph walk, plist-JSON and the archive's JSON forms, the dump and
         // the tree and graph printers. Pure like the codec: no platform layer.
         .target(name: "ArchiveInspection", dependencies: ["BinaryPlist", "KeyedArchive"]),
         // NSArchiver / NSUnarchiver typedstreams, decoded into KeyedArchive's values, and conversion to keyed archives.
-        .target(name: "TypedStream", dependencies: ["BinaryPlist", "KeyedArchive"]),
+        .target(name: "TypedStream", dependencies: ["BinaryPlist", "ArchiveModel", "KeyedArchive"]),
         // The one platform layer: the only library code that imports Glibc, Musl or Darwin.
         .target(name: "ArchivePlatform"),
         // Storage engines over archive files: the repository (a record log) and the file cache, on one floor

@@ -85,14 +85,15 @@ build_target() {
     fi
     echo "building $binary" >&2
     if [ "$target" = cache ] || [ "$target" = store ]; then
-        # The cache's and the store's readers live in ArchiveStore, which imports KeyedArchive and BinaryPlist: build those as
+        # The cache's and the store's readers live in ArchiveStore, which imports KeyedArchive (and its ArchiveModel) and BinaryPlist: build those as
         # libraries, then ArchiveStore's sources and the entry file as one module, so internals are reachable.
         build_module BinaryPlist "$root"/Sources/BinaryPlist/*.swift
+    build_module ArchiveModel $(find "$root/Sources/ArchiveModel" -name '*.swift')
         build_module KeyedArchive $(find "$root/Sources/KeyedArchive" -name '*.swift')
         build_module ArchivePlatform "$root"/Sources/ArchivePlatform/*.swift
         swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name ArchiveStore -package-name KeyedArchiveStore \
             -I "$build/modules" $(find "$root/Sources/ArchiveStore" -name '*.swift') "$root/Fuzz/FuzzFiles.swift" "$entry" \
-            -L "$build" -lArchivePlatform -lKeyedArchive -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
+            -L "$build" -lArchivePlatform -lKeyedArchive -lArchiveModel -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
             || { cat "$build/$target.build.log" >&2; echo "Error: building $binary failed" >&2; exit 2; }
         return
     fi
@@ -100,6 +101,7 @@ build_target() {
         # The inspector's walks: its sources and the entry file as one module (internals reachable), the layers
         # below as instrumented libraries.
         build_module BinaryPlist "$root"/Sources/BinaryPlist/*.swift
+    build_module ArchiveModel $(find "$root/Sources/ArchiveModel" -name '*.swift')
         build_module KeyedArchive $(find "$root/Sources/KeyedArchive" -name '*.swift')
         build_module ArchiveInspection "$root"/Sources/ArchiveInspection/*.swift
         build_module TypedStream $(find "$root/Sources/TypedStream" -name '*.swift')
@@ -108,18 +110,19 @@ build_target() {
         build_module ArchiveStore $(find "$root/Sources/ArchiveStore" -name '*.swift')
         swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name InspectorCLI -package-name KeyedArchiveStore \
             -I "$build/modules" $(find "$root/Sources/InspectorCLI" -name '*.swift') "$entry" \
-            -L "$build" -lArchiveStore -lCommandLineSupport -lArchivePlatform -lArchiveInspection -lTypedStream -lKeyedArchive -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
+            -L "$build" -lArchiveStore -lCommandLineSupport -lArchivePlatform -lArchiveInspection -lTypedStream -lKeyedArchive -lArchiveModel -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
             || { cat "$build/$target.build.log" >&2; echo "Error: building $binary failed" >&2; exit 2; }
         return
     fi
     if [ "$target" = typedstream ]; then
-        # The typedstream reader and writer through their public API: the three layers as instrumented libraries.
+        # The typedstream reader and writer through their public API: the four layers as instrumented libraries.
         build_module BinaryPlist "$root"/Sources/BinaryPlist/*.swift
+    build_module ArchiveModel $(find "$root/Sources/ArchiveModel" -name '*.swift')
         build_module KeyedArchive $(find "$root/Sources/KeyedArchive" -name '*.swift')
         build_module TypedStream $(find "$root/Sources/TypedStream" -name '*.swift')
         swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name TypedStreamFuzz -package-name KeyedArchiveStore \
             -I "$build/modules" "$entry" \
-            -L "$build" -lTypedStream -lKeyedArchive -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
+            -L "$build" -lTypedStream -lKeyedArchive -lArchiveModel -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
             || { cat "$build/$target.build.log" >&2; echo "Error: building $binary failed" >&2; exit 2; }
         return
     fi
@@ -127,21 +130,23 @@ build_target() {
         # The keyed unarchiver through its public API (archive-JSON through ArchiveInspection's): BinaryPlist,
         # KeyedArchive and ArchiveInspection as instrumented libraries.
         build_module BinaryPlist "$root"/Sources/BinaryPlist/*.swift
+    build_module ArchiveModel $(find "$root/Sources/ArchiveModel" -name '*.swift')
         build_module KeyedArchive $(find "$root/Sources/KeyedArchive" -name '*.swift')
         build_module ArchiveInspection "$root"/Sources/ArchiveInspection/*.swift
         swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name "$(echo "$target" | tr -d -)Fuzz" -I "$build/modules" "$entry" \
-            -L "$build" -lArchiveInspection -lKeyedArchive -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
+            -L "$build" -lArchiveInspection -lKeyedArchive -lArchiveModel -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
             || { cat "$build/$target.build.log" >&2; echo "Error: building $binary failed" >&2; exit 2; }
         return
     fi
     # The plist readers and plist-JSON (ArchiveInspection's) as instrumented libraries; the entry file and its
     # support reach their package declarations.
     build_module BinaryPlist "$root"/Sources/BinaryPlist/*.swift
+    build_module ArchiveModel $(find "$root/Sources/ArchiveModel" -name '*.swift')
     build_module KeyedArchive $(find "$root/Sources/KeyedArchive" -name '*.swift')
     build_module ArchiveInspection "$root"/Sources/ArchiveInspection/*.swift
     swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name "FuzzPlist" -package-name KeyedArchiveStore \
         -I "$build/modules" "$root/Fuzz/FuzzSupport.swift" "$entry" \
-        -L "$build" -lArchiveInspection -lKeyedArchive -lBinaryPlist -lm -o "$binary" \
+        -L "$build" -lArchiveInspection -lKeyedArchive -lArchiveModel -lBinaryPlist -lm -o "$binary" \
         >"$build/$target.build.log" 2>&1 || { cat "$build/$target.build.log" >&2; echo "Error: building $binary failed" >&2; exit 2; }
 }
 

@@ -14,7 +14,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-modules=(BinaryPlist KeyedArchive ArchiveInspection TypedStream ArchiveStore FormCache)
+modules=(BinaryPlist ArchiveModel KeyedArchive ArchiveInspection TypedStream ArchiveStore FormCache)
 output=.build/docs/site
 base_path=""
 while [ $# -gt 0 ]; do

@@ -19,7 +19,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-modules=(BinaryPlist KeyedArchive ArchiveInspection TypedStream ArchiveStore FormCache)
+modules=(BinaryPlist ArchiveModel KeyedArchive ArchiveInspection TypedStream ArchiveStore FormCache)
 graphs=""
 list=""
 while [ $# -gt 0 ]; do

@@ -100,7 +100,7 @@ enum CodableWorkload {
     /// Only our encode or decode, `repeats` times (for a profiler).
     static func profile(_ op: String, count: Int, repeats: Int) throws {
         let contents = Contents(shapes: shapes(count))
-        let registry = ClassRegistry(codable: [Circle.self, Rectangle.self, RoundedRectangle.self, Style.self])
+        let registry = ClassRegistry([Circle.self, Rectangle.self, RoundedRectangle.self, Style.self])
         let bytes = try ArchiveEncoder().encode(contents)
         for _ in 0..<repeats {
             let ms = try timeMS {
@@ -118,7 +118,7 @@ enum CodableWorkload {
         let shapes = shapes(count)
         let contents = Contents(shapes: shapes)
         let tagged = TaggedContents(shapes: shapes)
-        let registry = ClassRegistry(codable: [Circle.self, Rectangle.self, RoundedRectangle.self, Style.self])
+        let registry = ClassRegistry([Circle.self, Rectangle.self, RoundedRectangle.self, Style.self])
         var results: [String: Measurement] = [:]
         func measure(_ impl: String, _ op: String, _ body: () throws -> Int) rethrows {
             var m = results["\(impl) \(op)"] ?? Measurement(impl: impl, op: op, workload: "w1", n: count)

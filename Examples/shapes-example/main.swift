@@ -82,7 +82,7 @@ struct Contents: Codable {
     @Polymorphic var shapes: [any Shape]
 }
 
-let registry = ClassRegistry(codable: [Circle.self, Rectangle.self, RoundedRectangle.self])
+let registry = ClassRegistry([Circle.self, Rectangle.self, RoundedRectangle.self])
 
 // MARK: Saving and restoring.
 

@@ -1,4 +1,4 @@
-import KeyedArchive
+import ArchiveModel
 
 /// A type that reads itself from a typedstream: `NSCoding`'s `init(coder:)` as `NSUnarchiver` calls it.
 ///

@@ -1,3 +1,4 @@
+import ArchiveModel
 import KeyedArchive
 
 /// The one error that reading or writing a typedstream throws.

@@ -26,7 +26,7 @@ private final class Node: Codable {
 struct CodableFailureTests {
     @Test func unregisteredTypeNamesTheClassThePathAndTheRegisteredClasses() throws {
         let bytes = try ArchiveEncoder().encode(makeCodableContents(count: 3))
-        let registry = ClassRegistry(codable: [CodableContents.self, CodableRectangle.self])
+        let registry = ClassRegistry([CodableContents.self, CodableRectangle.self])
         let error = try #require(expectDecodingError { try ArchiveDecoder(registry: registry).decode(CodableContents.self, from: bytes) })
         guard case .typeMismatch = error else { Issue.record("\(error)"); return }
         #expect(error.path == "shapes.Index 0")

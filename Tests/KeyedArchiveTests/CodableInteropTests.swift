@@ -85,8 +85,8 @@ struct CodableInteropTests {
                                     CodableRoundedRectangle(x: 0, y: 0, width: 1, height: 1, cornerRadius: 0.5, style: style)],
                             label: "mixed")
         let bytes = try KeyedArchiver.archivedData(withRootObject: folder)
-        let registry = ClassRegistry([Folder.self], codable: [CodableCircle.self, CodableRectangle.self,
-                                                              CodableRoundedRectangle.self, CodableStyle.self])
+        let registry = ClassRegistry([Folder.self, CodableCircle.self, CodableRectangle.self,
+                                      CodableRoundedRectangle.self, CodableStyle.self])
         let decoded = try #require(try KeyedUnarchiver.unarchivedObject(ofType: Folder.self, from: bytes, registry: registry))
         #expect(decoded.label == "mixed" && decoded.items.count == 2)
         #expect((decoded.items[0] as? CodableCircle)?.radius == 3)

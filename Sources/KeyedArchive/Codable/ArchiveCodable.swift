@@ -23,6 +23,15 @@
 /// The class name, superclass chain and identity come from ``ArchivableClass``, with its defaults.
 public protocol ArchiveCodable: ArchivableClass, Codable {}
 
+extension ArchiveCodable {
+    /// The default superclass chain of a Codable type: the archived names of its archivable and `Encodable`
+    /// superclasses (a Codable class encodes its superclass's keys through `super.encode(to:)`), nearest
+    /// first, then `NSObject`.
+    public static var archivedSuperclassNames: [String] {
+        archivedSuperclassChain(of: self, namingEncodable: true)
+    }
+}
+
 /// The entry `cache` holds for `type`, made by `make` the first time (per-type facts of the coders).
 @inline(__always)
 func cachedEntry<Entry>(_ cache: inout [ObjectIdentifier: Entry], _ type: Any.Type, _ make: (Any.Type) -> Entry) -> Entry {
@@ -44,55 +53,4 @@ func archivedCodableChain(of type: Any.Type) -> [String] {
         return [archivable.archivedClassName] + archivable.archivedSuperclassNames
     }
     return [String(describing: type)] + archivedSuperclassChain(of: type, namingEncodable: true)
-}
-
-// MARK: Registration
-
-extension ClassRegistry {
-    /// A registry of NSCoding-style types and Codable types, each under its archived class name.
-    ///
-    /// ```swift
-    /// let registry = ClassRegistry([Drawing.self], codable: [Circle.self, Rectangle.self, RoundedRectangle.self])
-    /// ```
-    public init(_ archivable: [any KeyedArchivable.Type] = [], codable: [any ArchiveCodable.Type]) {
-        self.init(archivable)
-        for type in codable { self = registering(type) }
-    }
-
-    /// A copy that also decodes the Codable `type` (under its ``ArchivableClass/archivedClassName``).
-    public func registering(_ type: any ArchiveCodable.Type) -> ClassRegistry {
-        registering(codableEntry(for: type))
-    }
-
-    /// A copy that decodes objects archived as `className` as the Codable `type` (an old or foreign name).
-    /// Mirrors `NSKeyedUnarchiver.setClass(_:forClassName:)`.
-    public func renaming(_ className: String, to type: any ArchiveCodable.Type) -> ClassRegistry {
-        renaming(className, to: codableEntry(for: type))
-    }
-}
-
-private func codableEntry<T: ArchiveCodable>(for type: T.Type) -> any KeyedArchivable.Type {
-    CodableRegistryEntry<T>.self
-}
-
-/// What the registry holds for a Codable type: the unarchiver resolves it to the type itself
-/// (``ResolvedClass/Kind/codable(_:)``), so an entry is never instantiated by the keyed machinery; its
-/// coding methods still work, through the Codable bridge, for callers that use the type directly.
-protocol CodableRegistryEntryType {
-    static var codableType: any ArchiveCodable.Type { get }
-}
-
-struct CodableRegistryEntry<T: ArchiveCodable>: KeyedArchivable, CodableRegistryEntryType {
-    var value: T
-    static var codableType: any ArchiveCodable.Type { T.self }
-    static var archivedClassName: String { T.archivedClassName }
-    static var archivedSuperclassNames: [String] { T.archivedSuperclassNames }
-
-    init(coder: KeyedUnarchiver) throws {
-        value = try coder.decodeCurrentCodableObject(T.self)
-    }
-
-    func encode(with coder: KeyedArchiver) {
-        coder.encodeCodableFields(of: value)
-    }
 }

@@ -8,7 +8,7 @@ import Foundation
 /// ``ClassRegistry``.
 ///
 /// ```swift
-/// let decoder = ArchiveDecoder(registry: ClassRegistry(codable: [Circle.self, Rectangle.self, RoundedRectangle.self]))
+/// let decoder = ArchiveDecoder(registry: ClassRegistry([Circle.self, Rectangle.self, RoundedRectangle.self]))
 /// let contents = try decoder.decode(Contents.self, from: bytes)
 /// let shapes = try decoder.decode([any Shape].self, from: bytes)     // existentials too
 /// ```

@@ -30,6 +30,14 @@ final class ResolvedClass {
         self.unregisteredName = unregisteredName
         if case .custom(let t) = kind { substitutes = t is any KeyedArchiveSubstituting.Type } else { substitutes = false }
     }
+
+    /// How a registered type reads from a keyed archive: by ``KeyedArchivable`` or through the Codable bridge;
+    /// `nil` for a type that does neither (one registered for typedstreams only).
+    static func keyedKind(of type: any ArchivableClass.Type) -> Kind? {
+        if let keyed = type as? any KeyedArchivable.Type { return .custom(keyed) }
+        if let codable = type as? any ArchiveCodable.Type { return .codable(codable) }
+        return nil
+    }
 }
 
 extension KeyedUnarchiver {
@@ -38,7 +46,9 @@ extension KeyedUnarchiver {
     func resolveClass(_ classUID: Int, for uid: Int) throws -> ResolvedClass {
         let resolved = try classEntry(classUID, for: uid)
         if let name = resolved.unregisteredName {
-            throw error(.unknownClass, "class \"\(name)\" is not registered (its $classes: \(resolved.chain.joined(separator: ", ")))",
+            let why = registry.type(forClassName: name) == nil ? "is not registered"
+                : "is registered but adopts neither KeyedArchivable nor ArchiveCodable"
+            throw error(.unknownClass, "class \"\(name)\" \(why) (its $classes: \(resolved.chain.joined(separator: ", ")))",
                         uid: uid, chain: resolved.chain)
         }
         return resolved
@@ -85,12 +95,13 @@ extension KeyedUnarchiver {
         let fullChain = chain ?? [name]
         var kind = ResolvedClass.Kind.generic
         var unregistered: String?
-        if let custom = registry.type(forClassName: name) {
-            kind = registry.codableType(of: custom).map { .codable($0) } ?? .custom(custom)
+        if let registered = registry.type(forClassName: name) {
+            // A type registered for typedstreams only is no type here.
+            if let keyed = ResolvedClass.keyedKind(of: registered) { kind = keyed } else { unregistered = name }
         } else if let standard = StandardClass(className: name) {
             kind = .standard(standard)
-        } else if let custom = registry.fallbackType(forClassName: name, classChain: fullChain) {
-            kind = (custom as? any CodableRegistryEntryType.Type).map { .codable($0.codableType) } ?? .custom(custom)
+        } else if let fallback = registry.fallbackType(forClassName: name, classChain: fullChain) {
+            if let keyed = ResolvedClass.keyedKind(of: fallback) { kind = keyed } else { unregistered = name }
         } else if !registry.decodesUnknownClassesAsArchivedObjects {
             unregistered = name
         }

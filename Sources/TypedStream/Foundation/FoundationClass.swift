@@ -1,4 +1,4 @@
-import KeyedArchive
+import ArchiveModel
 
 /// The Foundation classes the typedstream reader and writer know are KeyedArchive's one list of them
 /// (`StandardClass`: names, chains, `NSArchiver` versions); this is the typedstream side of its dispatch:

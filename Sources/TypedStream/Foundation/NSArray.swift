@@ -1,4 +1,4 @@
-import KeyedArchive
+import ArchiveModel
 /// `NSArray` / `NSMutableArray` (version 0): an `i` count, then one `@` group per element, as `[Any]`.
 extension TypedStreamUnarchiver {
     func decodeNSArray() throws -> [Any] {

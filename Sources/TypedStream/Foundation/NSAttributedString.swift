@@ -1,4 +1,4 @@
-import KeyedArchive
+import ArchiveModel
 
 /// `NSAttributedString` / `NSMutableAttributedString` (version 0): the string as a `@` group, then one
 /// `iI` group per run, to the end of the object: the run's attribute dictionary (1 for the first, and a

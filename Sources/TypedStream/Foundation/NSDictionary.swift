@@ -1,4 +1,4 @@
-import KeyedArchive
+import ArchiveModel
 
 /// `NSDictionary` / `NSMutableDictionary` (version 0): an `i` count, then per entry a `@` group for the key
 /// and one for the value, as `[AnyHashable: Any]`.

@@ -1,4 +1,4 @@
-import KeyedArchive
+import ArchiveModel
 
 /// `NSNull` (version 0): no values, as `ArchivedNull`.
 extension TypedStreamUnarchiver {

@@ -1,4 +1,4 @@
-import KeyedArchive
+import ArchiveModel
 
 /// `NSSet` / `NSMutableSet` (version 0): an `I` count, then one `@` group per member, as `Set<AnyHashable>`.
 extension TypedStreamUnarchiver {

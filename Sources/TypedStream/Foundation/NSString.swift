@@ -1,4 +1,4 @@
-import KeyedArchive
+import ArchiveModel
 import BinaryPlist
 
 /// `NSString` / `NSMutableString` (version 1): one `+` group, the characters in UTF-8, as `String`.

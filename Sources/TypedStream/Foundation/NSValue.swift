@@ -1,4 +1,4 @@
-import KeyedArchive
+import ArchiveModel
 
 /// `NSValue` (version 0): a `*` group with the value's type encoding, then a group of that type. Ranges,
 /// points, sizes, rects and edge insets (the `NSRange`, `NSPoint`/`CGPoint`, `NSSize`/`CGSize`,

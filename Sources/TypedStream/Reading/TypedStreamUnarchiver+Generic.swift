@@ -1,5 +1,5 @@
 import BinaryPlist
-import KeyedArchive
+import ArchiveModel
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

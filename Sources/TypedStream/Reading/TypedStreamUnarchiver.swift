@@ -1,4 +1,4 @@
-import KeyedArchive
+import ArchiveModel
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

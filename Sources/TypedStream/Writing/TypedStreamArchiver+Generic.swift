@@ -1,5 +1,5 @@
 import BinaryPlist
-import KeyedArchive
+import ArchiveModel
 
 /// `ArchivedObject`s written back as the groups they were read from: an object read from a typedstream
 /// carries its class versions and type encodings (``TypedStreamUnarchiver/versionsKey``,

@@ -33,7 +33,7 @@ struct ArchiveCacheValueTests {
 
     @Test func existentialsKeepTheirConcreteTypes() throws {
         let fixture = try CacheFixture()
-        let registry = ClassRegistry(codable: [CachedCircle.self, CachedRectangle.self, CachedRoundedRectangle.self])
+        let registry = ClassRegistry([CachedCircle.self, CachedRectangle.self, CachedRoundedRectangle.self])
         let cache = try ArchiveCache<[any CachedShape]>(directory: fixture.path, registry: registry, options: fixture.options())
         try cache.set([CachedCircle(radius: 1), CachedRectangle(width: 2, height: 3),
                        CachedRoundedRectangle(width: 4, height: 5, cornerRadius: 1)], forKey: "shapes")

@@ -153,7 +153,7 @@ struct PolymorphicValuesArticleTests {
             ])
             let bytes = try ArchiveEncoder().encode(drawing)
 
-            let registry = ClassRegistry(codable: [Circle.self, Rectangle.self, RoundedRectangle.self])
+            let registry = ClassRegistry([Circle.self, Rectangle.self, RoundedRectangle.self])
             let restored = try ArchiveDecoder(registry: registry).decode(Drawing.self, from: bytes)
             // end snippet
             #expect(restored.shapes.map { "\(type(of: $0))" } == ["Circle", "Rectangle", "RoundedRectangle"])
@@ -172,7 +172,7 @@ struct PolymorphicValuesArticleTests {
         @Test func oneInstanceReferencedTwiceIsArchivedOnce() throws {
             let square = Rectangle(width: 2, height: 2)
             let bytes = try ArchiveEncoder().encode(Drawing(shapes: [square, square]))
-            let registry = ClassRegistry(codable: [Circle.self, Rectangle.self, RoundedRectangle.self])
+            let registry = ClassRegistry([Circle.self, Rectangle.self, RoundedRectangle.self])
             let restored = try ArchiveDecoder(registry: registry).decode(Drawing.self, from: bytes)
             #expect((restored.shapes[0] as? Rectangle) === (restored.shapes[1] as? Rectangle))
         }
@@ -180,7 +180,7 @@ struct PolymorphicValuesArticleTests {
         @Test func anUnregisteredShapeIsAnErrorNamingItsClass() throws {
             let bytes = try ArchiveEncoder().encode(Drawing(shapes: [Circle(radius: 1)]))
             let failure = #expect(throws: DecodingError.self) {
-                try ArchiveDecoder(registry: ClassRegistry(codable: [Rectangle.self])).decode(Drawing.self, from: bytes)
+                try ArchiveDecoder(registry: ClassRegistry([Rectangle.self])).decode(Drawing.self, from: bytes)
             }
             #expect("\(String(describing: failure))".contains("Circle"))
         }

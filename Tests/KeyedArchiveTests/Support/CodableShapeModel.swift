@@ -66,7 +66,7 @@ struct CodableContents: ArchiveCodable {
     @Polymorphic var shapes: [any CodableShape]
 }
 
-let codableShapeRegistry = ClassRegistry(codable: [
+let codableShapeRegistry = ClassRegistry([
     CodableContents.self, CodableCircle.self, CodableRectangle.self, CodableRoundedRectangle.self, CodableStyle.self,
 ])
 

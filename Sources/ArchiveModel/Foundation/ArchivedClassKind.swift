@@ -1,4 +1,4 @@
-/// The Foundation classes whose archived entry holds one plain value, as readers of an ``ArchiveGraph`` show
+/// The Foundation classes whose archived entry holds one plain value, as readers of an `ArchiveGraph` show
 /// it: the string of an `NSString`, the bytes of an `NSData`, the members of a collection, the time of an
 /// `NSDate`, the bytes of an `NSUUID`, the address of an `NSURL`. A mutable class and Apple's private concrete
 /// subclasses (`__NSCFString`, `__NSArrayM`, ...) have the kind of their public class.

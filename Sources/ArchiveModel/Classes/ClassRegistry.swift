@@ -1,14 +1,17 @@
-/// An immutable map from archived class names to Swift types, handed to the unarchiver.
+/// An immutable map from archived class names to Swift types, handed to an unarchiver of either format.
 ///
 /// There is no global state and no runtime lookup: only the types listed here (and the standard Foundation
-/// classes, which are built in) can be decoded.
+/// classes, which are built in) can be decoded. A type registered once is read from each format it codes:
+/// from a keyed archive when it adopts `KeyedArchivable` or `ArchiveCodable`, from a typedstream when it
+/// adopts `TypedStreamDecodable`; a registered type that cannot read the format at hand is an unknown-class
+/// error that says so.
 ///
 /// ```swift
 /// let registry = ClassRegistry([Contents.self, Circle.self, Rectangle.self, RoundedRectangle.self, Style.self])
 ///     .renaming("OldCircle", to: Circle.self)
 /// ```
 ///
-/// Name resolution rule, in order: (1) a rename registered with ``renaming(_:to:)-(_,KeyedArchivable.Type)``; (2) the exact
+/// Name resolution rule, in order: (1) a rename registered with ``renaming(_:to:)``; (2) the exact
 /// `$classname` of a registered type; (3) for a module-qualified name (`MyApp.Circle`), the same two steps
 /// with the part after the last dot (`Circle`). The standard Foundation classes come next, then the fallback
 /// of ``resolvingUnknownClasses(_:)``. Anything else is unknown: an error naming the class and its
@@ -18,38 +21,29 @@
 ///
 /// Mirrors `NSKeyedUnarchiver.setClass(_:forClassName:)` and `NSClassFromString`, without global state.
 public struct ClassRegistry: Sendable {
-    private var byName: [String: any KeyedArchivable.Type]
-    private var renames: [String: any KeyedArchivable.Type]
-    /// The Codable bridge's entries among the registered types, by type, found once as they are registered
-    /// (a cast to a protocol per class of every archive decoded costs a conformance lookup each).
-    private var codableEntries: [ObjectIdentifier: any ArchiveCodable.Type] = [:]
-    private var fallback: (@Sendable (_ className: String, _ classChain: [String]) -> (any KeyedArchivable.Type)?)?
+    private var byName: [String: any ArchivableClass.Type]
+    private var renames: [String: any ArchivableClass.Type]
+    private var fallback: (@Sendable (_ className: String, _ classChain: [String]) -> (any ArchivableClass.Type)?)?
     /// Whether an unknown class decodes as an ``ArchivedObject`` instead of failing.
     public private(set) var decodesUnknownClassesAsArchivedObjects: Bool
 
     /// A registry of `types`, each under its ``ArchivableClass/archivedClassName``.
-    public init(_ types: [any KeyedArchivable.Type] = []) {
+    public init(_ types: [any ArchivableClass.Type] = []) {
         byName = [:]
         renames = [:]
         decodesUnknownClassesAsArchivedObjects = false
         for t in types { add(t) }
     }
 
-    private mutating func add(_ type: any KeyedArchivable.Type) {
+    private mutating func add(_ type: any ArchivableClass.Type) {
         byName[type.archivedClassName] = type
-        if let entry = type as? any CodableRegistryEntryType.Type { codableEntries[ObjectIdentifier(type)] = entry.codableType }
-    }
-
-    /// The Codable type behind `type` when it is a registered entry of the Codable bridge.
-    func codableType(of type: any KeyedArchivable.Type) -> (any ArchiveCodable.Type)? {
-        codableEntries.isEmpty ? nil : codableEntries[ObjectIdentifier(type)]
     }
 
     /// No custom types: only the standard Foundation classes decode.
     public static let standard = ClassRegistry()
 
     /// A copy that also decodes `type`.
-    public func registering(_ type: any KeyedArchivable.Type) -> ClassRegistry {
+    public func registering(_ type: any ArchivableClass.Type) -> ClassRegistry {
         var copy = self
         copy.add(type)
         return copy
@@ -57,10 +51,9 @@ public struct ClassRegistry: Sendable {
 
     /// A copy that decodes objects archived as `className` as `type` (an old or foreign name).
     /// Mirrors `NSKeyedUnarchiver.setClass(_:forClassName:)`.
-    public func renaming(_ className: String, to type: any KeyedArchivable.Type) -> ClassRegistry {
+    public func renaming(_ className: String, to type: any ArchivableClass.Type) -> ClassRegistry {
         var copy = self
         copy.renames[className] = type
-        if let entry = type as? any CodableRegistryEntryType.Type { copy.codableEntries[ObjectIdentifier(type)] = entry.codableType }
         return copy
     }
 
@@ -83,7 +76,7 @@ public struct ClassRegistry: Sendable {
     ///
     /// Mirrors `NSKeyedUnarchiverDelegate.unarchiver(_:cannotDecodeObjectOfClassName:originalClasses:)`.
     public func resolvingUnknownClasses(
-        _ fallback: @escaping @Sendable (_ className: String, _ classChain: [String]) -> (any KeyedArchivable.Type)?
+        _ fallback: @escaping @Sendable (_ className: String, _ classChain: [String]) -> (any ArchivableClass.Type)?
     ) -> ClassRegistry {
         var copy = self
         copy.fallback = fallback
@@ -91,15 +84,15 @@ public struct ClassRegistry: Sendable {
     }
 
     /// The fallback's type for an unknown class name, if a fallback is set.
-    package func fallbackType(forClassName name: String, classChain: [String]) -> (any KeyedArchivable.Type)? {
+    package func fallbackType(forClassName name: String, classChain: [String]) -> (any ArchivableClass.Type)? {
         fallback?(name, classChain)
     }
 
     /// The registered class names, sorted (for error messages).
-    var registeredClassNames: [String] { byName.keys.sorted() }
+    package var registeredClassNames: [String] { byName.keys.sorted() }
 
     /// The type for an archived class name, by the documented rule, or `nil`.
-    public func type(forClassName name: String) -> (any KeyedArchivable.Type)? {
+    public func type(forClassName name: String) -> (any ArchivableClass.Type)? {
         if !renames.isEmpty, let t = renames[name] { return t }
         if let t = byName[name] { return t }
         if let dot = name.lastIndex(of: ".") {

@@ -21,7 +21,7 @@ public enum ArchivedValue: Hashable, Sendable {
 
 extension ArchivedValue {
     /// Apple's `NS.special` number for the kind.
-    var special: Int {
+    package var special: Int {
         switch self {
         case .point: 1
         case .size: 2
@@ -32,13 +32,13 @@ extension ArchivedValue {
     }
 
     /// Formats a number as Foundation's `NSStringFromPoint` does: integral values without a fraction.
-    static func format(_ v: Double) -> String {
+    package static func format(_ v: Double) -> String {
         if v.isFinite, v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
         return String(v)
     }
 
     /// The numbers in a geometry string such as `{{400, 300}, {200, 300}}`.
-    static func numbers(in text: String) -> [Double] {
+    package static func numbers(in text: String) -> [Double] {
         var result: [Double] = []
         var current = ""
         for ch in text {

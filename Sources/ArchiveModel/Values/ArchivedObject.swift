@@ -15,7 +15,7 @@ import BinaryPlist
 ///
 /// Mirrors what `NSKeyedUnarchiverDelegate.unarchiver(_:cannotDecodeObjectOfClassName:originalClasses:)`
 /// lets an app substitute for an unknown class.
-public final class ArchivedObject: KeyedArchivable, Hashable {
+public final class ArchivedObject: ArchivableClass, Hashable {
     /// One field value. Frozen: a keyed archive's field holds a plist value, a reference, or an array of
     /// references, and nothing else.
     public enum Field {
@@ -64,7 +64,7 @@ public final class ArchivedObject: KeyedArchivable, Hashable {
 
     /// Own storage, for an object on no cycle (`graph` is `nil`).
     var ownClassChain: [String]
-    var ownFields: [(key: String, value: Field)]
+    package var ownFields: [(key: String, value: Field)]
     /// The graph that holds this object's class chain and fields, for an object on a cycle.
     private(set) var graph: ArchivedObjectGraph?
     private(set) var index: Int = 0
@@ -105,17 +105,6 @@ public final class ArchivedObject: KeyedArchivable, Hashable {
 
     /// The name under which the type itself would be registered; an instance writes its own ``classChain``.
     public static var archivedClassName: String { "ArchivedObject" }
-
-    /// Reads every field of the object the coder is positioned on, keeping its class chain.
-    public convenience init(coder: KeyedUnarchiver) throws {
-        self.init(classChain: coder.currentClassChain)
-        try coder.decodeAllFields(into: self)
-    }
-
-    /// Writes every field back under its raw key, with the object's class chain.
-    public func encode(with coder: KeyedArchiver) {
-        for (key, value) in fields { coder.encode(value, forArchivedKey: key) }
-    }
 
     /// Whether two objects are the same instance: archived objects have identity, as `NSObject`s do.
     public static func == (lhs: ArchivedObject, rhs: ArchivedObject) -> Bool { lhs === rhs }

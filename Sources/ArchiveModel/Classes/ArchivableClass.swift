@@ -1,6 +1,8 @@
-/// What a keyed archive records about a type besides its keys: its class name, its superclass chain and the
-/// identity that decides sharing. The metadata both coding protocols declare, ``KeyedArchivable`` (the
-/// `NSCoding` style) and ``ArchiveCodable`` (the Codable bridge), with one set of defaults.
+/// What an archive records about a type besides its fields: its class name, its superclass chain and the
+/// identity that decides sharing. The metadata every coding protocol declares, with one set of defaults:
+/// `KeyedArchivable` (the `NSCoding` style) and `ArchiveCodable` (the Codable bridge) for keyed archives,
+/// `TypedStreamDecodable` and `TypedStreamEncodable` for `NSArchiver` typedstreams. A ``ClassRegistry``
+/// holds types by this protocol, so a type registered once is read from whichever format it codes.
 ///
 /// ```swift
 /// final class RoundedRectangle: Rectangle {      // Rectangle: KeyedArchivable or ArchiveCodable
@@ -18,8 +20,8 @@ public protocol ArchivableClass: SendableMetatype {
 
     /// The names written after the class's own name in `$classes`. Default: the archived names of the
     /// archivable superclasses of a class, nearest first, then `"NSObject"`; `["NSObject"]` for a struct or
-    /// an enum. Archivable superclasses are the ``KeyedArchivable`` ones, and for an ``ArchiveCodable`` type
-    /// also the ``ArchiveCodable`` and `Encodable` ones.
+    /// an enum. Archivable superclasses are the ones that adopt a coding protocol (``ArchivableClass``), and
+    /// for an `ArchiveCodable` type also the `Encodable` ones.
     static var archivedSuperclassNames: [String] { get }
 
     /// The instance whose identity decides sharing: `self` for a class, `nil` for a value type. Provided by
@@ -34,7 +36,7 @@ extension ArchivableClass {
 
     /// The default superclass chain: the Swift superclasses' archived names, nearest first, then `NSObject`.
     public static var archivedSuperclassNames: [String] {
-        archivedSuperclassChain(of: self, namingEncodable: self is any ArchiveCodable.Type)
+        archivedSuperclassChain(of: self, namingEncodable: false)
     }
 
     /// A value type's identity: none, so each encode is its own object.
@@ -47,7 +49,7 @@ extension ArchivableClass where Self: AnyObject {
 }
 
 /// The superclasses of `type`, nearest first; none for a value type. The one walk of a class hierarchy.
-func superclasses(of type: Any.Type) -> UnfoldSequence<AnyClass, AnyClass?> {
+package func superclasses(of type: Any.Type) -> UnfoldSequence<AnyClass, AnyClass?> {
     sequence(state: (type as? AnyClass).flatMap { _getSuperclass($0) }) { next in
         defer { next = next.flatMap { _getSuperclass($0) } }
         return next
@@ -55,15 +57,15 @@ func superclasses(of type: Any.Type) -> UnfoldSequence<AnyClass, AnyClass?> {
 }
 
 /// The archived names of the archivable superclasses of `type`, nearest first, then `"NSObject"`: the
-/// ``KeyedArchivable`` ones, and with `namingEncodable` (a Codable type, which encodes its superclass's keys
+/// ``ArchivableClass`` ones, and with `namingEncodable` (a Codable type, which encodes its superclass's keys
 /// through `super.encode(to:)`) every `Encodable` one too, under its Swift name unless it names itself.
-func archivedSuperclassChain(of type: Any.Type, namingEncodable: Bool) -> [String] {
+package func archivedSuperclassChain(of type: Any.Type, namingEncodable: Bool) -> [String] {
     var names: [String] = []
     for c in superclasses(of: type) {
-        if let archivable = c as? any KeyedArchivable.Type {
+        if let archivable = c as? any ArchivableClass.Type {
             names.append(archivable.archivedClassName)
         } else if namingEncodable, c is any Encodable.Type {
-            names.append((c as? any ArchivableClass.Type)?.archivedClassName ?? String(describing: c))
+            names.append(String(describing: c))
         }
     }
     names.append("NSObject")
@@ -71,7 +73,7 @@ func archivedSuperclassChain(of type: Any.Type, namingEncodable: Bool) -> [Strin
 }
 
 /// Whether `candidate` is `allowed` or, for classes, a subclass of it.
-func isType(_ candidate: Any.Type, kindOf allowed: Any.Type) -> Bool {
+package func isType(_ candidate: Any.Type, kindOf allowed: Any.Type) -> Bool {
     if ObjectIdentifier(candidate) == ObjectIdentifier(allowed) { return true }
     guard allowed is AnyClass else { return false }
     return superclasses(of: candidate).contains { ObjectIdentifier($0) == ObjectIdentifier(allowed) }

@@ -1,0 +1,83 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+/// The keyed archive's dispatch over the Foundation classes of ``StandardClass``: which function of its file
+/// (`Builtins/NSString.swift`, ...) decodes and encodes each.
+extension KeyedUnarchiver {
+    /// Decodes the current frame, an object of a built-in class, by the class's own decoding.
+    func decodeStandard(_ standard: StandardClass, uid: Int) throws -> Any {
+        switch standard {
+        case .string, .mutableString: try decodeNSString(uid: uid)
+        case .data, .mutableData: try decodeNSData(uid: uid)
+        case .number: try decodeNSNumber(uid: uid)
+        case .array, .mutableArray: try decodeNSArray(uid: uid)
+        case .set, .mutableSet: try decodeNSSet(uid: uid)
+        case .orderedSet, .mutableOrderedSet: try decodeNSOrderedSet(uid: uid)
+        case .dictionary, .mutableDictionary: try decodeNSDictionary(uid: uid)
+        case .date: try decodeNSDate(uid: uid)
+        case .uuid: try decodeNSUUID(uid: uid)
+        case .url: try decodeNSURL(uid: uid)
+        case .null: try decodeNSNull(uid: uid)
+        case .value: try decodeNSValue(uid: uid)
+        case .indexSet, .mutableIndexSet: try decodeNSIndexSet(uid: uid)
+        case .attributedString, .mutableAttributedString: try decodeNSAttributedString(uid: uid)
+        case .indexPath: try decodeNSIndexPath(uid: uid)
+        case .timeZone: try decodeNSTimeZone(uid: uid)
+        }
+    }
+}
+
+extension KeyedArchiver {
+    /// Encodes a value that is not ``KeyedArchivable`` as the built-in class it stands for, and returns its
+    /// UID. The commonest types come first.
+    func encodeStandard(_ value: Any) -> Int32 {
+        switch value {
+        case let s as String: return stringObject(s)
+        case let i as Int: return integerObject(Int64(i))
+        case let d as Double: return realObject(d)
+        case let b as Bool: return boolObject(b)
+        case let d as Data: return dataObject(d)
+        case let date as Date: return dateObject(date)
+        case let uuid as UUID: return uuidObject(uuid)
+        case let url as URL: return urlObject(url)
+        case is ArchivedNull: return nullObject()
+        case let v as ArchivedValue: return valueObject(v)
+        case let set as ArchivedOrderedSet: return orderedSetObject(set)
+        case let set as ArchivedIndexSet: return indexSetObject(set)
+        case let string as ArchivedAttributedString: return attributedStringObject(string)
+        case let i as Int64: return integerObject(i)
+        case let i as Int32: return integerObject(Int64(i))
+        case let i as Int16: return integerObject(Int64(i))
+        case let i as Int8: return integerObject(Int64(i))
+        case let u as UInt64:
+            if u <= UInt64(Int64.max) { return integerObject(Int64(u)) }
+            return bareObject(state.pointee.builder.unsignedInteger(u))
+        case let u as UInt: return encodeStandard(UInt64(u))
+        case let u as UInt32: return integerObject(Int64(u))
+        case let u as UInt16: return integerObject(Int64(u))
+        case let u as UInt8: return integerObject(Int64(u))
+        case let f as Float: return realObject(Double(f))
+        case let optional as ArchiveOptional: return archiveObject(optional.archiveWrapped)
+        case let array as ArchiveEncodableArray: return encodableArrayObject(array)
+        case let dictionary as ArchiveEncodableDictionary: return encodableDictionaryObject(dictionary)
+        case let set as ArchiveEncodableSet: return encodableSetObject(set)
+        case let pairs as OrderedArchiveDictionary: return orderedPairsObject(pairs)
+        case let set as OrderedArchiveSet: return orderedMembersObject(set)
+        case let bytes as [UInt8]: return bareObject(state.pointee.builder.data(bytes))
+        // The rarer classes last: each failed cast costs every value that reaches this switch. Before
+        // `Encodable`, which `IndexPath` and `TimeZone` also are.
+        case let mutable as ArchivedMutableObject: return mutableObject(mutable)
+        case let path as IndexPath: return indexPathObject(path)
+        case let zone as ArchivedTimeZone: return timeZoneObject(zone)
+        case let zone as TimeZone: return timeZoneObject(ArchivedTimeZone(zone))
+        case let encodable as any Encodable: return encodeCodableValue(encodable)
+        default:
+            record(KeyedArchiveError(.unsupportedType,
+                                     "a value of type \(type(of: value)) is not KeyedArchivable nor a standard class",
+                                     objectIndex: state.pointee.objectNodes.count))
+            return 0
+        }
+    }
+}
