@@ -19,12 +19,12 @@ import KeyedArchive
 /// No Apple API corresponds: it is the graph `NSKeyedUnarchiver` would instantiate, seen before decoding.
 public struct ObjectGraphModel: Sendable {
     /// What an edge is in the walk. An open set: new kinds may be added without breaking callers.
-    public struct EdgeKind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct EdgeKind: Hashable, Sendable, CustomStringConvertible {
         /// The kind's name (`"tree"`).
-        public let rawValue: String
+        package let rawValue: String
         /// The kind named `rawValue`.
-        public init(rawValue: String) { self.rawValue = rawValue }
-        /// The kind's name.
+        package init(rawValue: String) { self.rawValue = rawValue }
+        /// The kind's name (`tree`).
         public var description: String { rawValue }
 
         /// The edge by which the walk first reached its target.
@@ -50,7 +50,7 @@ public struct ObjectGraphModel: Sendable {
     public struct Scalar: Sendable, Hashable {
         /// The steps from the node: `.title`, `[0]`.
         public internal(set) var label: String
-        /// The value as plist-JSON, cut at ``ObjectGraphModel/valueLimit`` characters.
+        /// The value as plist-JSON, cut at 80 characters.
         public internal(set) var value: String
     }
 
@@ -75,7 +75,7 @@ public struct ObjectGraphModel: Sendable {
     }
 
     /// Values are cut to this many characters.
-    public static let valueLimit = 80
+    package static let valueLimit = 80
 
     /// `$archiver` (`NSKeyedArchiver`, or a subclass's name).
     public internal(set) var archiver = ""
