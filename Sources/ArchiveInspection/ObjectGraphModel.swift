@@ -66,10 +66,12 @@ public struct ObjectGraphModel: Sendable {
         public internal(set) var scalars: [Scalar] = []
         /// References to other objects, in step order.
         public internal(set) var edges: [Edge] = []
-        /// The index of the node that first reached this one (-1: a root).
+        /// The `$objects` index of the node that first reached this one (-1: a root, reached from `$top`); the
+        /// edge it came by is the ``EdgeKind/tree`` edge to this node among that node's ``edges`` (or
+        /// ``ObjectGraphModel/rootEdges``).
         public internal(set) var parent = -1
-        /// The label of the edge that first reached it.
-        public internal(set) var parentLabel = ""
+        /// The label of the edge that first reached it (the ``EdgeKind/tree`` edge to it, from ``parent``).
+        package internal(set) var parentLabel = ""
         /// Whether more than one reference reaches it.
         public internal(set) var shared = false
     }
