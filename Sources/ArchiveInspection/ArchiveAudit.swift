@@ -71,33 +71,33 @@ public struct ArchiveAudit: Sendable {
     public internal(set) var maxDepth = 0
     /// The path where ``maxDepth`` is reached.
     public internal(set) var deepestPath = "$top"
-    /// The largest collections (arrays, sets, dictionaries), at most ``listLength``, largest first.
+    /// The largest collections (arrays, sets, dictionaries), at most 5, largest first.
     public internal(set) var largestCollections: [Finding] = []
     /// The objects reached by more than one reference.
     public internal(set) var sharedObjects = 0
     /// The references to objects beyond their first.
     public internal(set) var sharedReferences = 0
-    /// The most referenced objects, at most ``listLength``, with their reference counts.
+    /// The most referenced objects, at most 5, with their reference counts.
     public internal(set) var mostShared: [Finding] = []
     /// The references back to an object on their own path.
     public internal(set) var cycles = 0
-    /// The first cycles found, at most ``listLength``: where each reference is, and the path it goes back to.
+    /// The first cycles found, at most 5: where each reference is, and the path it goes back to.
     public internal(set) var cycleExamples: [Finding] = []
-    /// The longest strings, at most ``listLength``, in UTF-8 bytes.
+    /// The longest strings, at most 5, in UTF-8 bytes.
     public internal(set) var largestStrings: [Finding] = []
-    /// The largest data values, at most ``listLength``.
+    /// The largest data values, at most 5.
     public internal(set) var largestData: [Finding] = []
-    /// Keyed archives nested in data values, up to ``maxNesting`` levels deep.
+    /// Keyed archives nested in data values, up to 8 levels deep (a deeper one is named in a `nesting` note).
     public internal(set) var nested: [Nested] = []
-    /// Remarks, at most ``notesPerKind`` of each kind (then one saying how many more).
+    /// Remarks, at most 20 of each kind (then one saying how many more).
     public internal(set) var notes: [Note] = []
 
     /// How many entries each "largest" list keeps.
-    public static let listLength = 5
+    package static let listLength = 5
     /// How many notes of one kind are listed before "... and N more".
-    public static let notesPerKind = 20
+    package static let notesPerKind = 20
     /// Nested archives deeper than this are named (a `nesting` note), not audited.
-    public static let maxNesting = 8
+    package static let maxNesting = 8
 
     /// Audits the binary or XML keyed archive `archive`, of any `$archiver` (``archiver`` says which, and an
     /// `archiver` note names one other than `NSKeyedArchiver`). Nothing is decoded.

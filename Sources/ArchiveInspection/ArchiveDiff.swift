@@ -21,7 +21,7 @@ import KeyedArchive
 /// No Apple API corresponds (Foundation compares decoded objects with `isEqual(_:)`, after decoding them).
 public enum ArchiveDiff {
     /// Values in a difference are cut to this many characters.
-    public static let valueLimit = 120
+    package static let valueLimit = 120
 
     /// Compares the keyed archives `a` and `b` (binary or XML, of any `$archiver`), handing each difference
     /// to `body` in a stable order: depth first, children in step order. Nothing is handed over when the
@@ -45,6 +45,8 @@ public enum ArchiveDiff {
 /// No Apple API corresponds.
 public struct ArchiveDiffError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Which archive of the two.
+    ///
+    /// Frozen: a comparison has two sides.
     public enum Side: Sendable, Hashable {
         /// The first archive (`a`).
         case a
@@ -54,14 +56,14 @@ public struct ArchiveDiffError: Error, Sendable, Hashable, CustomStringConvertib
 
     /// The archive that could not be read.
     public var side: Side
-    /// Why: the error reading it gave, with its code, object and path.
+    /// Why: the error reading it gave, with its code (`underlying.code`), object and path.
     public var underlying: KeyedArchiveError
 
     /// The underlying error's code (`KeyedArchiveError/Code/invalidHeader`...).
-    public var code: KeyedArchiveError.Code { underlying.code }
+    package var code: KeyedArchiveError.Code { underlying.code }
 
     /// An error for the archive at `side`, which `underlying` says is not readable.
-    public init(side: Side, underlying: KeyedArchiveError) {
+    package init(side: Side, underlying: KeyedArchiveError) {
         self.side = side
         self.underlying = underlying
     }

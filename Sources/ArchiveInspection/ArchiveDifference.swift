@@ -2,19 +2,20 @@
 /// ``ArchiveDiff/differences(between:and:_:)`` finds it.
 ///
 /// ```swift
-/// // root.items[2].title: changed: "a" -> "b"
-/// ArchiveDifference(path: "root.items[2].title", kind: .changed, a: #""a""#, b: #""b""#).description
+/// try ArchiveDiff.differences(between: old, and: new) { difference in
+///     if difference.kind == .changed { print(difference) }   // root.items[2].title: changed: "a" -> "b"
+/// }
 /// ```
 ///
 /// No Apple API corresponds.
 public struct ArchiveDifference: Hashable, Sendable, CustomStringConvertible {
     /// What differs. An open set: new kinds may be added without breaking callers.
-    public struct Kind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
         /// The kind's name (`"changed"`).
-        public let rawValue: String
+        package let rawValue: String
         /// The kind named `rawValue`.
-        public init(rawValue: String) { self.rawValue = rawValue }
-        /// The kind's name.
+        package init(rawValue: String) { self.rawValue = rawValue }
+        /// The kind's name (`changed`), as ``ArchiveDifference/description`` writes it.
         public var description: String { rawValue }
 
         /// A value, or a value against an object, differs.
@@ -36,14 +37,14 @@ public struct ArchiveDifference: Hashable, Sendable, CustomStringConvertible {
     public var path: String
     /// What differs there.
     public var kind: Kind
-    /// What A has there: a value as plist-JSON (cut at ``ArchiveDiff/valueLimit`` characters), an object as
+    /// What A has there: a value as plist-JSON (cut at 120 characters), an object as
     /// `<Class>`, a container as `<array>`; for sharing and cycles, how A reaches it; `nil` for ``Kind/added``.
     public var a: String?
     /// What B has there, as ``a``; `nil` for ``Kind/removed``.
     public var b: String?
 
     /// A difference at `path` of `kind`, with what A and B have there.
-    public init(path: String, kind: Kind, a: String?, b: String?) {
+    package init(path: String, kind: Kind, a: String?, b: String?) {
         self.path = path
         self.kind = kind
         self.a = a

@@ -15,10 +15,14 @@ import KeyedArchive
 ///         style => [5] Style { name => [6] "Default Stroke" ... }
 /// ```
 ///
+/// ```swift
+/// print(ArchiveDump.render(try ArchiveGraph(bytes: bytes)))   // binary or XML input
+/// ```
+///
 /// No Apple API corresponds; `plutil -p` is the model.
 public enum ArchiveDump {
-    /// The tree of the archive's `$top` (binary or XML input).
-    public static func render(_ archive: [UInt8]) throws -> String {
+    /// The tree of the archive's `$top` (binary or XML input): the public `render` of its `ArchiveGraph`.
+    package static func render(_ archive: [UInt8]) throws -> String {
         render(try ArchiveGraph(bytes: archive))
     }
 

@@ -8,7 +8,7 @@ import Foundation
 /// archive-JSON: the JSON forms of a keyed archive's object graph that `keyedarchive decode` prints and
 /// `keyedarchive encode` reads: the tree form and the graph form.
 ///
-/// **The tree form** (``render(_:pretty:)``) prints the graph from `root` as nested values:
+/// **The tree form** (``render(_:pretty:maxObjects:)``) prints the graph from `root` as nested values:
 ///
 /// | archived | JSON |
 /// |---|---|
@@ -55,7 +55,7 @@ import Foundation
 /// associated values).
 ///
 /// ```swift
-/// let json = try ArchiveJSON.render(bytes, pretty: true)
+/// let json = try ArchiveJSON.render(ArchiveGraph(bytes: bytes), pretty: true)
 /// let again = try ArchiveJSON.encode(json, format: .binary)
 /// let graph = try ArchiveJSON.renderGraph(bytes)
 /// assert(try ArchiveJSON.encode(graph) == bytes)   // for bytes written by KeyedArchiver
@@ -63,8 +63,9 @@ import Foundation
 ///
 /// No Apple API corresponds.
 public enum ArchiveJSON {
-    /// Renders the archive's `root` object (binary or XML input) as archive-JSON's tree form.
-    public static func render(_ archive: [UInt8], pretty: Bool = false) throws -> String {
+    /// Renders the archive's `root` object (binary or XML input) as archive-JSON's tree form: the public
+    /// `render` of its `ArchiveGraph`.
+    package static func render(_ archive: [UInt8], pretty: Bool = false) throws -> String {
         try render(ArchiveGraph(bytes: archive), pretty: pretty)
     }
 
@@ -74,8 +75,10 @@ public enum ArchiveJSON {
     /// - Parameters:
     ///   - graph: the archive to render.
     ///   - pretty: whether to indent the JSON, one level per space (as Python's `json` with `indent=1`).
-    ///   - maxObjects: most objects printed, counting a shared object at each use; default
-    ///     ``defaultMaxObjects(for:)``. Past it: `KeyedArchiveError/Code/elementLimitExceeded`.
+    ///   - maxObjects: most objects printed, counting a shared object at each use; `nil` (the default) for
+    ///     `max(100_000, 16 × the archive's object count)`, room for ordinary sharing while stopping the
+    ///     exponential blowup of heavily shared graphs (compiled nibs). Past it:
+    ///     `KeyedArchiveError/Code/elementLimitExceeded`.
     public static func render(_ graph: ArchiveGraph, pretty: Bool = false, maxObjects: Int? = nil) throws -> String {
         var text: [UInt8] = []
         try write(graph, pretty: pretty, maxObjects: maxObjects) { text += $0 }
@@ -112,7 +115,7 @@ public enum ArchiveJSON {
     /// The default budget of ``render(_:pretty:maxObjects:)``: `max(100_000, 16 × the archive's object
     /// count)`, room for ordinary sharing while stopping the exponential blowup of heavily shared graphs
     /// (compiled nibs).
-    public static func defaultMaxObjects(for graph: ArchiveGraph) -> Int {
+    package static func defaultMaxObjects(for graph: ArchiveGraph) -> Int {
         max(100_000, 16 * graph.objects.count)
     }
 

@@ -19,12 +19,12 @@ import KeyedArchive
 /// No Apple API corresponds: it is the graph `NSKeyedUnarchiver` would instantiate, seen before decoding.
 public struct ObjectGraphModel: Sendable {
     /// What an edge is in the walk. An open set: new kinds may be added without breaking callers.
-    public struct EdgeKind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct EdgeKind: Hashable, Sendable, CustomStringConvertible {
         /// The kind's name (`"tree"`).
-        public let rawValue: String
+        package let rawValue: String
         /// The kind named `rawValue`.
-        public init(rawValue: String) { self.rawValue = rawValue }
-        /// The kind's name.
+        package init(rawValue: String) { self.rawValue = rawValue }
+        /// The kind's name (`tree`).
         public var description: String { rawValue }
 
         /// The edge by which the walk first reached its target.
@@ -50,7 +50,7 @@ public struct ObjectGraphModel: Sendable {
     public struct Scalar: Sendable, Hashable {
         /// The steps from the node: `.title`, `[0]`.
         public internal(set) var label: String
-        /// The value as plist-JSON, cut at ``ObjectGraphModel/valueLimit`` characters.
+        /// The value as plist-JSON, cut at 80 characters.
         public internal(set) var value: String
     }
 
@@ -66,16 +66,18 @@ public struct ObjectGraphModel: Sendable {
         public internal(set) var scalars: [Scalar] = []
         /// References to other objects, in step order.
         public internal(set) var edges: [Edge] = []
-        /// The index of the node that first reached this one (-1: a root).
+        /// The `$objects` index of the node that first reached this one (-1: a root, reached from `$top`); the
+        /// edge it came by is the ``EdgeKind/tree`` edge to this node among that node's ``edges`` (or
+        /// ``ObjectGraphModel/rootEdges``).
         public internal(set) var parent = -1
-        /// The label of the edge that first reached it.
-        public internal(set) var parentLabel = ""
+        /// The label of the edge that first reached it (the ``EdgeKind/tree`` edge to it, from ``parent``).
+        package internal(set) var parentLabel = ""
         /// Whether more than one reference reaches it.
         public internal(set) var shared = false
     }
 
     /// Values are cut to this many characters.
-    public static let valueLimit = 80
+    package static let valueLimit = 80
 
     /// `$archiver` (`NSKeyedArchiver`, or a subclass's name).
     public internal(set) var archiver = ""

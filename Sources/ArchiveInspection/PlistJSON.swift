@@ -41,8 +41,9 @@ public enum PlistJSON {
         try parse(Array(text.utf8), limits: limits)
     }
 
-    /// Parses plist-JSON from UTF-8 bytes; bytes that are not valid UTF-8 are an `.invalidJSON` error.
-    public static func parse(_ bytes: [UInt8], limits: PlistLimits = .default) throws -> PlistValue {
+    /// Parses plist-JSON from UTF-8 bytes (the tools read files so); bytes that are not valid UTF-8 are an
+    /// `.invalidJSON` error.
+    package static func parse(_ bytes: [UInt8], limits: PlistLimits = .default) throws -> PlistValue {
         var parser = PlistJSONParser(bytes: bytes, limits: limits)
         return try parser.parseDocument()
     }

@@ -18,17 +18,17 @@
 /// Mirrors `__CFBinaryPlistGetTopLevelInfo` and `__CFBinaryPlistCreateObjectFiltered` in CoreFoundation.
 public struct BinaryPlistDocument: Sendable {
     /// The whole file.
-    public let bytes: [UInt8]
+    @usableFromInline package let bytes: [UInt8]
     /// The file's trailer, validated: widths, object count, top object and offset table position.
-    public let trailer: BinaryPlistTrailer
+    package let trailer: BinaryPlistTrailer
     /// The limits that materializing objects of the document enforces.
-    public let limits: PlistLimits
+    package let limits: PlistLimits
 
     /// The object area ends where the offset table begins.
     @usableFromInline let objectAreaEnd: Int
 
     /// Whether `bytes` begin with the binary plist magic `bplist0`.
-    public static func hasMagic(_ bytes: [UInt8]) -> Bool {
+    package static func hasMagic(_ bytes: [UInt8]) -> Bool {
         // "bplist0", compared in place (no arrays made: a store checks this for every record it reads).
         bytes.count >= 8 && bytes[0] == 0x62 && bytes[1] == 0x70 && bytes[2] == 0x6C && bytes[3] == 0x69
             && bytes[4] == 0x73 && bytes[5] == 0x74 && bytes[6] == 0x30
@@ -127,9 +127,9 @@ public struct BinaryPlistDocument: Sendable {
     }
 
     /// Number of objects in the file.
-    public var objectCount: Int { trailer.objectCount }
+    package var objectCount: Int { trailer.objectCount }
     /// Index of the top object.
-    public var topObject: Int { trailer.topObject }
+    package var topObject: Int { trailer.topObject }
 
     /// Byte offset of object `index` (validated to lie in the object area).
     package func offset(ofObject index: Int) throws -> Int {

@@ -17,6 +17,9 @@ extension BinaryPlistDocument {
     ///
     /// Mirrors the events of a streaming plist reader (rust-plist's `stream::Event`); the values are those
     /// ``PlistValue`` holds, and those `__CFBinaryPlistCreateObjectFiltered` creates.
+    ///
+    /// Frozen: as ``PlistValue``, its cases are the object types of the `bplist00` format, and the start and
+    /// end of a collection; a `switch` over them needs no `default`.
     public enum Event {
         /// The start of an array of `count` elements.
         case beginArray(count: Int)
@@ -55,6 +58,9 @@ extension BinaryPlistDocument {
     /// ``PlistLimits/stringPolicy``; ``bytes`` are what the file stores, in ``encoding``.
     public struct StringView {
         /// How a string's bytes are stored.
+        ///
+        /// Frozen: the format has two string markers, ASCII (`0x5n`) and UTF-16 (`0x6n`), and an ASCII-marked
+        /// string with other bytes is read one of two ways, as Apple's readers read it.
         public enum Encoding: Sendable, Hashable {
             /// Bytes below 0x80 (marker `0x5n`): they are also the string's UTF-8.
             case ascii

@@ -4,22 +4,22 @@
 /// (8 bytes), top object index (8 bytes), offset-table position (8 bytes), all big-endian.
 ///
 /// Mirrors `CFBinaryPlistTrailer` in CoreFoundation's `CFBinaryPList.c`.
-public struct BinaryPlistTrailer: Sendable, Hashable {
+package struct BinaryPlistTrailer: Sendable, Hashable {
     /// The sort version byte, which CoreFoundation writes as 0 and no reader uses.
-    public var sortVersion: UInt8
+    package var sortVersion: UInt8
     /// Width in bytes (1...8) of each entry of the offset table.
-    public var offsetWidth: Int
+    package var offsetWidth: Int
     /// Width in bytes (1...8) of each object reference inside arrays, sets and dictionaries.
-    public var referenceWidth: Int
+    package var referenceWidth: Int
     /// The number of objects, and of entries in the offset table.
-    public var objectCount: Int
+    package var objectCount: Int
     /// The index of the top object.
-    public var topObject: Int
+    package var topObject: Int
     /// The byte offset where the offset table starts.
-    public var offsetTableOffset: Int
+    package var offsetTableOffset: Int
 
     /// The size of the trailer: 32 bytes.
-    public static let byteCount = 32
+    package static let byteCount = 32
 
     /// Where the trailer's five unused bytes are in a binary plist of `count` bytes (header and trailer at
     /// least), the bytes every reader ignores (CoreFoundation, Python's `plistlib`, this package): a writer may

@@ -6,12 +6,12 @@
 /// CoreFoundation accepts. ASCII strings are written as `0x5n`, all others as UTF-16 (`0x6n`).
 ///
 /// Mirrors `__CFBinaryPlistWrite` in CoreFoundation.
-public struct BinaryPlistWriter {
+package struct BinaryPlistWriter {
     /// The limits writing enforces (the depth limit).
-    public var limits: PlistLimits
+    package var limits: PlistLimits
 
     /// A writer that enforces `limits`.
-    public init(limits: PlistLimits = .default) {
+    package init(limits: PlistLimits = .default) {
         self.limits = limits
     }
 
@@ -21,7 +21,7 @@ public struct BinaryPlistWriter {
     /// Encodes `value` to binary plist bytes.
     /// - Throws: ``PlistError`` `.depthLimitExceeded` for nesting deeper than the limit, `.invalidKey` for
     ///   a collection used as a dictionary key.
-    public func encode(_ value: PlistValue) throws -> [UInt8] {
+    package func encode(_ value: PlistValue) throws -> [UInt8] {
         try encode(value, sampleSize: Self.sampleSize)
     }
 

@@ -14,7 +14,7 @@ public struct PlistDate: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Seconds between 1970-01-01 and 2001-01-01.
-    public static let unixEpochOffset: Double = 978_307_200
+    package static let unixEpochOffset: Double = 978_307_200
 
     /// Whether two dates have the same bit pattern.
     public static func == (lhs: PlistDate, rhs: PlistDate) -> Bool {

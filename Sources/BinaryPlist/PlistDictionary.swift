@@ -33,7 +33,7 @@ public struct PlistDictionary: Sendable {
     }
 
     /// A dictionary of `pairs`, in their order.
-    public init(_ pairs: some Sequence<(PlistValue, PlistValue)>) {
+    package init(_ pairs: some Sequence<(PlistValue, PlistValue)>) {
         self.init(entries: pairs.map { Entry(key: $0.0, value: $0.1) })
     }
 
@@ -49,12 +49,12 @@ public struct PlistDictionary: Sendable {
     /// Whether the dictionary has no entries.
     public var isEmpty: Bool { entries.isEmpty }
     /// The keys, in order.
-    public var keys: [PlistValue] { entries.map(\.key) }
+    package var keys: [PlistValue] { entries.map(\.key) }
     /// The values, in the order of their keys.
-    public var values: [PlistValue] { entries.map(\.value) }
+    package var values: [PlistValue] { entries.map(\.value) }
 
     /// Whether every key is a string.
-    public var hasOnlyStringKeys: Bool {
+    package var hasOnlyStringKeys: Bool {
         entries.allSatisfy { if case .string = $0.key { true } else { false } }
     }
 
@@ -82,13 +82,13 @@ public struct PlistDictionary: Sendable {
     }
 
     /// The value for any key, compared by value.
-    public subscript(key: PlistValue) -> PlistValue? {
+    package subscript(key: PlistValue) -> PlistValue? {
         if case .string(let s) = key { return self[s] }
         return entries.first(where: { $0.key == key })?.value
     }
 
     /// Appends an entry without checking for an existing key (for readers that keep duplicates' order).
-    public mutating func append(key: PlistValue, value: PlistValue) {
+    package mutating func append(key: PlistValue, value: PlistValue) {
         entries.append(Entry(key: key, value: value))
         if let k = key.stringValue, index != nil || entries.count > Self.indexThreshold {
             if index == nil { rebuildIndex() } else if index?[k] == nil { index?[k] = entries.count - 1 }

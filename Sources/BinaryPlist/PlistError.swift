@@ -65,7 +65,7 @@ public struct PlistError: Error, Sendable, Hashable, CustomStringConvertible {
     public var format: String
 
     /// An error with `code`, a one-line `reason` and where it was found.
-    public init(_ code: Code, _ reason: String, byteOffset: Int? = nil, objectIndex: Int? = nil, format: String = "bplist") {
+    @usableFromInline package init(_ code: Code, _ reason: String, byteOffset: Int? = nil, objectIndex: Int? = nil, format: String = "bplist") {
         self.code = code
         self.reason = reason
         self.byteOffset = byteOffset

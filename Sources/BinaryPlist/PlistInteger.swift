@@ -22,13 +22,13 @@ public struct PlistInteger: Hashable, Sendable, Comparable, CustomStringConverti
     }
 
     /// The integer `value`.
-    public init(_ value: Int) { self.init(Int64(value)) }
+    package init(_ value: Int) { self.init(Int64(value)) }
 
     /// The integer `value`, which may exceed `Int64.max`.
     public init(_ value: UInt64) { self.init(high: 0, low: value) }
 
     /// Whether the value is below zero.
-    public var isNegative: Bool { high < 0 }
+    package var isNegative: Bool { high < 0 }
 
     /// The value as `Int64`, or `nil` when it does not fit.
     public var int64Value: Int64? {
@@ -42,10 +42,10 @@ public struct PlistInteger: Hashable, Sendable, Comparable, CustomStringConverti
     public var uint64Value: UInt64? { high == 0 ? low : nil }
 
     /// The value as `Int`, or `nil` when it does not fit.
-    public var intValue: Int? { int64Value.flatMap { Int(exactly: $0) } }
+    package var intValue: Int? { int64Value.flatMap { Int(exactly: $0) } }
 
     /// Whether the value fits a signed 64-bit integer.
-    public var fitsInt64: Bool { int64Value != nil }
+    package var fitsInt64: Bool { int64Value != nil }
 
     /// Whether `lhs` is less than `rhs`.
     public static func < (lhs: PlistInteger, rhs: PlistInteger) -> Bool {

@@ -20,7 +20,7 @@ public struct PlistLimits: Sendable, Hashable {
     public var maxElements: Int? = nil
 
     /// The element budget for an input of `byteCount` bytes.
-    public func elementBudget(forInputOf byteCount: Int) -> Int {
+    package func elementBudget(forInputOf byteCount: Int) -> Int {
         maxElements ?? max(byteCount, 65_536)
     }
     /// Largest input accepted, in bytes. Default 1 GiB.
@@ -29,6 +29,8 @@ public struct PlistLimits: Sendable, Hashable {
     public var stringPolicy: StringPolicy = .lenient
 
     /// How invalid string bytes are read.
+    ///
+    /// Frozen: such a string is either read as Apple's readers read it or refused; there is no third way.
     public enum StringPolicy: Sendable, Hashable {
         /// Documented lenient reading, as Apple's readers accept such files: an ASCII string (`0x5n`) with
         /// bytes above 0x7F is read as UTF-8 when it is valid UTF-8, else as ISO Latin-1; a lone UTF-16
@@ -39,7 +41,7 @@ public struct PlistLimits: Sendable, Hashable {
     }
 
     /// The documented defaults (``default``).
-    public init() {}
+    package init() {}
 
     /// The documented defaults.
     public static let `default` = PlistLimits()

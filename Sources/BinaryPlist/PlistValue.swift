@@ -36,7 +36,7 @@ public enum PlistValue: Sendable {
 
 extension PlistValue {
     /// A short name of the value's kind, for error messages ("string", "dictionary", ...).
-    public var kindName: String {
+    package var kindName: String {
         switch self {
         case .null: "null"
         case .bool: "bool"
@@ -53,7 +53,7 @@ extension PlistValue {
     }
 
     /// "an array", "a string", ...
-    public var kindNameWithArticle: String {
+    package var kindNameWithArticle: String {
         let name = kindName
         return (name.first.map { "aeiouAEIU".contains($0) } ?? false ? "an " : "a ") + name
     }
@@ -78,10 +78,10 @@ extension PlistValue {
     public var dictionaryValue: PlistDictionary? { if case .dictionary(let d) = self { d } else { nil } }
 
     /// Whether the value is a set.
-    public var isSet: Bool { if case .set = self { true } else { false } }
+    package var isSet: Bool { if case .set = self { true } else { false } }
 
     /// Whether the value is an array, set or dictionary.
-    public var isCollection: Bool {
+    package var isCollection: Bool {
         switch self {
         case .array, .set, .dictionary: true
         default: false

@@ -37,15 +37,15 @@
 ///
 /// Mirrors `PropertyListSerialization.propertyList(from:options:format:)` on XML input /
 /// `CFPropertyListCreateWithData`.
-public struct XMLPlistReader {
+package struct XMLPlistReader {
     /// The limits reading enforces.
-    public var limits: PlistLimits
+    package var limits: PlistLimits
 
     /// A reader that enforces `limits`.
-    public init(limits: PlistLimits = .default) { self.limits = limits }
+    package init(limits: PlistLimits = .default) { self.limits = limits }
 
     /// The value the XML plist `bytes` holds.
-    public func decode(_ bytes: [UInt8]) throws -> PlistValue {
+    package func decode(_ bytes: [UInt8]) throws -> PlistValue {
         guard bytes.count <= limits.maxInputBytes else {
             throw PlistError(
                 .invalidCount, "input of \(bytes.count) bytes exceeds the limit of \(limits.maxInputBytes)",

@@ -27,15 +27,15 @@
 ///
 /// Mirrors `PropertyListSerialization.data(fromPropertyList:format: .xml, options:)` /
 /// `CFPropertyListCreateData(_, _, kCFPropertyListXMLFormat_v1_0, _, _)`.
-public struct XMLPlistWriter {
+package struct XMLPlistWriter {
     /// The limits writing enforces (the depth limit).
-    public var limits: PlistLimits
+    package var limits: PlistLimits
 
     /// A writer that enforces `limits`.
-    public init(limits: PlistLimits = .default) { self.limits = limits }
+    package init(limits: PlistLimits = .default) { self.limits = limits }
 
     /// The XML plist bytes of `value`.
-    public func encode(_ value: PlistValue) throws -> [UInt8] {
+    package func encode(_ value: PlistValue) throws -> [UInt8] {
         var out = XMLPlistOutput()
         out.append(XMLPlistOutput.header)
         try out.append(value, indentation: 0, depth: value.isCollection ? 1 : 0, limits: limits)

@@ -8,9 +8,9 @@ struct ArchiveInspectionLandingPageTests {
     @Test func rendersAnArchiveAsJSON() throws {
         // snippet
         let bytes: [UInt8] = try KeyedArchiver.archivedData(withRootObject: ["Ada", "Charles"])
-        print(try ArchiveJSON.render(bytes))
+        print(try ArchiveJSON.render(ArchiveGraph(bytes: bytes)))
         // end snippet
-        #expect(try ArchiveJSON.render(bytes) == #"["Ada", "Charles"]"#)
+        #expect(try ArchiveJSON.render(ArchiveGraph(bytes: bytes)) == #"["Ada", "Charles"]"#)
     }
 
     @Test func auditsComparesAndMapsAnArchive() throws {

@@ -21,10 +21,11 @@ struct BinaryPlistFormatArticleTests {
         // snippet
         let value: PlistValue = ["name": "Ada", "born": 1815]
         let bytes = try PropertyList.encode(value, format: .binary)
-        let document = try BinaryPlistDocument(bytes)
-        print(document.objectCount, document.topObject, document.trailer.offsetTableOffset)
+        print(bytes.count)
         // end snippet
-        #expect(document.objectCount == 5 && document.topObject == 0)
+        #expect(bytes.count == 67)
+        let document = try BinaryPlistDocument(bytes)
+        #expect(document.objectCount == 5 && document.topObject == 0 && document.trailer.offsetTableOffset == 30)
         let shown = ArticleCode.fencedBlocks(inMarkdown: try ArticleCode.text(Self.page)).filter { $0.language == "text" }
         #expect(shown.first?.block.text == Self.hexLines(bytes))
         #expect(try PropertyList.decode(bytes) == value)

@@ -9,11 +9,11 @@ struct BinaryPlistLandingPageTests {
         let value: PlistValue = ["title": "Notes", "count": 3, "tags": ["a", "b"]]
         let binary = try PropertyList.encode(value, format: .binary)
         let xml = try PropertyList.encode(value, format: .xml)
-        let (decoded, format) = try PropertyList.decodeWithFormat(xml)
+        let decoded = try PropertyList.decode(xml)
+        let format = PropertyList.detectFormat(xml)   // .xml
         // end snippet
         #expect(decoded == value && format == .xml)
-        let fromBinary = try PropertyList.decodeWithFormat(binary)
-        #expect(fromBinary.value == value && fromBinary.format == .binary)
+        #expect(try PropertyList.decode(binary) == value && PropertyList.detectFormat(binary) == .binary)
         #expect(binary.starts(with: Array("bplist00".utf8)))
         #expect(value != ["title": "Notes", "count": true, "tags": ["a", "b"]])
     }
