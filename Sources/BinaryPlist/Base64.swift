@@ -2,7 +2,7 @@
 ///
 /// Mirrors `Data.base64EncodedString()` / `Data(base64Encoded:options: .ignoreUnknownCharacters)`.
 package enum Base64 {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     private static let decodeTable: [UInt8] = {
         var t = [UInt8](repeating: 0xFF, count: 256)

@@ -16,19 +16,31 @@ package enum ISO8601 {
 
     /// `YYYY-MM-DDTHH:MM:SSZ`, or `nil` for a NaN, infinite or out-of-range date.
     package static func format(_ date: PlistDate) -> String? {
+        var out: [UInt8] = []
+        out.reserveCapacity(24)
+        guard append(date, to: &out) else { return nil }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends ``format(_:)``'s text to `out`; `false` (and nothing appended) where it gives `nil`.
+    static func append(_ date: PlistDate, to out: inout [UInt8]) -> Bool {
         let t = date.secondsSinceReferenceDate
-        guard t.isFinite, t.magnitude <= maxMagnitude else { return nil }
+        guard t.isFinite, t.magnitude <= maxMagnitude else { return false }
         var whole = Int64(t)  // toward zero; then down (no libm: this target links nothing)
         if Double(whole) > t { whole -= 1 }
         let (dayOffset, secondOfDay) = floorDivide(whole, 86_400)
         let (year, month, day) = civil(fromDays: dayOffset + referenceDay)
 
-        var out: [UInt8] = []
-        out.reserveCapacity(24)
         if year < 0 { out.append(UInt8(ascii: "-")) }
-        let yearDigits = Array(String(year.magnitude).utf8)
-        for _ in yearDigits.count..<max(4, yearDigits.count) { out.append(UInt8(ascii: "0")) }
-        out += yearDigits
+        let magnitude = year.magnitude
+        if magnitude < 10_000 {
+            out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude / 1000))
+            out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude / 100 % 10))
+            out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude / 10 % 10))
+            out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10))
+        } else {
+            out.append(contentsOf: String(magnitude).utf8)
+        }
         func two(_ v: Int64, after separator: UInt8) {
             out.append(separator)
             out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: v / 10))
@@ -40,7 +52,7 @@ package enum ISO8601 {
         two(secondOfDay / 60 % 60, after: UInt8(ascii: ":"))
         two(secondOfDay % 60, after: UInt8(ascii: ":"))
         out.append(UInt8(ascii: "Z"))
-        return String(decoding: out, as: UTF8.self)
+        return true
     }
 
     /// Parses `[-]Y+-MM-DDTHH:MM:SS[.fff]Z` (ASCII whitespace around it is ignored). `nil` when the text is

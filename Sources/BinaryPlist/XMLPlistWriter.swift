@@ -36,17 +36,25 @@ package struct XMLPlistWriter {
 
     /// The XML plist bytes of `value`.
     package func encode(_ value: PlistValue) throws -> [UInt8] {
-        var out = XMLPlistOutput()
+        var out = XMLPlistOutput(limits: limits)
+        defer { out.deallocate() }
         out.append(XMLPlistOutput.header)
-        try out.append(value, indentation: 0, depth: value.isCollection ? 1 : 0, limits: limits)
+        do {
+            try out.append(value, indentation: 0, depth: value.isCollection ? 1 : 0)
+        } catch var error {
+            error.path.reverse()
+            let path = error.path.joined()
+            throw PlistError(error.code, (path.isEmpty ? "" : "at \(path): ") + error.reason, format: "xml plist")
+        }
         out.append("</plist>\n")
-        return out.bytes
+        return out.bytes()
     }
 }
 
-/// The growing byte buffer of ``XMLPlistWriter``.
+/// The growing byte buffer of ``XMLPlistWriter``: bytes appended in place (no text built per element and
+/// copied), static markup from the binary's constant data.
 private struct XMLPlistOutput {
-    static let header = """
+    static let header: StaticString = """
         <?xml version="1.0" encoding="UTF-8"?>
         <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
         <plist version="1.0">
@@ -55,66 +63,156 @@ private struct XMLPlistOutput {
     /// Longest base64 line, tabs counted as 8 characters.
     static let base64LineLimit = 76
 
-    var bytes: [UInt8] = []
-    /// Where the writer is, for error messages: array indices and dictionary keys from the top.
-    var path: [PathComponent] = []
-
-    enum PathComponent {
-        case index(Int)
-        case key(String)
+    /// A failure inside the value, with the path to it collected as the writer unwinds (innermost first):
+    /// the path costs nothing while writing succeeds.
+    struct Failure: Error {
+        var code: PlistError.Code
+        var reason: String
+        var path: [String] = []
     }
 
-    var pathText: String {
-        path.map {
-            switch $0 {
-            case .index(let i): "[\(i)]"
-            case .key(let k): "." + k
-            }
-        }.joined()
+    let limits: PlistLimits
+    /// The output so far, written through a pointer: `Array.append` costs a call and a uniqueness check a
+    /// time, and an XML plist is many short appends. Owned by this value; ``deallocate()`` frees it.
+    private var base: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
+    /// Reused for the text of a date or a base64 line.
+    private var scratch: [UInt8] = []
+
+    init(limits: PlistLimits) {
+        self.limits = limits
+        capacity = 4096
+        base = .allocate(capacity: capacity)
+        scratch.reserveCapacity(80)
     }
 
-    mutating func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
+    /// Frees the buffer; the value is not used again.
+    func deallocate() { base.deallocate() }
 
-    mutating func indent(_ count: Int) {
-        for _ in 0..<count { bytes.append(0x09) }
+    /// A copy of the output.
+    func bytes() -> [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    @inline(__always)
+    private mutating func reserve(_ n: Int) {
+        if n > capacity - count { grow(n) }
     }
 
+    private mutating func grow(_ n: Int) {
+        let newCapacity = max(capacity * 2, count + n)
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.initialize(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func append(_ run: UnsafeBufferPointer<UInt8>) {
+        guard let source = run.baseAddress else { return }
+        reserve(run.count)
+        (base + count).initialize(from: source, count: run.count)
+        count += run.count
+    }
+
+    @inline(__always)
+    mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { append($0) }
+    }
+
+    mutating func appendScratch() {
+        scratch.withUnsafeBufferPointer { append($0) }
+        scratch.removeAll(keepingCapacity: true)
+    }
+
+    @inline(__always)
+    mutating func indent(_ tabs: Int) {
+        reserve(tabs)
+        (base + count).initialize(repeating: 0x09, count: tabs)
+        count += tabs
+    }
+
+    /// `text` with `&`, `<` and `>` escaped; runs without them are copied whole.
     mutating func appendEscaped(_ text: String) {
-        for c in text.utf8 {
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { appendEscaped($0) }
+        if done == nil {
+            var copy = text
+            copy.withUTF8 { appendEscaped($0) }
+        }
+    }
+
+    mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        var run = 0
+        for i in 0..<utf8.count {
+            let c = utf8[i]
+            // One comparison for most bytes: `&` is 0x26, `<` 0x3C and `>` 0x3E.
+            guard c <= 0x3E, c == 0x26 || c == 0x3C || c == 0x3E else { continue }
+            append(UnsafeBufferPointer(rebasing: utf8[run..<i]))
             switch c {
-            case UInt8(ascii: "&"): append("&amp;")
-            case UInt8(ascii: "<"): append("&lt;")
-            case UInt8(ascii: ">"): append("&gt;")
-            default: bytes.append(c)
+            case 0x26: append("&amp;")
+            case 0x3C: append("&lt;")
+            default: append("&gt;")
             }
+            run = i + 1
+        }
+        append(UnsafeBufferPointer(rebasing: utf8[run...]))
+    }
+
+    /// The decimal digits of `value`.
+    mutating func appendDecimal(_ value: PlistInteger) {
+        guard let v = value.int64Value else {
+            var text = value.description
+            return text.withUTF8 { append($0) }
+        }
+        if v < 0 { append(UInt8(ascii: "-")) }
+        var magnitude = v.magnitude
+        // 20 digits hold any UInt64.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var n = 20
+            repeat {
+                n -= 1
+                digits[n] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude != 0
+            append(UnsafeBufferPointer(rebasing: digits[n..<20]))
         }
     }
 
     /// One element (or a container and its contents) starting at `indentation` tabs, ending with a newline.
-    mutating func append(_ value: PlistValue, indentation: Int, depth: Int, limits: PlistLimits) throws {
-        func fail(_ code: PlistError.Code, _ reason: String) -> PlistError {
-            PlistError(code, (path.isEmpty ? "" : "at \(pathText): ") + reason, format: "xml plist")
-        }
+    mutating func append(_ value: PlistValue, indentation: Int, depth: Int) throws(Failure) {
         if depth > limits.maxDepth {
-            throw fail(.depthLimitExceeded, "nesting deeper than the limit of \(limits.maxDepth)")
+            throw Failure(code: .depthLimitExceeded, reason: "nesting deeper than the limit of \(limits.maxDepth)")
         }
         indent(indentation)
         switch value {
         case .null:
-            throw fail(.unsupportedValue, "XML plists cannot hold null")
+            throw Failure(code: .unsupportedValue, reason: "XML plists cannot hold null")
         case .set:
-            throw fail(.unsupportedValue, "XML plists cannot hold a set")
+            throw Failure(code: .unsupportedValue, reason: "XML plists cannot hold a set")
         case .bool(let b):
-            append(b ? "<true/>\n" : "<false/>\n")
+            if b { append("<true/>\n") } else { append("<false/>\n") }
         case .integer(let i):
-            append("<integer>\(i.description)</integer>\n")
+            append("<integer>")
+            appendDecimal(i)
+            append("</integer>\n")
         case .real(let r):
-            append("<real>\(Self.realText(r))</real>\n")
+            append("<real>")
+            appendRealText(r)
+            append("</real>\n")
         case .date(let d):
-            guard let text = ISO8601.format(d) else {
-                throw fail(.unsupportedValue, "date \(d.secondsSinceReferenceDate) has no ISO 8601 form")
+            append("<date>")
+            guard ISO8601.append(d, to: &scratch) else {
+                throw Failure(code: .unsupportedValue, reason: "date \(d.secondsSinceReferenceDate) has no ISO 8601 form")
             }
-            append("<date>\(text)</date>\n")
+            appendScratch()
+            append("</date>\n")
         case .data(let d):
             append("<data>\n")
             appendBase64Lines(d, indentation: indentation)
@@ -129,47 +227,107 @@ private struct XMLPlistOutput {
             indent(indentation + 1)
             append("<key>CF$UID</key>\n")
             indent(indentation + 1)
-            append("<integer>\(u.value)</integer>\n")
+            append("<integer>")
+            appendDecimal(PlistInteger(u.value))
+            append("</integer>\n")
             indent(indentation)
             append("</dict>\n")
         case .array(let items):
             guard !items.isEmpty else { return append("<array/>\n") }
             append("<array>\n")
-            for (n, item) in items.enumerated() {
-                path.append(.index(n))
-                try append(item, indentation: indentation + 1, depth: item.isCollection ? depth + 1 : depth, limits: limits)
-                path.removeLast()
+            for n in items.indices {
+                let item = items[n]
+                do {
+                    try append(item, indentation: indentation + 1, depth: item.isCollection ? depth + 1 : depth)
+                } catch {
+                    var failure = error
+                    failure.path.append("[\(n)]")
+                    throw failure
+                }
             }
             indent(indentation)
             append("</array>\n")
         case .dictionary(let dict):
             guard !dict.isEmpty else { return append("<dict/>\n") }
-            var entries: [(key: String, value: PlistValue)] = []
-            entries.reserveCapacity(dict.count)
+            // Apple's readers and writers keep keys sorted: check, and sort only a dictionary that is not.
+            var sorted = true
+            var previous: String?
             for entry in dict.entries {
                 guard case .string(let key) = entry.key else {
-                    throw fail(.invalidKey, "XML plist dictionary keys must be strings, not \(entry.key.kindName)")
+                    throw Failure(code: .invalidKey,
+                                  reason: "XML plist dictionary keys must be strings, not \(entry.key.kindName)")
                 }
-                entries.append((key, entry.value))
+                if let previous, Self.utf16Precedes(key, previous) {
+                    sorted = false
+                    break
+                }
+                previous = key
             }
-            // Stable, so that duplicate keys keep their order and the output stays deterministic.
-            // Code units, not `String.<`: canonically equivalent keys ("é", "e\u{301}") stay distinct.
-            entries = entries.enumerated().sorted {
-                $0.element.key.utf16.elementsEqual($1.element.key.utf16)
-                    ? $0.offset < $1.offset : $0.element.key.utf16.lexicographicallyPrecedes($1.element.key.utf16)
-            }.map(\.element)
             append("<dict>\n")
-            for (key, item) in entries {
-                indent(indentation + 1)
-                append("<key>")
-                appendEscaped(key)
-                append("</key>\n")
-                path.append(.key(key))
-                try append(item, indentation: indentation + 1, depth: item.isCollection ? depth + 1 : depth, limits: limits)
-                path.removeLast()
+            if sorted {
+                for entry in dict.entries {
+                    guard case .string(let key) = entry.key else { continue }  // checked above
+                    try appendEntry(key, entry.value, indentation: indentation, depth: depth)
+                }
+            } else {
+                var entries: [(key: String, value: PlistValue)] = []
+                entries.reserveCapacity(dict.count)
+                for entry in dict.entries {
+                    guard case .string(let key) = entry.key else {
+                        throw Failure(code: .invalidKey,
+                                      reason: "XML plist dictionary keys must be strings, not \(entry.key.kindName)")
+                    }
+                    entries.append((key, entry.value))
+                }
+                // Stable, so that duplicate keys keep their order and the output stays deterministic.
+                // Code units, not `String.<`: canonically equivalent keys ("é", "e\u{301}") stay distinct.
+                entries = entries.enumerated().sorted {
+                    Self.utf16Precedes($0.element.key, $1.element.key)
+                        || (!Self.utf16Precedes($1.element.key, $0.element.key) && $0.offset < $1.offset)
+                }.map(\.element)
+                for (key, item) in entries { try appendEntry(key, item, indentation: indentation, depth: depth) }
             }
             indent(indentation)
             append("</dict>\n")
+        }
+    }
+
+    /// One `<key>` and its value, inside a dictionary at `indentation` tabs.
+    mutating func appendEntry(_ key: String, _ item: PlistValue, indentation: Int, depth: Int) throws(Failure) {
+        indent(indentation + 1)
+        append("<key>")
+        appendEscaped(key)
+        append("</key>\n")
+        do {
+            try append(item, indentation: indentation + 1, depth: item.isCollection ? depth + 1 : depth)
+        } catch {
+            var failure = error
+            failure.path.append("." + key)
+            throw failure
+        }
+    }
+
+    /// Whether `a` sorts before `b` by UTF-16 code units, as `CFStringCompare` sorts keys. UTF-8 bytes sort
+    /// as code points, which is the UTF-16 order but for one case: a character past U+FFFF (a surrogate pair
+    /// in UTF-16, lead byte F0...F4 in UTF-8) sorts before one in U+E000...U+FFFF (lead byte EE or EF).
+    static func utf16Precedes(_ a: String, _ b: String) -> Bool {
+        var a = a
+        var b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                let n = min(x.count, y.count)
+                var i = 0
+                while i < n {
+                    let (p, q) = (x[i], y[i])
+                    if p != q {
+                        if p >= 0xF0 && (q == 0xEE || q == 0xEF) { return true }
+                        if q >= 0xF0 && (p == 0xEE || p == 0xEF) { return false }
+                        return p < q
+                    }
+                    i += 1
+                }
+                return x.count < y.count
+            }
         }
     }
 
@@ -177,23 +335,59 @@ private struct XMLPlistOutput {
     /// `76 - 8 × tabs` characters long, each ending in a newline; nothing at all for empty data.
     mutating func appendBase64Lines(_ data: [UInt8], indentation: Int) {
         let tabs = min(indentation, 8)
-        let lineLength = Self.base64LineLimit - 8 * tabs  // 12...76, a multiple of 4
-        let text = Array(Base64.encode(data).utf8)
-        var start = 0
-        while start < text.count {
-            let end = min(start + lineLength, text.count)
-            indent(tabs)
-            bytes.append(contentsOf: text[start..<end])
-            bytes.append(0x0A)
-            start = end
+        let groupsPerLine = (Self.base64LineLimit - 8 * tabs) / 4  // 3...19 groups of 4 characters
+        let lines = (data.count + 3 * groupsPerLine - 1) / (3 * groupsPerLine)
+        reserve((data.count + 2) / 3 * 4 + lines * (tabs + 1))
+        data.withUnsafeBufferPointer { input in
+            Base64.alphabet.withUnsafeBufferPointer { table in
+                var start = 0
+                while start < input.count {
+                    let end = min(start + 3 * groupsPerLine, input.count)
+                    (base + count).initialize(repeating: 0x09, count: tabs)
+                    count += tabs
+                    var i = start
+                    var out = base + count
+                    while i + 3 <= end {
+                        let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
+                        out[0] = table[Int(v >> 18 & 63)]
+                        out[1] = table[Int(v >> 12 & 63)]
+                        out[2] = table[Int(v >> 6 & 63)]
+                        out[3] = table[Int(v & 63)]
+                        out += 4
+                        i += 3
+                    }
+                    if end - i == 1 {
+                        let v = UInt32(input[i]) << 16
+                        out[0] = table[Int(v >> 18 & 63)]; out[1] = table[Int(v >> 12 & 63)]; out[2] = 61; out[3] = 61
+                        out += 4
+                    } else if end - i == 2 {
+                        let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8
+                        out[0] = table[Int(v >> 18 & 63)]; out[1] = table[Int(v >> 12 & 63)]
+                        out[2] = table[Int(v >> 6 & 63)]; out[3] = 61
+                        out += 4
+                    }
+                    out[0] = 0x0A
+                    count = out + 1 - base
+                    start = end
+                }
+            }
         }
     }
 
     /// Shortest round-tripping decimal, without a trailing `.0`; `nan`, `+infinity`, `-infinity`.
-    static func realText(_ r: Double) -> String {
-        if r.isNaN { return "nan" }
-        if r.isInfinite { return r < 0 ? "-infinity" : "+infinity" }
-        let text = r.description
-        return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
+    mutating func appendRealText(_ r: Double) {
+        if r.isNaN { return append("nan") }
+        if r.isInfinite { return r < 0 ? append("-infinity") : append("+infinity") }
+        if let whole = Int64(exactly: r), whole.magnitude < 1 << 53 {
+            // `description` writes these as digits and `.0` (never with an exponent below 2^53).
+            if whole == 0 && r.sign == .minus { return append("-0") }
+            return appendDecimal(PlistInteger(whole))
+        }
+        var text = r.description
+        text.withUTF8 { utf8 in
+            let n = utf8.count
+            let trim = n >= 2 && utf8[n - 2] == UInt8(ascii: ".") && utf8[n - 1] == UInt8(ascii: "0") ? 2 : 0
+            append(UnsafeBufferPointer(rebasing: utf8[..<(n - trim)]))
+        }
     }
 }
