@@ -46,28 +46,34 @@ package enum Base64 {
     /// alphabet, misplaced padding, or a length that is not a whole number of bytes.
     package static func decode(_ text: some Sequence<UInt8>) -> [UInt8]? {
         var out: [UInt8] = []
+        out.reserveCapacity(text.underestimatedCount / 4 * 3)
         var acc: UInt32 = 0
         var bits = 0
         var padding = 0
-        for c in text {
-            if c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D { continue }
-            if c == 61 {  // '='
-                padding += 1
-                continue
+        let decoded: Bool = decodeTable.withUnsafeBufferPointer { table in
+            for c in text {
+                let v = table[Int(c)]
+                if v < 64 {
+                    if padding > 0 { return false }  // data after padding
+                    acc = acc << 6 | UInt32(v)
+                    bits += 6
+                    if bits >= 8 {
+                        bits -= 8
+                        out.append(UInt8(truncatingIfNeeded: acc >> UInt32(bits)))
+                    }
+                    continue
+                }
+                if c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D { continue }
+                if c == 61 {  // '='
+                    padding += 1
+                    continue
+                }
+                return false
             }
-            if padding > 0 { return nil }  // data after padding
-            let v = decodeTable[Int(c)]
-            if v == 0xFF { return nil }
-            acc = acc << 6 | UInt32(v)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: acc >> UInt32(bits)))
-            }
+            return true
         }
         // Leftover bits must be fewer than a byte; padding may be absent or complete the last quantum.
-        if bits >= 6 { return nil }
-        if padding > 2 { return nil }
+        guard decoded, bits < 6, padding <= 2 else { return nil }
         return out
     }
 

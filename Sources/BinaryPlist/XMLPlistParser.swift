@@ -2,8 +2,60 @@
 enum XMLPlistElement: String {
     case plist, dict, key, array, string, integer, real, `true`, `false`, date, data
 
-    init?(_ name: ArraySlice<UInt8>) {
-        self.init(rawValue: String(decoding: name, as: UTF8.self))
+    /// The element named by `name`'s bytes, matched without making a string of them.
+    init?(_ name: Slice<UnsafeBufferPointer<UInt8>>) {
+        let candidate: XMLPlistElement
+        switch (name.count, name.first) {
+        case (3, UInt8(ascii: "k")): candidate = .key
+        case (4, UInt8(ascii: "d")):
+            guard name.count == 4 else { return nil }
+            switch name[name.startIndex + 2] {
+            case UInt8(ascii: "c"): candidate = .dict
+            case UInt8(ascii: "t"): candidate = name[name.startIndex + 3] == UInt8(ascii: "a") ? .data : .date
+            default: return nil
+            }
+        case (4, UInt8(ascii: "r")): candidate = .real
+        case (4, UInt8(ascii: "t")): candidate = .true
+        case (5, UInt8(ascii: "p")): candidate = .plist
+        case (5, UInt8(ascii: "a")): candidate = .array
+        case (5, UInt8(ascii: "f")): candidate = .false
+        case (6, UInt8(ascii: "s")): candidate = .string
+        case (7, UInt8(ascii: "i")): candidate = .integer
+        default: return nil
+        }
+        guard candidate.matches(name) else { return nil }
+        self = candidate
+    }
+
+    /// Whether `name` is this element's name, byte for byte.
+    @inline(__always)
+    func matches(_ name: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        let expected = nameBytes
+        guard name.count == expected.utf8CodeUnitCount else { return false }
+        let start = expected.utf8Start
+        var i = 0
+        for c in name {
+            if c != start[i] { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// The element's name.
+    var nameBytes: StaticString {
+        switch self {
+        case .plist: "plist"
+        case .dict: "dict"
+        case .key: "key"
+        case .array: "array"
+        case .string: "string"
+        case .integer: "integer"
+        case .real: "real"
+        case .true: "true"
+        case .false: "false"
+        case .date: "date"
+        case .data: "data"
+        }
     }
 }
 
@@ -21,26 +73,36 @@ struct XMLPlistParser<Sink: XMLPlistSink> {
         case endOfInput
     }
 
-    /// An open `<array>` or `<dict>`.
+    /// An open `<array>` or `<dict>`: its children so far are ``XMLPlistParser/openItems`` or
+    /// ``XMLPlistParser/openEntries`` from `start` on (one array for every open container, so a container
+    /// costs no array of its own while it is read).
     struct Frame {
         var isDictionary: Bool
         var offset: Int
-        var items: [Sink.Node] = []
-        var entries: [(key: String, value: Sink.Node)] = []
+        var start: Int
         var pendingKey: (text: String, offset: Int)?
     }
 
-    let bytes: [UInt8]
+    /// The input, valid while the parser is (``XMLPlistReader`` parses inside `withUnsafeBufferPointer`):
+    /// reads are loads, and slices of it hold no reference.
+    let bytes: UnsafeBufferPointer<UInt8>
     let limits: PlistLimits
     var pos = 0
     var elements = 0
     var sawDoctype = false
     var sink: Sink
+    /// The values read so far of the open arrays, outermost first.
+    var openItems: [Sink.Node] = []
+    /// The entries read so far of the open dictionaries, outermost first.
+    var openEntries: [(key: String, value: Sink.Node)] = []
+    /// How many values the input may hold (``PlistLimits/elementBudget(forInputOf:)``).
+    let elementBudget: Int
 
-    init(bytes: [UInt8], limits: PlistLimits, sink: Sink) {
+    init(bytes: UnsafeBufferPointer<UInt8>, limits: PlistLimits, sink: Sink) {
         self.bytes = bytes
         self.limits = limits
         self.sink = sink
+        elementBudget = limits.elementBudget(forInputOf: bytes.count)
     }
 
     // MARK: Errors
@@ -115,7 +177,7 @@ struct XMLPlistParser<Sink: XMLPlistSink> {
     }
 
     /// The quoted value of `name="..."` inside a declaration, if present.
-    func attributeValue(named name: String, in region: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+    func attributeValue(named name: String, in region: Slice<UnsafeBufferPointer<UInt8>>) -> Slice<UnsafeBufferPointer<UInt8>>? {
         let key = Array(name.utf8)
         var i = region.startIndex
         while i + key.count <= region.endIndex {
@@ -139,8 +201,8 @@ struct XMLPlistParser<Sink: XMLPlistSink> {
 
     mutating func countElement(at offset: Int) throws {
         elements += 1
-        if elements > limits.elementBudget(forInputOf: bytes.count) {
-            throw fail(.elementLimitExceeded, "more than \(limits.elementBudget(forInputOf: bytes.count)) values", at: offset)
+        if elements > elementBudget {
+            throw fail(.elementLimitExceeded, "more than \(elementBudget) values", at: offset)
         }
     }
 
@@ -163,37 +225,29 @@ struct XMLPlistParser<Sink: XMLPlistSink> {
                 if tag.selfClosing {
                     produced = tag.element == .dict ? sink.dictionary([]) : sink.array([])
                 } else {
-                    stack.append(Frame(isDictionary: tag.element == .dict, offset: tag.offset))
+                    let isDictionary = tag.element == .dict
+                    stack.append(Frame(isDictionary: isDictionary, offset: tag.offset,
+                                       start: isDictionary ? openEntries.count : openItems.count))
                 }
             case .key:
                 guard let top = stack.last, top.isDictionary else {
                     throw invalid("<key> outside a dictionary", at: tag.offset)
                 }
                 guard top.pendingKey == nil else { throw invalid("<key> follows a <key>", at: tag.offset) }
-                let text = try string(try content(of: tag), at: tag.offset)
+                let text: String
+                if let range = try contentRange(of: tag) {
+                    text = try string(bytes[range], at: tag.offset)
+                } else {
+                    text = try string(try copiedContent(of: tag), at: tag.offset)
+                }
                 stack[stack.count - 1].pendingKey = (text, tag.offset)
-            case .string:
-                produced = sink.scalar(.string(try string(try content(of: tag), at: tag.offset)))
-            case .integer:
-                produced = sink.scalar(.integer(try integer(try content(of: tag), at: tag.offset)))
-            case .real:
-                produced = sink.scalar(.real(try real(try content(of: tag), at: tag.offset)))
-            case .date:
-                let text = try content(of: tag)
-                guard let date = ISO8601.parse(text) else {
-                    throw invalid("invalid <date> \"\(Self.excerpt(text))\"", at: tag.offset)
+            case .string, .integer, .real, .date, .data, .true, .false:
+                // The range first: reading the text moves `pos`.
+                if let range = try contentRange(of: tag) {
+                    produced = sink.scalar(try scalar(tag, bytes[range]))
+                } else {
+                    produced = sink.scalar(try scalar(tag, try copiedContent(of: tag)))
                 }
-                produced = sink.scalar(.date(date))
-            case .data:
-                let text = try content(of: tag)
-                guard let data = Base64.decode(text) else { throw invalid("invalid base64 in <data>", at: tag.offset) }
-                produced = sink.scalar(.data(data))
-            case .true, .false:
-                let text = try content(of: tag)
-                guard text.allSatisfy(isSpace) else {
-                    throw invalid("<\(tag.element.rawValue)> must be empty", at: tag.offset)
-                }
-                produced = sink.scalar(.bool(tag.element == .true))
             }
 
             // Hand the value to its container, close containers, and find the next start tag.
@@ -206,10 +260,10 @@ struct XMLPlistParser<Sink: XMLPlistSink> {
                         guard let key = stack[top].pendingKey else {
                             throw invalid("dictionary value without a <key>", at: tag.offset)
                         }
-                        stack[top].entries.append((key.text, value))
+                        openEntries.append((key.text, value))
                         stack[top].pendingKey = nil
                     } else {
-                        stack[top].items.append(value)
+                        openItems.append(value)
                     }
                     produced = nil
                 }
@@ -230,7 +284,14 @@ struct XMLPlistParser<Sink: XMLPlistSink> {
                         throw invalid("<key>\(Self.excerpt(Array(key.text.utf8)))</key> has no value", at: key.offset)
                     }
                     stack.removeLast()
-                    let value = frame.isDictionary ? dictionary(frame.entries) : sink.array(frame.items)
+                    let value: Sink.Node
+                    if frame.isDictionary {
+                        value = dictionary(openEntries[frame.start...])
+                        openEntries.removeSubrange(frame.start...)
+                    } else {
+                        value = sink.array(openItems[frame.start...])
+                        openItems.removeSubrange(frame.start...)
+                    }
                     if stack.count >= limits.maxDepth && !sink.isUID(value) {
                         throw fail(.depthLimitExceeded, "nesting deeper than the limit of \(limits.maxDepth)", at: frame.offset)
                     }
@@ -241,20 +302,46 @@ struct XMLPlistParser<Sink: XMLPlistSink> {
         }
     }
 
+    /// The value of the scalar element `tag` whose text is `text`.
+    func scalar<Text: RandomAccessCollection<UInt8>>(_ tag: StartTag, _ text: Text) throws -> PlistValue where Text.Index == Int {
+        switch tag.element {
+        case .string:
+            return .string(try string(text, at: tag.offset))
+        case .integer:
+            return .integer(try integer(text, at: tag.offset))
+        case .real:
+            return .real(try real(text, at: tag.offset))
+        case .date:
+            guard let date = ISO8601.parse(text) else {
+                throw invalid("invalid <date> \"\(Self.excerpt(text))\"", at: tag.offset)
+            }
+            return .date(date)
+        case .data:
+            guard let data = Base64.decode(text) else { throw invalid("invalid base64 in <data>", at: tag.offset) }
+            return .data(data)
+        case .true, .false:
+            guard text.allSatisfy(isSpace) else {
+                throw invalid("<\(tag.element.rawValue)> must be empty", at: tag.offset)
+            }
+            return .bool(tag.element == .true)
+        case .plist, .dict, .key, .array:
+            throw invalid("<\(tag.element.rawValue)> is not a scalar", at: tag.offset)
+        }
+    }
+
     /// A dictionary (last duplicate wins) or, for `{CF$UID: integer}`, a UID.
-    mutating func dictionary(_ entries: [(key: String, value: Sink.Node)]) -> Sink.Node {
-        if entries.count == 1, entries[0].key == "CF$UID", let n = sink.integer(entries[0].value),
+    mutating func dictionary(_ entries: ArraySlice<(key: String, value: Sink.Node)>) -> Sink.Node {
+        if entries.count == 1, let only = entries.first, only.key == "CF$UID", let n = sink.integer(only.value),
             let uid = n.uint64Value
         {
             return sink.uid(uid)
         }
         var unique = entries
-        var seen = Set<String>(minimumCapacity: entries.count)
-        if !entries.allSatisfy({ seen.insert($0.key).inserted }) {
+        if !Self.ascendingByBytes(entries), !Self.distinct(entries) {
             // Keys equal as Swift strings may still differ in code units (canonical equivalents), and CF
             // compares code units: merge only exact duplicates.
             unique = []
-            var position: [[UInt8]: Int] = [:]
+            var position: [[UInt8]: Int] = [:]  // indices of `unique`, which starts at 0
             for entry in entries {
                 let bytes = Array(entry.key.utf8)
                 if let i = position[bytes] {
@@ -268,21 +355,44 @@ struct XMLPlistParser<Sink: XMLPlistSink> {
         return sink.dictionary(unique)
     }
 
+    /// Whether the keys rise strictly byte by byte, as Apple writes them: then none repeats.
+    static func ascendingByBytes(_ entries: ArraySlice<(key: String, value: Sink.Node)>) -> Bool {
+        for i in entries.indices.dropFirst() {
+            let ordered: Bool? = entries[i - 1].key.utf8.withContiguousStorageIfAvailable { a in
+                entries[i].key.utf8.withContiguousStorageIfAvailable { b in
+                    a.lexicographicallyPrecedes(b)
+                }
+            } ?? nil
+            guard ordered == true else { return false }
+        }
+        return true
+    }
+
+    /// Whether no two keys are equal as Swift strings.
+    static func distinct(_ entries: ArraySlice<(key: String, value: Sink.Node)>) -> Bool {
+        var seen = Set<String>(minimumCapacity: entries.count)
+        return entries.allSatisfy { seen.insert($0.key).inserted }
+    }
+
     // MARK: Scalars
 
-    func string(_ utf8: [UInt8], at offset: Int) throws -> String {
+    func string(_ utf8: some Collection<UInt8>, at offset: Int) throws -> String {
+        // ASCII (most text) is valid UTF-8: one pass to see it, none to validate it.
+        var high: UInt8 = 0
+        for c in utf8 { high |= c }
+        if high < 0x80 { return String(decoding: utf8, as: UTF8.self) }
         switch limits.stringPolicy {
         case .lenient:
             return String(decoding: utf8, as: UTF8.self)
         case .strict:
-            guard let s = validUTF8String(utf8) else {
+            guard let s = validUTF8String(Array(utf8)) else {
                 throw fail(.invalidString, "text is not valid UTF-8", at: offset)
             }
             return s
         }
     }
 
-    func integer(_ text: [UInt8], at offset: Int) throws -> PlistInteger {
+    func integer<Text: RandomAccessCollection<UInt8>>(_ text: Text, at offset: Int) throws -> PlistInteger where Text.Index == Int {
         var body = text[...]
         while let f = body.first, isSpace(f) { body.removeFirst() }
         while let l = body.last, isSpace(l) { body.removeLast() }
@@ -334,10 +444,14 @@ struct XMLPlistParser<Sink: XMLPlistSink> {
         return PlistInteger(high: Int64(bitPattern: hi), low: lo)
     }
 
-    func real(_ text: [UInt8], at offset: Int) throws -> Double {
+    func real<Text: RandomAccessCollection<UInt8>>(_ text: Text, at offset: Int) throws -> Double where Text.Index == Int {
         var body = text[...]
         while let f = body.first, isSpace(f) { body.removeFirst() }
         while let l = body.last, isSpace(l) { body.removeLast() }
+        // Digits, signs, a point and an exponent (nearly every real): parsed as they are.
+        if !body.isEmpty, body.allSatisfy(isNumberByte), let value = Double(String(decoding: body, as: UTF8.self)) {
+            return value
+        }
         let lower = String(decoding: body, as: UTF8.self).lowercased()
         switch lower {
         case "nan", "+nan", "-nan": return .nan
@@ -362,7 +476,7 @@ struct XMLPlistParser<Sink: XMLPlistSink> {
     }
 
     /// The first few characters of `text`, for error messages.
-    static func excerpt(_ text: [UInt8]) -> String {
+    static func excerpt(_ text: some Collection<UInt8>) -> String {
         let s = String(decoding: text.prefix(40), as: UTF8.self)
         return text.count > 40 ? s + "..." : s
     }
@@ -374,7 +488,9 @@ struct XMLPlistParser<Sink: XMLPlistSink> {
     func hasPrefix(_ s: StaticString) -> Bool {
         let n = s.utf8CodeUnitCount
         guard pos + n <= bytes.count else { return false }
-        return s.withUTF8Buffer { bytes[pos..<(pos + n)].elementsEqual($0) }
+        let literal = s.utf8Start
+        for i in 0..<n where bytes[pos + i] != literal[i] { return false }
+        return true
     }
 
     func hasPrefix(_ s: [UInt8]) -> Bool {
@@ -402,6 +518,15 @@ struct XMLPlistParser<Sink: XMLPlistSink> {
             guard pos < bytes.count else { return .endOfInput }
             guard bytes[pos] == UInt8(ascii: "<") else {
                 throw invalid("unexpected text between elements", at: pos)
+            }
+            // Most markup is an element's tag: decided by the byte after `<`.
+            if pos + 1 < bytes.count {
+                let next = bytes[pos + 1]
+                if next == UInt8(ascii: "/") {
+                    let offset = pos
+                    return .end(try readEndTag(), offset: offset)
+                }
+                if next != UInt8(ascii: "!") && next != UInt8(ascii: "?") { return .start(try readStartTag()) }
             }
             if hasPrefix("<!--") {
                 try skipComment()
@@ -466,7 +591,7 @@ struct XMLPlistParser<Sink: XMLPlistSink> {
     }
 
     /// A name: bytes up to whitespace, `/`, `>`, `=` or `<`.
-    mutating func readName() -> ArraySlice<UInt8> {
+    mutating func readName() -> Slice<UnsafeBufferPointer<UInt8>> {
         let start = pos
         while pos < bytes.count {
             let c = bytes[pos]
@@ -480,7 +605,7 @@ struct XMLPlistParser<Sink: XMLPlistSink> {
         return bytes[start..<pos]
     }
 
-    mutating func element(named name: ArraySlice<UInt8>, at offset: Int) throws -> XMLPlistElement {
+    mutating func element(named name: Slice<UnsafeBufferPointer<UInt8>>, at offset: Int) throws -> XMLPlistElement {
         guard !name.isEmpty else { throw invalid("missing element name", at: offset) }
         guard let element = XMLPlistElement(name) else {
             throw invalid("unknown element <\(Self.excerpt(Array(name)))>", at: offset)
@@ -539,9 +664,41 @@ struct XMLPlistParser<Sink: XMLPlistSink> {
         return element
     }
 
+    /// Where the text of a scalar element lies in the input, when it is plain text followed by its end tag
+    /// (nearly always), moving past that end tag; `nil` (and nothing read) when the text holds an entity,
+    /// CDATA, a comment or anything else that ``copiedContent(of:)`` reads. Empty for a self-closing tag.
+    mutating func contentRange(of tag: StartTag) throws -> Range<Int>? {
+        guard !tag.selfClosing else { return pos..<pos }
+        let start = pos
+        var i = pos
+        while i < bytes.count, bytes[i] != UInt8(ascii: "<"), bytes[i] != UInt8(ascii: "&") { i += 1 }
+        if i + 1 < bytes.count, bytes[i] == UInt8(ascii: "<"), bytes[i + 1] == UInt8(ascii: "/"),
+            closes(tag.element, at: i)
+        {
+            return start..<i
+        }
+        return nil
+    }
+
+    /// Whether `</name>` closing `element` (with optional whitespace before `>`) stands at `offset`; moves
+    /// past it when it does.
+    mutating func closes(_ element: XMLPlistElement, at offset: Int) -> Bool {
+        let name = element.nameBytes
+        let n = name.utf8CodeUnitCount
+        var i = offset + 2
+        guard i + n < bytes.count else { return false }
+        let literal = name.utf8Start
+        for k in 0..<n where bytes[i + k] != literal[k] { return false }
+        i += n
+        while i < bytes.count, isSpace(bytes[i]) { i += 1 }
+        guard i < bytes.count, bytes[i] == UInt8(ascii: ">") else { return false }
+        pos = i + 1
+        return true
+    }
+
     /// The text of a scalar element up to its end tag, entities and character references replaced, CDATA
-    /// unwrapped, comments and processing instructions dropped. Empty for a self-closing tag.
-    mutating func content(of tag: StartTag) throws -> [UInt8] {
+    /// unwrapped, comments and processing instructions dropped: a copy. Empty for a self-closing tag.
+    mutating func copiedContent(of tag: StartTag) throws -> [UInt8] {
         guard !tag.selfClosing else { return [] }
         var out: [UInt8] = []
         var runStart = pos
@@ -623,4 +780,9 @@ struct XMLPlistParser<Sink: XMLPlistSink> {
             UTF8.encode(scalar) { out.append($0) }
         }
     }
+}
+
+/// Whether `c` is one of `0123456789+-.eE`: a byte of a `<real>` that needs no other reading.
+private func isNumberByte(_ c: UInt8) -> Bool {
+    (c >= 0x30 && c <= 0x39) || c == 0x2B || c == 0x2D || c == 0x2E || c == 0x65 || c == 0x45
 }

@@ -51,8 +51,10 @@ package struct XMLPlistReader {
                 .invalidCount, "input of \(bytes.count) bytes exceeds the limit of \(limits.maxInputBytes)",
                 byteOffset: 0, format: "xml plist")
         }
-        var parser = XMLPlistParser(bytes: bytes, limits: limits, sink: PlistTreeSink())
-        return try parser.parseDocument()
+        return try bytes.withUnsafeBufferPointer { input in
+            var parser = XMLPlistParser(bytes: input, limits: limits, sink: PlistTreeSink())
+            return try parser.parseDocument()
+        }
     }
 
     /// The XML plist `bytes` as a binary plist document, read in one pass: each value becomes an object of
@@ -64,8 +66,11 @@ package struct XMLPlistReader {
                 .invalidCount, "input of \(bytes.count) bytes exceeds the limit of \(limits.maxInputBytes)",
                 byteOffset: 0, format: "xml plist")
         }
-        var parser = XMLPlistParser(bytes: bytes, limits: limits, sink: BinaryPlistTableSink(inputSize: bytes.count))
-        let top = try parser.parseDocument()
-        return try BinaryPlistDocument(parser.sink.finish(top: top), limits: limits)
+        let table = try bytes.withUnsafeBufferPointer { input in
+            var parser = XMLPlistParser(bytes: input, limits: limits, sink: BinaryPlistTableSink(inputSize: input.count))
+            let top = try parser.parseDocument()
+            return parser.sink.finish(top: top)
+        }
+        return try BinaryPlistDocument(table, limits: limits)
     }
 }

@@ -5,9 +5,9 @@ protocol XMLPlistSink {
     /// A string, number, date, data or boolean.
     mutating func scalar(_ value: PlistValue) -> Node
     mutating func uid(_ value: UInt64) -> Node
-    mutating func array(_ items: [Node]) -> Node
+    mutating func array(_ items: ArraySlice<Node>) -> Node
     /// Keys unique and in order.
-    mutating func dictionary(_ entries: [(key: String, value: Node)]) -> Node
+    mutating func dictionary(_ entries: ArraySlice<(key: String, value: Node)>) -> Node
     /// The integer `node` holds, for `{CF$UID: n}`.
     func integer(_ node: Node) -> PlistInteger?
     func isUID(_ node: Node) -> Bool
@@ -17,8 +17,8 @@ protocol XMLPlistSink {
 struct PlistTreeSink: XMLPlistSink {
     func scalar(_ value: PlistValue) -> PlistValue { value }
     func uid(_ value: UInt64) -> PlistValue { .uid(PlistUID(value)) }
-    func array(_ items: [PlistValue]) -> PlistValue { .array(items) }
-    func dictionary(_ entries: [(key: String, value: PlistValue)]) -> PlistValue {
+    func array(_ items: ArraySlice<PlistValue>) -> PlistValue { .array(Array(items)) }
+    func dictionary(_ entries: ArraySlice<(key: String, value: PlistValue)>) -> PlistValue {
         .dictionary(PlistDictionary(entries: entries.map { .init(key: .string($0.key), value: $0.value) }))
     }
     func integer(_ node: PlistValue) -> PlistInteger? { node.integerValue }
@@ -81,14 +81,14 @@ struct BinaryPlistTableSink: XMLPlistSink {
         return Node(object: object, isUID: true)
     }
 
-    mutating func array(_ items: [Node]) -> Node {
+    mutating func array(_ items: ArraySlice<Node>) -> Node {
         let object = newObject()
         out.writeMarker(0xA0, count: items.count)
         for item in items { out.writeBigEndian(UInt64(item.object), width: referenceWidth) }
         return Node(object: object)
     }
 
-    mutating func dictionary(_ entries: [(key: String, value: Node)]) -> Node {
+    mutating func dictionary(_ entries: ArraySlice<(key: String, value: Node)>) -> Node {
         let keys = entries.map { scalar(.string($0.key)).object }
         let object = newObject()
         out.writeMarker(0xD0, count: entries.count)
