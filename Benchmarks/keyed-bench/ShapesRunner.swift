@@ -255,7 +255,7 @@ final class BenchForm: KeyedArchivable {
 }
 
 extension ShapesWorkload {
-    /// Repeats our W1 encode or decode alone, for a profiler (`keyed-bench w1-profile N encode|decode`).
+    /// Repeats our W1 encode or decode alone, for a profiler (`keyed-bench w1-profile N encode|decode|decode-generic`).
     static func profile(_ op: String, count: Int, repeats: Int) throws {
         let style = BenchStyle(name: "Default Stroke", strokeWidth: 1.5)
         var shapes: [any BenchShape] = []
@@ -273,6 +273,11 @@ extension ShapesWorkload {
         for _ in 0..<repeats {
             if op == "encode" {
                 blackHole(try KeyedArchiver.archivedData(withRootObject: contents))
+            } else if op == "decode-generic" {
+                // No classes registered: what a reader of archives it did not write decodes (every object an
+                // `ArchivedObject`).
+                blackHole(try KeyedUnarchiver.unarchivedObject(ofTypes: [ArchivedObject.self], from: bytes,
+                                                               registry: ClassRegistry.standard.allowingUnknownClasses()))
             } else {
                 blackHole(try KeyedUnarchiver.unarchivedObject(ofType: BenchContents.self, from: bytes, registry: benchRegistry))
             }

@@ -62,6 +62,9 @@ public final class ArchivedObject: ArchivableClass, Hashable {
         }
     }
 
+    /// Where the object stands on the stack of the ``ArchivedObjectCycles`` reading it, `-1` when on none
+    /// (checked against that stack before use).
+    package var cycleStackPosition = -1
     /// Own storage, for an object on no cycle (`graph` is `nil`).
     var ownClassChain: [String]
     package var ownFields: [(key: String, value: Field)]

@@ -11,8 +11,6 @@ package struct ArchivedObjectCycles {
     private var number: [Int] = []
     private var low: [Int] = []
     private var selfReference: [Bool] = []
-    /// Stack positions of the objects on the stack, by identity.
-    private var position: [ObjectIdentifier: Int] = [:]
     /// Stack positions of the objects whose fields are being read, innermost last.
     private var path: [Int] = []
     private var counter = 0
@@ -34,13 +32,13 @@ package struct ArchivedObjectCycles {
         low.append(counter)
         selfReference.append(false)
         counter += 1
-        position[ObjectIdentifier(object)] = p
+        object.cycleStackPosition = p
         path.append(p)
     }
 
     /// A reference from the object being read to `object`, decoded before.
     package mutating func reference(_ object: ArchivedObject) {
-        guard let current = path.last, let p = position[ObjectIdentifier(object)] else { return }
+        guard let current = path.last, let p = stackPosition(of: object) else { return }
         if p == current { selfReference[p] = true }
         if number[p] < low[current] { low[current] = number[p] }
     }
@@ -78,7 +76,7 @@ package struct ArchivedObjectCycles {
         guard depth < 10_000 else { return }
         switch value {
         case let object as ArchivedObject:
-            if let p = position[ObjectIdentifier(object)] { found(number[p]) }
+            if let p = stackPosition(of: object) { found(number[p]) }
         case let mutable as ArchivedMutableObject:
             if let n = lowestInside[ObjectIdentifier(mutable)] { found(n) }
         default:
@@ -92,9 +90,22 @@ package struct ArchivedObjectCycles {
         let p = path.removeLast()
         if let parent = path.last, low[p] < low[parent] { low[parent] = low[p] }
         guard low[p] == number[p] else { return nil }
-        let cyclic = stack.count - p > 1 || selfReference[p]
-        let members = pop(from: p)
-        return cyclic ? members : nil
+        if stack.count - p == 1 && !selfReference[p] {
+            // No cycle (nearly every object): off the stack without gathering members.
+            stack[p].cycleStackPosition = -1
+            stack.removeLast()
+            number.removeLast()
+            low.removeLast()
+            selfReference.removeLast()
+            return nil
+        }
+        return pop(from: p)
+    }
+
+    /// The position of `object` on this finder's stack, if it is there.
+    private func stackPosition(of object: ArchivedObject) -> Int? {
+        let p = object.cycleStackPosition
+        return p >= 0 && p < stack.count && stack[p] === object ? p : nil
     }
 
     /// Reading `object`'s fields failed: it and the objects read inside it that are still on the stack.
@@ -105,7 +116,7 @@ package struct ArchivedObjectCycles {
 
     private mutating func pop(from p: Int) -> [ArchivedObject] {
         let members = Array(stack[p...])
-        for m in members { position[ObjectIdentifier(m)] = nil }
+        for m in members { m.cycleStackPosition = -1 }
         stack.removeSubrange(p...)
         number.removeSubrange(p...)
         low.removeSubrange(p...)

@@ -438,9 +438,22 @@ extension KeyedUnarchiver {
 
     private func readAllFields(into object: ArchivedObject) throws {
         let fields = state.pointee.frame.fields
+        // Filled here and handed over once: each append to the object's own array would be an access to a
+        // class's property, checked for exclusivity at run time.
+        var read: [(key: String, value: ArchivedObject.Field)] = []
+        read.reserveCapacity(fields.count)
+        defer { object.ownFields.append(contentsOf: read) }
         for i in 0..<fields.count {
-            guard let key = try reader.string(reader.keyReference(fields, i)) else {
-                throw error(.invalidValue, "a key of object \(state.pointee.frame.uid) is not a string")
+            let keyReference = try reader.keyReference(fields, i)
+            let key: String
+            if let known = state.pointee.fieldKeys[keyReference] {
+                key = known
+            } else {
+                guard let string = try reader.string(keyReference) else {
+                    throw error(.invalidValue, "a key of object \(state.pointee.frame.uid) is not a string")
+                }
+                key = string
+                state.pointee.fieldKeys[keyReference] = string
             }
             if key == "$class" { continue }
             let reference = try reader.valueReference(fields, i)
@@ -469,7 +482,7 @@ extension KeyedUnarchiver {
                 }
             case .dictionary: field = .value(try reader.materialize(reference))
             }
-            object.ownFields.append((key, field))
+            read.append((key, field))
         }
     }
 }

@@ -113,6 +113,9 @@ public final class KeyedUnarchiver {
         var hasSubstitutes = false
         /// The cycles among the ``ArchivedObject``s being decoded.
         var cycles = ArchivedObjectCycles()
+        /// The keys generic objects were read with, by their plist string object: an archive names each key
+        /// once however many objects hold it.
+        var fieldKeys: [Int: String] = [:]
         /// Whether objects of mutable Foundation classes decode as `ArchivedMutableObject`s (see
         /// ``KeyedUnarchiver/keepsMutableClasses``); off while a registered type reads its own fields.
         var keepsMutableClasses = false
