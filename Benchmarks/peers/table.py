@@ -43,7 +43,9 @@ def main(path):
                 continue
             failed = [r for r in records if r["status"] != "ok"]
             if failed:
-                notes.append(f"[{len(notes) + 1}] {name}, {op} {label}: {failed[0]['note']}")
+                note = failed[0]["note"].strip()
+                note = note if len(note) <= 160 else note[:157] + "..."
+                notes.append(f"[{len(notes) + 1}] {name}, {op} {label}: {note}")
                 kind = failed[0]["status"]
                 partly = f" ({len(failed)} of {len(records)} passes)" if len(failed) < len(records) else ""
                 cells.append(f"{kind}{partly} [{len(notes)}]")
@@ -68,8 +70,8 @@ def main(path):
         for name, records in programs.items():
             r = records[0]
             if name != "ours" and r["status"] == "ok" and (r["samples"], r["ops_per_sample"]) != (ours.get("samples"), ours.get("ops_per_sample")):
-                counts.append(f"{name}, {op} {label}: {r['samples']} samples of {r['ops_per_sample']} operations per pass "
-                              f"(ours: {ours.get('samples')} of {ours.get('ops_per_sample')})")
+                counts.append(f"{name}, {op} {label}: {r['samples']} sample(s) of {r['ops_per_sample']} operation(s) per "
+                              f"pass (ours: {ours.get('samples')} of {ours.get('ops_per_sample')})")
     if notes or counts:
         print()
         print("\n".join(notes + counts))
