@@ -27,6 +27,10 @@ let usage = """
       typedstream <file>...   decode throughput of typedstreams (NSArchiver), unknown classes kept
                   (Benchmarks/typedstream/run.sh compares pytypedstream on the same files)
       typedstream-synthetic <path> [MB]   write the synthetic stream: Messages-style bodies, MB (10) megabytes
+      peer-driver <op> <input> <repeats> [<inner>]   time one operation in-process for Benchmarks/peers/run.sh
+                  (binary-read, binary-write, xml-read, xml-write, keyed-typed, keyed-generic,
+                  typedstream-decode); prints one PEER line: median seconds per operation, peak kB
+      peer-inputs <folder>   write the peer benchmark's inputs: raw.bplist, raw.xml, w1.archive
 
     OPTIONS:
       --rounds <k>     timed rounds per implementation (default 7)
@@ -95,6 +99,8 @@ do {
     case "store-build" where args.count == 4:
         try StoreVsSQLite.build(engine: args[1], count: Int(args[2]) ?? 0, path: args[3])
     case "raw-profile": try RawWorkload.profile(args.count > 2 ? args[2] : "read", count: n ?? 100_000, repeats: rounds, save: save)
+    case "peer-driver": try PeerDriver.run(Array(args.dropFirst()))
+    case "peer-inputs" where args.count == 2: try PeerDriver.writeInputs(to: args[1])
     case "typedstream" where args.count >= 2: try TypedStreamWorkload.run(files: Array(args.dropFirst()), rounds: rounds)
     case "typedstream-synthetic" where args.count == 2 || args.count == 3:
         try TypedStreamWorkload.writeSynthetic(to: args[1], megabytes: args.count == 3 ? Int(args[2]) ?? 10 : 10)
