@@ -2,6 +2,7 @@
 # Ours against peer codecs and archivers, one table of ratios (Benchmarks/README.md, "Peers").
 #
 #   Benchmarks/peers/run.sh [passes]      # default 3 passes
+#   ONLY='^xml-' Benchmarks/peers/run.sh  # only the rows whose operation matches the regex
 #
 # Installs what is missing: Debian's libplist-dev (libplist 2.2, C), librust-plist-dev (the rust plist crate
 # 1.3, vendored) and cargo, built offline against /usr/share/cargo/registry; a venv under build/venv with
@@ -120,6 +121,8 @@ printf 'pass\toperation\tinput\tinput_bytes\tprogram\tsamples\tops_per_sample\ts
 for ((pass = 1; pass <= passes; pass++)); do
     for row in "${rows[@]}"; do
         IFS='|' read -r op label path samples counts names <<<"$row"
+        # ONLY=<regex>: run only the rows whose operation matches (e.g. ONLY='^xml-' for the XML rows).
+        [ -n "${ONLY:-}" ] && ! [[ "$op" =~ $ONLY ]] && continue
         read -r -a order <<<"$names"
         if ((pass % 2 == 0)); then  # reversed every other pass
             for ((i = 0, j = ${#order[@]} - 1; i < j; i++, j--)); do
