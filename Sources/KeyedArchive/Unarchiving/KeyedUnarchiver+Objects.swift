@@ -442,18 +442,21 @@ extension KeyedUnarchiver {
         // class's property, checked for exclusivity at run time.
         var read: [(key: String, value: ArchivedObject.Field)] = []
         read.reserveCapacity(fields.count)
-        defer { object.ownFields.append(contentsOf: read) }
+        defer {
+            if object.ownFields.isEmpty { object.ownFields = read } else { object.ownFields.append(contentsOf: read) }
+        }
         for i in 0..<fields.count {
             let keyReference = try reader.keyReference(fields, i)
+            let slot = keyReference & 63
             let key: String
-            if let known = state.pointee.fieldKeys[keyReference] {
-                key = known
+            if state.pointee.fieldKeys[slot].object == keyReference {
+                key = state.pointee.fieldKeys[slot].key
             } else {
                 guard let string = try reader.string(keyReference) else {
                     throw error(.invalidValue, "a key of object \(state.pointee.frame.uid) is not a string")
                 }
                 key = string
-                state.pointee.fieldKeys[keyReference] = string
+                state.pointee.fieldKeys[slot] = (keyReference, string)
             }
             if key == "$class" { continue }
             let reference = try reader.valueReference(fields, i)

@@ -113,9 +113,10 @@ public final class KeyedUnarchiver {
         var hasSubstitutes = false
         /// The cycles among the ``ArchivedObject``s being decoded.
         var cycles = ArchivedObjectCycles()
-        /// The keys generic objects were read with, by their plist string object: an archive names each key
-        /// once however many objects hold it.
-        var fieldKeys: [Int: String] = [:]
+        /// The keys generic objects were read with, by their plist string object (an archive names each key
+        /// once however many objects hold it), in 64 slots by the object's low bits: a lookup is a compare,
+        /// not a hash.
+        var fieldKeys: [(object: Int, key: String)] = Array(repeating: (-1, ""), count: 64)
         /// Whether objects of mutable Foundation classes decode as `ArchivedMutableObject`s (see
         /// ``KeyedUnarchiver/keepsMutableClasses``); off while a registered type reads its own fields.
         var keepsMutableClasses = false
