@@ -197,7 +197,7 @@ public final class FormCache: Sendable {
     /// the commit.
     @discardableResult
     public func purge(all: Bool = false, dryRun: Bool = false, progress: ProgressHandler? = nil) throws(StoreError) -> [FormRecord] {
-        if all { return dryRun ? try repository.all() : try repository.removeAll(progress: progress) { _ in true } }
+        if all { return dryRun ? try repository.records() : try repository.removeAll(progress: progress) { _ in true } }
         let now = clock.now()
         if dryRun { return try repository.records(matching: RecordQuery().where(\.expiresAt, in: ...now)) }
         return try repository.removeExpired(at: now, progress: progress)
