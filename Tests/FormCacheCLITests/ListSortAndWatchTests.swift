@@ -31,7 +31,7 @@ struct ListSortAndWatchTests {
         #expect(harness.run("list", "--sort", "name").stdout.split(separator: "\n").count == 3)   // header and two rows
         let cache = try FormCache(directory: harness.home, clock: harness.clock)
         let before = cache.repository.statistics.recordsDecoded
-        #expect(try cache.list(sortedBy: .name, limit: 1).map(\.id) == ["c"])
+        #expect(try cache.list(matching: RecordQuery().sorted(by: \.name).limit(1)).map(\.id) == ["c"])
         #expect(cache.repository.statistics.recordsDecoded - before == 1)
         #expect(try cache.purge(dryRun: true).map(\.id) == ["b", "d"])
     }
