@@ -9,7 +9,7 @@
 // or damage would change it) and the open repository must read it as a fresh one does, or throw. A
 // transaction (add, update, remove) and a write (add) must either succeed, after which the store holds their
 // changes, or fail leaving the store file exactly as it was. Queries answered from the property indexes (which
-// may come from the fuzzed file) must return exactly what a full scan of `all()` returns: a damaged index is
+// may come from the fuzzed file) must return exactly what a full scan of `records()` returns: a damaged index is
 // rebuilt, never trusted.
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -111,10 +111,10 @@ private func checkStore(log: [UInt8], index: [UInt8], later: [UInt8]?, propertyI
     if let all = try? repository.records() {
         for record in all.prefix(8) {
             guard let found = try? repository.get(record.id) else { continue }   // a damaged frame may stop get alone
-            if found != record { storeFinding("get(\(record.id)) differs from the record all() returned") }
+            if found != record { storeFinding("get(\(record.id)) differs from the record records() returned") }
         }
         if let count = try? repository.count(), count != all.count, RecordLog.isLog(log) {
-            storeFinding("count() \(count) but all() returned \(all.count)")
+            storeFinding("count() \(count) but records() returned \(all.count)")
         }
         checkQueries(repository, all, when: "opened")
     }
@@ -129,7 +129,7 @@ private func checkStore(log: [UInt8], index: [UInt8], later: [UInt8]?, propertyI
             storeFinding("the open repository reads \(open.map(\.id)) after the file changed, a new one \(fresh.map(\.id))")
         }
         if let open, (try? repository.count()).map({ $0 != open.count }) == true {
-            storeFinding("count() disagrees with all() after a refresh")
+            storeFinding("count() disagrees with records() after a refresh")
         }
         if let open { checkQueries(repository, open, when: "after the file changed") }
     }
