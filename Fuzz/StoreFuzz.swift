@@ -9,7 +9,7 @@
 // or damage would change it) and the open repository must read it as a fresh one does, or throw. A
 // transaction (add, update, remove) and a write (add) must either succeed, after which the store holds their
 // changes, or fail leaving the store file exactly as it was. Queries answered from the property indexes (which
-// may come from the fuzzed file) must return exactly what a full scan of `all()` returns: a damaged index is
+// may come from the fuzzed file) must return exactly what a full scan of `records()` returns: a damaged index is
 // rebuilt, never trusted.
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -108,13 +108,13 @@ private func checkStore(log: [UInt8], index: [UInt8], later: [UInt8]?, propertyI
     options.tuning.compactionFloor = 0
     options.lockTimeout = 0.01
     let repository = ArchiveRepository<FuzzRecord>(path: path, options: options)
-    if let all = try? repository.all() {
+    if let all = try? repository.records() {
         for record in all.prefix(8) {
             guard let found = try? repository.get(record.id) else { continue }   // a damaged frame may stop get alone
-            if found != record { storeFinding("get(\(record.id)) differs from the record all() returned") }
+            if found != record { storeFinding("get(\(record.id)) differs from the record records() returned") }
         }
         if let count = try? repository.count(), count != all.count, RecordLog.isLog(log) {
-            storeFinding("count() \(count) but all() returned \(all.count)")
+            storeFinding("count() \(count) but records() returned \(all.count)")
         }
         checkQueries(repository, all, when: "opened")
     }
@@ -123,13 +123,13 @@ private func checkStore(log: [UInt8], index: [UInt8], later: [UInt8]?, propertyI
     if let later {
         // The open repository brought up to date by its refresh, against one that opens the file now.
         writeFile(later, to: path)
-        let open = try? repository.all()
-        let fresh = try? ArchiveRepository<FuzzRecord>(path: path, options: options).all()
+        let open = try? repository.records()
+        let fresh = try? ArchiveRepository<FuzzRecord>(path: path, options: options).records()
         if let open, let fresh, open != fresh {
             storeFinding("the open repository reads \(open.map(\.id)) after the file changed, a new one \(fresh.map(\.id))")
         }
         if let open, (try? repository.count()).map({ $0 != open.count }) == true {
-            storeFinding("count() disagrees with all() after a refresh")
+            storeFinding("count() disagrees with records() after a refresh")
         }
         if let open { checkQueries(repository, open, when: "after the file changed") }
     }
@@ -168,7 +168,7 @@ private func checkStore(log: [UInt8], index: [UInt8], later: [UInt8]?, propertyI
                 if readFile(path + ".before-recovery") != beforeAdd { storeFinding("recovery did not keep the file as it was") }
                 if (try? repository.count()) == nil { storeFinding("a recovered store does not read") }
                 do {
-                    _ = try repository.all()
+                    _ = try repository.records()
                 } catch {
                     if error.code != .corrupt || !error.reason.hasPrefix("cannot read a record") {
                         storeFinding("a recovered store fails as a store: \(error)")
@@ -178,7 +178,7 @@ private func checkStore(log: [UInt8], index: [UInt8], later: [UInt8]?, propertyI
         }
     }
     _ = try? repository.removeExpired(at: Date(timeIntervalSince1970: 1_500))
-    if let all = try? repository.all() { checkQueries(repository, all, when: "after the writes") }
+    if let all = try? repository.records() { checkQueries(repository, all, when: "after the writes") }
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")

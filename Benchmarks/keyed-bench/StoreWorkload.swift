@@ -15,7 +15,7 @@ enum StoreWorkload {
                        fields: ["email": "user\(i)@example.com"], registeredAt: start, timeToLive: .defaultValue)
         }
         // The repository FormCache keeps, at the same path (its `repository` is not public).
-        let repository = ArchiveRepository<FormRecord>(path: directory.appendingPathComponent(FormCache.fileName).path)
+        let repository = ArchiveRepository<FormRecord>(path: FormCache(directory: directory.path).path)
         let built = try timeMS { try repository.add(contentsOf: records, skippingExisting: false) }
         let size = (try FileManager.default.attributesOfItem(atPath: repository.path)[.size] as? NSNumber)?.intValue ?? 0
         print("store: \(count) records, \(size) bytes, added in one commit in \(String(format: "%.0f", built)) ms")

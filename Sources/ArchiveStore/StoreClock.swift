@@ -3,7 +3,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-/// Where the store reads the current time. Inject a fixed or manual clock in tests.
+/// Where the store reads the current time: the system's wall clock (`Date()`) unless one is given, as
+/// ``CacheOptions/clock`` or a `clock:` argument. Inject a fixed or manual clock in tests.
 ///
 /// Expiry is judged against the instant `expiresAt` fixed when a record is added; a record is expired only
 /// once `now()` reaches it. A clock that steps backwards therefore only makes records live longer, never
@@ -16,10 +17,14 @@ public protocol StoreClock: Sendable {
     func now() -> Date
 }
 
-/// The system's wall clock (`Date()`).
-public struct SystemClock: StoreClock {
+/// The system's wall clock (`Date()`): the clock a store uses unless it is given another. Not named by users
+/// (the default arguments and ``CacheOptions/clock`` supply it); usable from inlinable default arguments.
+@usableFromInline
+package struct SystemClock: StoreClock {
     /// The system clock.
-    public init() {}
+    @usableFromInline
+    package init() {}
     /// The current time, `Date()`.
-    public func now() -> Date { Date() }
+    @usableFromInline
+    package func now() -> Date { Date() }
 }

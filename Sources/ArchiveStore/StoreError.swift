@@ -12,13 +12,13 @@
 /// `NSFileWriteUnknownError`, ...) that Foundation-based stores report, with more context.
 public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong. An open set: new codes may be added without breaking callers.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The code's name (`"notFound"`).
-        public let rawValue: String
-        /// The code named `rawValue`.
-        public init(rawValue: String) { self.rawValue = rawValue }
-        /// The code's name.
-        public var description: String { rawValue }
+        let name: String
+        /// The code named `name`.
+        init(rawValue name: String) { self.name = name }
+        /// The code's name (`"notFound"`).
+        public var description: String { name }
 
         /// No record has the given id (or it has expired).
         public static let notFound = Code(rawValue: "notFound")

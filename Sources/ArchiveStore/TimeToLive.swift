@@ -14,12 +14,12 @@ public struct TimeToLive: Hashable, Sendable, CustomStringConvertible {
     public static let defaultValue = TimeToLive(checkedSeconds: 30 * 86_400)
 
     /// The longest accepted: 100 years.
-    public static let maximumSeconds: Int64 = 100 * 366 * 86_400
+    package static let maximumSeconds: Int64 = 100 * 366 * 86_400
 
     private init(checkedSeconds: Int64) { seconds = checkedSeconds }
 
     /// Parses `<digits><unit>` where unit is `s`, `m`, `h` or `d`. Throws ``StoreError/Code/invalidArgument``
-    /// for anything else, for zero, and for more than ``maximumSeconds``.
+    /// for anything else, for zero, and for more than 100 years (of 366 days).
     public init(parsing text: String) throws(StoreError) {
         let scalars = Array(text.unicodeScalars)
         guard let unit = scalars.last, scalars.count >= 2 else { throw Self.invalid(text) }
@@ -48,7 +48,7 @@ public struct TimeToLive: Hashable, Sendable, CustomStringConvertible {
         seconds = total
     }
 
-    /// `count` seconds, clamped to 1 second ... ``maximumSeconds`` (so `.seconds(0)` lives one second).
+    /// `count` seconds, clamped to 1 second ... 100 years of 366 days (so `.seconds(0)` lives one second).
     public static func seconds(_ count: Int) -> TimeToLive { clamped(Int64(clamping: count), 1) }
     /// `count` minutes, clamped like ``seconds(_:)``.
     public static func minutes(_ count: Int) -> TimeToLive { clamped(Int64(clamping: count), 60) }

@@ -14,13 +14,13 @@ import ArchiveStore
 /// Nothing is created here; the store creates the directory (mode 0700) on its first write.
 ///
 /// Corresponds to `FileManager.url(for: .applicationSupportDirectory, in: .userDomainMask, ...)`.
-public enum DataDirectory {
+package enum DataDirectory {
     /// Resolves the data directory of `application` from `environment`.
     ///
     /// ```swift
     /// let directory = try DataDirectory.resolve(application: "formcache", environment: env)
     /// ```
-    public static func resolve(application: String, environment: [String: String]) throws(StoreError) -> String {
+    package static func resolve(application: String, environment: [String: String]) throws(StoreError) -> String {
         let homeName = application.uppercased() + "_HOME"
         if let home = environment[homeName], !home.isEmpty {
             return try UserDirectories.usable(home, homeName)
@@ -39,7 +39,7 @@ public enum DataDirectory {
     ///   entitlement does not list it), and where there are no app groups (Linux).
     ///
     /// Corresponds to `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)`.
-    public static func resolve(application: String, appGroup: String) throws(StoreError) -> String {
+    package static func resolve(application: String, appGroup: String) throws(StoreError) -> String {
         try ArchiveRepository<FormRecord>.standardDirectory(named: application, appGroup: appGroup)
     }
 }

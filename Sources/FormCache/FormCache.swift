@@ -13,7 +13,7 @@ import ArchiveStore
 /// let again = try cache.get(record.id)
 /// ```
 ///
-/// The store is `FormCache.cache` in the data directory (see ``DataDirectory``), a log of keyed-archive
+/// The store is `FormCache.cache` in the data directory (see ``init(environment:clock:options:)``), a log of keyed-archive
 /// records with an index beside it (see `ArchiveRepository`); ``export(to:progress:)`` writes every record as one
 /// ordinary keyed archive and ``importArchive(file:progress:)`` reads one back.
 /// Expiry is checked on every read: an expired record is never returned (except by
@@ -24,12 +24,12 @@ import ArchiveStore
 /// Plays the part of the iOS app's `NSKeyedArchiver`-based cache manager.
 public final class FormCache: Sendable {
     /// The store file's name inside the data directory.
-    public static let fileName = "FormCache.cache"
+    package static let fileName = "FormCache.cache"
 
     /// The data directory.
     public let directory: String
     /// The clock that decides expiry and registration times.
-    public let clock: any StoreClock
+    package let clock: any StoreClock
     /// The underlying repository.
     package let repository: ArchiveRepository<FormRecord>
 
@@ -40,7 +40,27 @@ public final class FormCache: Sendable {
         repository = ArchiveRepository(path: PathName.join(directory, Self.fileName), options: options)
     }
 
-    /// A cache in the data directory that `environment` designates (see ``DataDirectory``).
+    /// A cache in the data directory that `environment` designates, the `formcache` command's: the first that
+    /// applies of
+    ///
+    /// 1. `$FORMCACHE_HOME`, used as given;
+    /// 2. on Apple platforms, `~/Library/Application Support/formcache` (in an iOS, tvOS, watchOS or visionOS
+    ///    app, the app container's);
+    /// 3. elsewhere, `$XDG_DATA_HOME/formcache` when `XDG_DATA_HOME` is an absolute path (the XDG spec ignores
+    ///    relative ones), else `~/.local/share/formcache`;
+    ///
+    /// where `~` is `$HOME` or, if that is unset, the home directory in the password database. Nothing is
+    /// created here; the store creates the directory (mode 0700) on its first write.
+    ///
+    /// ```swift
+    /// let cache = try FormCache(environment: ProcessInfo.processInfo.environment)
+    /// print(cache.directory)
+    /// ```
+    ///
+    /// - Throws: `StoreError.Code.noDataDirectory` without `$HOME` or a password-database entry (a service with
+    ///   no home, Android, WASI), asking for `$FORMCACHE_HOME`.
+    ///
+    /// Corresponds to `FileManager.url(for: .applicationSupportDirectory, in: .userDomainMask, ...)`.
     public convenience init(
         environment: [String: String], clock: any StoreClock = SystemClock(), options: RepositoryOptions = RepositoryOptions()
     ) throws(StoreError) {
@@ -50,7 +70,7 @@ public final class FormCache: Sendable {
     }
 
     /// A cache that an app shares with its extensions: in `Library/Application Support/formcache` of the shared
-    /// container of the app group `appGroup` (see ``DataDirectory/resolve(application:appGroup:)``).
+    /// container of the app group `appGroup` (`<container>/Library/Application Support/formcache`).
     ///
     /// ```swift
     /// let forms = try FormCache(appGroup: "group.com.example.forms")
@@ -97,47 +117,22 @@ public final class FormCache: Sendable {
         return record
     }
 
-    /// The live records (and the expired ones too if `includeExpired`), in the order of their last write.
-    public func list(includeExpired: Bool = false) throws(StoreError) -> [FormRecord] {
-        var records: [FormRecord] = []
-        try forEachRecord(includeExpired: includeExpired) { record throws(StoreError) in records.append(record) }
-        return records
-    }
-
-    /// What ``list(sortedBy:descending:limit:offset:includeExpired:)`` orders records by.
-    public struct SortKey: Hashable, Sendable, CustomStringConvertible {
-        let name: String
-        /// When the record was registered.
-        public static let registered = SortKey(name: "registered")
-        /// When the record expires.
-        public static let expires = SortKey(name: "expires")
-        /// The form's name (by its UTF-8 bytes).
-        public static let name = SortKey(name: "name")
-        /// Every key, as `formcache list --sort` names them.
-        public static let all: [SortKey] = [.registered, .expires, .name]
-        /// The key as `formcache list --sort` names it.
-        public var description: String { name }
-    }
-
-    /// The live records (and the expired ones too if `includeExpired`) ordered by `key` (ties in the order of
-    /// their last write), `offset` of them skipped and at most `limit` returned: answered from the store's
-    /// indexes, so only the records returned are decoded.
+    /// The live records (and the expired ones too if `includeExpired`) that match `query`, in its order and
+    /// window; without an order, in the order of their last write. ``FormRecord`` declares indexes on
+    /// ``FormRecord/registeredAt``, ``FormRecord/expiresAt`` and ``FormRecord/name``, so a query on them is
+    /// answered from the store's indexes and only the records returned are decoded.
     ///
     /// ```swift
-    /// let newest = try cache.list(sortedBy: .registered, descending: true, limit: 10)
+    /// let all = try cache.list()
+    /// let newest = try cache.list(matching: RecordQuery().sorted(by: \.registeredAt, ascending: false).limit(10))
     /// ```
-    public func list(sortedBy key: SortKey?, descending: Bool = false, limit: Int? = nil, offset: Int = 0,
-                     includeExpired: Bool = false) throws(StoreError) -> [FormRecord] {
-        var query = RecordQuery<FormRecord>()
-        if !includeExpired { query = query.where(\.expiresAt, greaterThan: clock.now()) }
-        switch key {
-        case .registered?: query = query.sorted(by: \.registeredAt, ascending: !descending)
-        case .expires?: query = query.sorted(by: \.expiresAt, ascending: !descending)
-        case .name?: query = query.sorted(by: \.name, ascending: !descending)
-        default: break
+    public func list(matching query: RecordQuery<FormRecord> = RecordQuery(), includeExpired: Bool = false) throws(StoreError) -> [FormRecord] {
+        if query.isEverything {
+            var records: [FormRecord] = []
+            try forEachRecord(includeExpired: includeExpired) { record throws(StoreError) in records.append(record) }
+            return records
         }
-        if let limit { query = query.limit(limit) }
-        return try repository.records(matching: query.offset(offset))
+        return try repository.records(matching: includeExpired ? query : query.where(\.expiresAt, greaterThan: clock.now()))
     }
 
     /// Changes to the store as they are committed, by this process or another (see
@@ -145,7 +140,7 @@ public final class FormCache: Sendable {
     public func changes() -> AsyncStream<RepositoryChange> { repository.changes() }
 
     /// Calls `body` with each live record (and the expired ones too if `includeExpired`), in the order of
-    /// ``list(includeExpired:)``, holding one record in memory at a time.
+    /// ``list(matching:includeExpired:)``, holding one record in memory at a time.
     public func forEachRecord(includeExpired: Bool = false, _ body: (FormRecord) throws(StoreError) -> Void) throws(StoreError) {
         let now = clock.now()
         try repository.forEach { record throws(StoreError) in
@@ -197,7 +192,7 @@ public final class FormCache: Sendable {
     /// the commit.
     @discardableResult
     public func purge(all: Bool = false, dryRun: Bool = false, progress: ProgressHandler? = nil) throws(StoreError) -> [FormRecord] {
-        if all { return dryRun ? try repository.all() : try repository.removeAll(progress: progress) { _ in true } }
+        if all { return dryRun ? try repository.records() : try repository.removeAll(progress: progress) { _ in true } }
         let now = clock.now()
         if dryRun { return try repository.records(matching: RecordQuery().where(\.expiresAt, in: ...now)) }
         return try repository.removeExpired(at: now, progress: progress)

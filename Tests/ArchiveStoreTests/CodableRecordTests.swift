@@ -55,14 +55,14 @@ struct CodableRecordTests {
         changed.samples[1].value = 2.75
         try store.update(changed)
         #expect(try store.get("m1") == changed)
-        #expect(try store.all() == [second, changed])   // in the order of their last write
+        #expect(try store.records() == [second, changed])   // in the order of their last write
 
         #expect(try store.remove("m2") == second)
         #expect(try store.remove("m2") == nil)
-        #expect(try store.all() == [changed])
+        #expect(try store.records() == [changed])
 
         // A second repository on the same file reads the same records, field for field.
-        let reopened = try repository(directory).all()
+        let reopened = try repository(directory).records()
         #expect(reopened == [changed])
         let record = try #require(reopened.first)
         #expect(record.id == "m1")

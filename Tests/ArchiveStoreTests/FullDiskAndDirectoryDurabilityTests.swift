@@ -38,13 +38,13 @@ struct FullDiskAndDirectoryDurabilityTests {
         #expect(after == committed && after <= size, "the frames are cut off (and the zeros written ahead with them)")
         // Every verb reads the store as it was, through a file system that is still full and a plain one.
         for repository in [full, plain] {
-            #expect(try repository.all() == before)
+            #expect(try repository.records() == before)
             #expect(try repository.get("new") == nil)
             #expect(try repository.get(before[1].id) == before[1])
             #expect(try repository.count() == 2)
         }
         try plain.add(Self.next)
-        #expect(try plain.all().map(\.id) == before.map(\.id) + ["next"])
+        #expect(try plain.records().map(\.id) == before.map(\.id) + ["next"])
         let recoverError = #expect(throws: StoreError.self) { try plain.recoverDamagedCommit() }
         #expect(recoverError?.code == .invalidArgument)
         #expect(try plain.get("new") == nil)
@@ -67,9 +67,9 @@ struct FullDiskAndDirectoryDurabilityTests {
         disk.arm(fullAt: 2)   // the frames are written whole; the slot gets 7 of its 64 bytes
         try full.add(RecordLogFaultTests.new)
         #expect(disk.filled == path)
-        #expect(try full.all() == before + [RecordLogFaultTests.new])
+        #expect(try full.records() == before + [RecordLogFaultTests.new])
         let fresh = ArchiveRepository<SampleRecord>(path: path)
-        #expect(try fresh.all() == before + [RecordLogFaultTests.new])
+        #expect(try fresh.records() == before + [RecordLogFaultTests.new])
         disk.arm(fullAt: nil)
         try full.add(Self.next)
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
@@ -78,7 +78,7 @@ struct FullDiskAndDirectoryDurabilityTests {
         #expect(prologue.state.liveCount == 4)
         #expect(bytes.count >= prologue.state.committed && bytes[prologue.state.committed...].allSatisfy { $0 == 0 },
                 "past the last commit, only the zeros written ahead")
-        #expect(try plain.all() == before + [RecordLogFaultTests.new, Self.next])
+        #expect(try plain.records() == before + [RecordLogFaultTests.new, Self.next])
         let recoverError = #expect(throws: StoreError.self) { try plain.recoverDamagedCommit() }
         #expect(recoverError?.code == .invalidArgument)
     }
@@ -164,7 +164,7 @@ extension FullDiskAndDirectoryDurabilityTests {
             readOptions.fileSystem = reads.fileSystem
             readOptions.tuning.maintainsInBackground = false
             let open = ArchiveRepository<SampleRecord>(path: path, options: readOptions)
-            #expect(try open.all() == before)
+            #expect(try open.records() == before)
             // The writer's slot write finds the disk full (no byte of it written): the commit is made, unpublished.
             let disk = FillingDisk(shortBy: 0)
             var diskOptions = RepositoryOptions()
@@ -183,12 +183,12 @@ extension FullDiskAndDirectoryDurabilityTests {
                 #expect(error.errno == EIO, "read \(failAt): \(error)")
             }
             reads.arm(failAt: nil)
-            let seen = try open.all()
+            let seen = try open.records()
             let whole = [before, before + big] + (added ? [before + big + [Self.next]] : [])
             let isWhole = whole.contains(seen)   // (compared apart: the records' notes are 600 KB each)
             #expect(isWhole, "read \(failAt): \(seen.map(\.id))")
             #expect(try open.count() == seen.count, "read \(failAt)")
-            let stored = try ArchiveRepository<SampleRecord>(path: path).all()
+            let stored = try ArchiveRepository<SampleRecord>(path: path).records()
             let keptAll = stored == before + big + (added ? [Self.next] : [])
             #expect(keptAll, "read \(failAt): \(stored.map(\.id))")
         }

@@ -108,7 +108,7 @@ struct RecordLogDamageAndConcurrencyTests {
             records.append(sampleRecords(0..<1)[0])
             return true
         }
-        #expect(Set(try first.all().map(\.id)) == ["id0", "id1"], "the concurrent add of id1 was overwritten")
+        #expect(Set(try first.records().map(\.id)) == ["id0", "id1"], "the concurrent add of id1 was overwritten")
     }
 
     /// A single-archive store holding two records with one id reads as two records (count 2, all() 2). A
@@ -126,7 +126,7 @@ struct RecordLogDamageAndConcurrencyTests {
         #expect(try repository.count() == 2)
         #expect(try repository.get("id0") == records[0])
         try repository.add(sampleRecords(5..<6)[0])
-        #expect(try repository.all() == records + sampleRecords(5..<6))
+        #expect(try repository.records() == records + sampleRecords(5..<6))
         #expect(try directory.read("Forms.archive.before-migration") == original)
         #expect(try directory.mode("Forms.archive.before-migration") == 0o600)
         let kept = try ArchiveRepository<SampleRecord>.records(inArchive: try directory.read("Forms.archive.before-migration"), source: "x")
@@ -184,7 +184,7 @@ struct RecordLogDamageAndConcurrencyTests {
         let reader = ArchiveRepository<SampleRecord>(path: path, options: options)
         #expect(try reader.get("id0") == sampleRecords(0..<1)[0])
         #expect(!pending)
-        #expect(try reader.all().map(\.id) == ["id0", "id1"])
+        #expect(try reader.records().map(\.id) == ["id0", "id1"])
     }
 
     // MARK: Traps from bytes on disk
@@ -237,7 +237,7 @@ struct RecordLogDamageAndConcurrencyTests {
             let headerCRC = Checksum.crc32(index, 0..<56)
             for i in 0..<4 { index[56 + i] = UInt8(truncatingIfNeeded: headerCRC >> UInt32(8 * i)) }
             writeAll(index, path + ".index")
-            guard try ArchiveRepository<SampleRecord>(path: path).all() == sampleRecords(0..<1) else { exit(3) }
+            guard try ArchiveRepository<SampleRecord>(path: path).records() == sampleRecords(0..<1) else { exit(3) }
         }
     }
 
@@ -272,7 +272,7 @@ struct RecordLogDamageAndConcurrencyTests {
             let fd = open(path + ".index", O_WRONLY)
             guard fd >= 0, ftruncate(fd, off_t(IndexFile.headerSize) + off_t(count) * off_t(IndexFile.entrySize)) == 0 else { exit(5) }
             close(fd)
-            guard try ArchiveRepository<SampleRecord>(path: path).all() == sampleRecords(0..<1) else { exit(3) }
+            guard try ArchiveRepository<SampleRecord>(path: path).records() == sampleRecords(0..<1) else { exit(3) }
         }
     }
 
@@ -304,7 +304,7 @@ struct RecordLogDamageAndConcurrencyTests {
                     for i in 0..<400 {
                         do {
                             if reader == 0 {
-                                let all = try repository.all()
+                                let all = try repository.records()
                                 if all.count != 10 { problems.append("all() saw \(all.count) records") }
                             } else {
                                 if try repository.get("id\(i % 10)") == nil { problems.append("get(id\(i % 10)) saw nothing") }
@@ -386,7 +386,7 @@ struct RecordLogDamageAndConcurrencyTests {
                 let removed = try repository.removeAll { $0.name.count % 7 == 0 }
                 for r in removed { model[r.id] = nil }
             }
-            let stored = try repository.all()
+            let stored = try repository.records()
             #expect(Dictionary(uniqueKeysWithValues: stored.map { ($0.id, $0.name) }) == model.mapValues(\.name),
                     "step \(step)")
             guard case .log(let handle) = try StoreHandle.open(path, fileSystem: .kernel, counters: StoreCounters(), unpublished: .never)

@@ -53,18 +53,18 @@ struct RecordLogFaultTests {
         case .purge:
             let records = sampleRecords(0..<3, expiringAt: 1_500) + sampleRecords(3..<6, expiringAt: 2_500)
             for record in records.shuffled() { try repository.add(record) }
-            return try repository.all()
+            return try repository.records()
         case .removeCompactingTheLog:
             for record in sampleRecords(0..<4) { try repository.add(record) }
             try repository.remove("id0")
-            return try repository.all()
+            return try repository.records()
         case .addExtendingTheLog:
             // One commit written whole: the file ends at it, so the next commit writes zeros ahead of itself.
             try repository.add(contentsOf: sampleRecords(0..<5))
-            return try repository.all()
+            return try repository.records()
         default:
             for record in sampleRecords(0..<5) { try repository.add(record) }
-            return try repository.all()
+            return try repository.records()
         }
     }
 
@@ -169,7 +169,7 @@ struct RecordLogFaultTests {
                 outcomes.insert(succeeded ? "done" : "not done")
                 let context = "\(operation), \(fault)\(fillsDisk ? " filling the disk" : "") at call \(call) (\(failed.call) of \(failed.path))"
                 let plain = ArchiveRepository<SampleRecord>(path: directory.file(Self.storeName))
-                let records = try plain.all()
+                let records = try plain.records()
                 #expect(records == (succeeded ? after : before), "\(context)")
                 for record in after + before {
                     #expect(try plain.get(record.id) == records.first { $0.id == record.id }, "\(context)")
@@ -179,7 +179,7 @@ struct RecordLogFaultTests {
                 try plain.add(SampleRecord(id: "next", name: "next", fields: [:], registeredAt: Date(timeIntervalSince1970: 1),
                                          expiresAt: Date(timeIntervalSince1970: 9_999)))
                 #expect(try leftovers(in: directory) == [], "\(context)")
-                #expect(try plain.all().map(\.id) == records.map(\.id) + ["next"], "\(context)")
+                #expect(try plain.records().map(\.id) == records.map(\.id) + ["next"], "\(context)")
                 call += 1
             }
         }
@@ -226,13 +226,13 @@ struct RecordLogFaultTests {
             do { try Self.perform(operation, on: repository) } catch { completed = false }
             if completed && calls.withLock({ $0 }) < call { break }   // no call failed: every crash point was tried
             let plain = ArchiveRepository<SampleRecord>(path: directory.file(Self.storeName))
-            let records = try plain.all()
+            let records = try plain.records()
             #expect(records == before || records == after, "\(operation), crash at call \(call)")
             if completed { #expect(records == after, "\(operation), crash at call \(call) after it returned") }
             seen.insert(records == after)
             try plain.add(SampleRecord(id: "next", name: "next", fields: [:], registeredAt: Date(timeIntervalSince1970: 1),
                                      expiresAt: Date(timeIntervalSince1970: 9_999)))
-            #expect(try plain.all().map(\.id) == records.map(\.id) + ["next"], "\(operation), crash at call \(call)")
+            #expect(try plain.records().map(\.id) == records.map(\.id) + ["next"], "\(operation), crash at call \(call)")
             #expect(try leftovers(in: directory) == [], "\(operation), crash at call \(call): the next writer swept them")
             call += 1
         }

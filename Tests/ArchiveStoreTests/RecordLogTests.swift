@@ -98,7 +98,7 @@ struct RecordLogTests {
         var skipped: [String] = []
         #expect(try other.add(contentsOf: records, skippingExisting: true, skipped: { skipped.append($0.id) }) == 0)
         #expect(skipped == records.map(\.id))
-        #expect(try other.all() == records)
+        #expect(try other.records() == records)
     }
 
     @Test func aSingleArchiveStoreIsReadAsItIsAndBecomesALogOnTheFirstWrite() throws {
@@ -107,13 +107,13 @@ struct RecordLogTests {
         let bytes = try RepositoryFile<SampleRecord>.encode(old, path: "x")
         try directory.write(bytes, to: "Forms.archive")
         let repository = forms(directory)
-        #expect(try repository.all() == old)
+        #expect(try repository.records() == old)
         #expect(try repository.get("id2") == old[2])
         #expect(try repository.count() == 4)
         #expect(try directory.read("Forms.archive") == bytes)   // reads leave it as it is
         try repository.add(sampleRecords(4..<5)[0])
         #expect(RecordLog.isLog(try directory.read("Forms.archive")))
-        #expect(try repository.all() == sampleRecords(0..<5))
+        #expect(try repository.records() == sampleRecords(0..<5))
         // No index yet: a store this small opens by reading its log.
         #expect(try directory.entries() == ["Forms.archive", "Forms.archive.lock"])
     }
@@ -139,7 +139,7 @@ struct RecordLogTests {
         let at = try #require((0..<bytes.count - name.count).first { bytes[$0..<$0 + name.count].elementsEqual(name) })
         bytes[at + 4] = UInt8(ascii: "7")   // "name7": still a valid archive, another string
         try directory.write(bytes, to: "Forms.archive")
-        let all = #expect(throws: StoreError.self) { try repository.all() }
+        let all = #expect(throws: StoreError.self) { try repository.records() }
         #expect(all?.code == .corrupt)
         let frameStart = try #require(all?.offset)
         #expect(frameStart >= RecordLog.firstFrame && frameStart < at)
@@ -151,7 +151,7 @@ struct RecordLogTests {
         #expect(try directory.read("Forms.archive") == bytes)
         let moved = try repository.moveAside(suffix: "corrupt")
         #expect(moved == directory.file("Forms.archive.corrupt"))
-        #expect(try repository.all() == [])
+        #expect(try repository.records() == [])
     }
 
     @Test func randomChangesKeepTheSameRecordsThroughMergesAndCompactions() throws {
@@ -204,7 +204,7 @@ struct RecordLogTests {
             let size = (try? directory.read("Forms.archive").count) ?? 0
             if size < largest { compactions += 1 }
             largest = size
-            #expect(try repository.all() == order.map { model[$0]! })
+            #expect(try repository.records() == order.map { model[$0]! })
             #expect(try repository.count() == model.count)
             for probe in ["id\(step % 40)", id] { #expect(try repository.get(probe) == model[probe]) }
         }
@@ -237,7 +237,7 @@ struct RecordLogTests {
             }
             // A repository that opens the store now reads the log instead, and is right.
             let reader = forms(directory, tuning: Self.indexEvery(2))
-            #expect(try reader.all() == records, "round \(round)")
+            #expect(try reader.records() == records, "round \(round)")
             for probe in [0, 7, 19] { #expect(try reader.get("id\(probe)") == records[probe]) }
             #expect(try reader.get("absent") == nil)
             #expect(try reader.count() == 20)
@@ -260,10 +260,10 @@ struct RecordLogTests {
         let frame = FrameHeader.encode(kind: .put, key: Array("id9".utf8), expiry: nil,
                                        payload: try KeyedArchiver.archivedData(withRootObject: sampleRecords(9..<10)[0]))
         try directory.write(committed + frame + [1, 2, 3], to: "Forms.archive")
-        #expect(try repository.all() == sampleRecords(0..<3))
+        #expect(try repository.records() == sampleRecords(0..<3))
         #expect(try repository.get("id9") == nil)
         try repository.add(sampleRecords(3..<4)[0])
-        #expect(try repository.all() == sampleRecords(0..<4))
+        #expect(try repository.records() == sampleRecords(0..<4))
         let after = try directory.read("Forms.archive")
         #expect(Array(after.prefix(committed.count - 0)).elementsEqual(after.prefix(committed.count)))
         #expect(after.count < committed.count + frame.count + 3 + 600)
@@ -280,7 +280,7 @@ struct RecordLogTests {
         try directory.write(bytes, to: "Forms.archive")
         // The repository that had it open, and one that opens it.
         for repository in [repository, forms(directory)] {
-            let readError = #expect(throws: StoreError.self) { try repository.all() }
+            let readError = #expect(throws: StoreError.self) { try repository.records() }
             #expect(readError?.code == .corrupt)
             #expect(readError?.offset == (offset == 0 ? nil : offset < 64 ? 0 : 64))   // byte 0: not a log at all
             let writeError = #expect(throws: StoreError.self) { try repository.add(sampleRecords(5..<6)[0]) }
@@ -301,7 +301,7 @@ struct RecordLogTests {
         bytes[newest + 3] ^= 0x40
         try directory.write(bytes, to: "Forms.archive")
         for repository in [repository, forms(directory)] {
-            #expect(try repository.all() == sampleRecords(0..<3))
+            #expect(try repository.records() == sampleRecords(0..<3))
             #expect(try repository.count() == 3)
         }
         #expect(try directory.read("Forms.archive") == bytes, "reading changes nothing")
@@ -310,7 +310,7 @@ struct RecordLogTests {
         try forms(directory).add(sampleRecords(3..<4)[0])
         let after = try directory.read("Forms.archive")
         #expect(try RecordLog.prologue(Array(after[0..<RecordLog.firstFrame]), path: "x").state.liveCount == 4)
-        #expect(try forms(directory).all() == sampleRecords(0..<4))
+        #expect(try forms(directory).records() == sampleRecords(0..<4))
     }
 
     /// A store written by the last build of format 2 (`Fixtures/store/format2`, see PROVENANCE.md): read as it
@@ -324,7 +324,7 @@ struct RecordLogTests {
         #expect(original[8] == 2)
         let repository = forms(directory)
         let expected = ["rec-0", "rec-1", "rec-4", "rec-5", "rec-3", "rec-6"]
-        let records = try repository.all()
+        let records = try repository.records()
         #expect(records.map(\.id) == expected)
         #expect(records.map(\.name) == ["form-0", "form-1", "form-4", "form-5", "form-3-updated", "expiring"])
         #expect(try repository.get("rec-4")?.fields == ["email": "user4@example.com"])
@@ -335,8 +335,8 @@ struct RecordLogTests {
         try repository.add(sampleRecords(7..<8)[0])
         let upgraded = try directory.read("Forms.archive")
         #expect(upgraded[8] == 3)
-        #expect(try forms(directory).all().map(\.id) == expected + ["id7"])
-        #expect(try forms(directory).all().dropLast() == records[...])
+        #expect(try forms(directory).records().map(\.id) == expected + ["id7"])
+        #expect(try forms(directory).records().dropLast() == records[...])
         // The records' archives were copied byte for byte.
         for record in records {
             let archive = try KeyedArchiver.archivedData(withRootObject: record) as [UInt8]
@@ -360,11 +360,11 @@ struct RecordLogTests {
             options.fileSystem = disk.fileSystem
             options.tuning.maintainsInBackground = false
             let full = ArchiveRepository<SampleRecord>(path: directory.file("Forms.archive"), options: options)
-            #expect(try full.all().map(\.id) == expected)   // the old file open in the repository
+            #expect(try full.records().map(\.id) == expected)   // the old file open in the repository
             disk.arm(fullAt: fullAt)
             do {
                 try full.add(sampleRecords(7..<8)[0])
-                #expect(try forms(directory).all().map(\.id) == expected + ["id7"])
+                #expect(try forms(directory).records().map(\.id) == expected + ["id7"])
                 break
             } catch {
                 #expect(error.errno == ENOSPC, "write \(fullAt): \(error)")
@@ -375,11 +375,11 @@ struct RecordLogTests {
                     failures += 1
                     #expect(now == original, "write \(fullAt)")
                 }
-                #expect(try forms(directory).all().map(\.id) == expected, "write \(fullAt)")
+                #expect(try forms(directory).records().map(\.id) == expected, "write \(fullAt)")
                 disk.arm(fullAt: nil)
-                #expect(try full.all().map(\.id) == expected, "write \(fullAt)")
+                #expect(try full.records().map(\.id) == expected, "write \(fullAt)")
                 try full.add(sampleRecords(7..<8)[0])
-                #expect(try forms(directory).all().map(\.id) == expected + ["id7"], "write \(fullAt)")
+                #expect(try forms(directory).records().map(\.id) == expected + ["id7"], "write \(fullAt)")
             }
         }
         #expect(failures == 2, "the upgrade writes its new log's frames, then its prologue")
@@ -401,7 +401,7 @@ struct RecordLogTests {
         }
         try directory.write(bytes, to: "Forms.archive")
         let repository = forms(directory)
-        let read = #expect(throws: StoreError.self) { try repository.all() }
+        let read = #expect(throws: StoreError.self) { try repository.records() }
         #expect(read?.code == .unsupportedVersion)
         #expect(read?.offset == 8)
         #expect(read?.reason.hasPrefix("store file format 1 is older than format 2") == true)
@@ -419,7 +419,7 @@ struct RecordLogTests {
         bytes[newest + 3] ^= 0x10
         try directory.write(bytes, to: "Forms.archive")
         let repository = forms(directory)
-        let readError = #expect(throws: StoreError.self) { try repository.all() }
+        let readError = #expect(throws: StoreError.self) { try repository.records() }
         #expect(readError?.code == .damagedCommit)
         #expect(readError?.offset == newest)
         let writeError = #expect(throws: StoreError.self) { try repository.add(sampleRecords(7..<8)[0]) }
@@ -429,7 +429,7 @@ struct RecordLogTests {
         #expect(recovery.recoveredFrames == 1)
         #expect(recovery.damagedFrames == 0)
         #expect(try directory.read("Forms.archive.before-recovery") == bytes)
-        #expect(try repository.all().map(\.id) == ["rec-0", "rec-1", "rec-4", "rec-5", "rec-3", "rec-6"])
+        #expect(try repository.records().map(\.id) == ["rec-0", "rec-1", "rec-4", "rec-5", "rec-3", "rec-6"])
     }
 
     /// Widths read from the file that do not fit the platform's `Int` (or the file) are damage with an offset,
@@ -452,7 +452,7 @@ struct RecordLogTests {
         if FileManager.default.fileExists(atPath: directory.file("Forms.archive.index")) {
             try FileManager.default.removeItem(atPath: directory.file("Forms.archive.index"))
         }
-        let frame = #expect(throws: StoreError.self) { try repository.all() }
+        let frame = #expect(throws: StoreError.self) { try repository.records() }
         #expect(frame?.code == .corrupt)
         #expect(frame?.offset == lastFrame)
 
@@ -462,7 +462,7 @@ struct RecordLogTests {
             for i in 0..<8 { bytes[slot + 8 + i] = 0xFF }
         }
         try directory.write(bytes, to: "Forms.archive")
-        let slots = #expect(throws: StoreError.self) { try repository.all() }
+        let slots = #expect(throws: StoreError.self) { try repository.records() }
         #expect(slots?.code == .corrupt)
         #expect(slots?.offset == 64)
     }
@@ -479,9 +479,9 @@ struct RecordLogTests {
         for i in 0..<RecordLog.slotSize { bytes[newest + i] = 0 }
         bytes[committed - 5] ^= 0x01   // the last frame (the lost commit's) fails its checksum
         try directory.write(bytes, to: "Forms.archive")
-        #expect(try forms(directory).all() == sampleRecords(0..<2))
+        #expect(try forms(directory).records() == sampleRecords(0..<2))
         try forms(directory).add(sampleRecords(5..<6)[0])
-        #expect(try forms(directory).all() == sampleRecords(0..<2) + sampleRecords(5..<6))
+        #expect(try forms(directory).records() == sampleRecords(0..<2) + sampleRecords(5..<6))
     }
 
     @Test(arguments: [1 << 40, 300, RecordLog.firstFrame + 1])
@@ -499,7 +499,7 @@ struct RecordLogTests {
         let slot = state.serialized()
         bytes.replaceSubrange(RecordLog.slotOffset(of: state)..<RecordLog.slotOffset(of: state) + slot.count, with: slot)
         try directory.write(bytes, to: "Forms.archive")
-        let error = #expect(throws: StoreError.self) { try repository.all() }
+        let error = #expect(throws: StoreError.self) { try repository.records() }
         #expect(error?.code == .corrupt)
         #expect(error?.offset != nil)
         let writeError = #expect(throws: StoreError.self) { try repository.add(sampleRecords(3..<4)[0]) }
@@ -519,7 +519,7 @@ struct RecordLogTests {
         second.name = decomposed
         try repository.add(first)
         try repository.add(second)
-        #expect(try repository.all().map { Array($0.name.unicodeScalars) } == [Array(composed.unicodeScalars), Array(decomposed.unicodeScalars)])
+        #expect(try repository.records().map { Array($0.name.unicodeScalars) } == [Array(composed.unicodeScalars), Array(decomposed.unicodeScalars)])
         #expect(try repository.get(decomposed).map { Array($0.name.unicodeScalars) } == Array(decomposed.unicodeScalars))
     }
 
@@ -536,7 +536,7 @@ struct RecordLogTests {
             #expect(error?.code == .invalidArgument)
             #expect(try directory.read("Forms.archive") == before)
         }
-        #expect(try repository.all() == stored)
+        #expect(try repository.records() == stored)
     }
 
     @Test func concurrentAddsThroughTwoRepositoriesLoseNothing() async throws {
@@ -561,7 +561,7 @@ struct RecordLogTests {
             }
             try await group.waitForAll()
         }
-        let all = try first.all()
+        let all = try first.records()
         #expect(all.count == 160)
         #expect(Set(all.map(\.id)).count == 160)
     }
@@ -577,9 +577,9 @@ struct RecordLogTests {
         try directory.write(Array("not an index at all".utf8), to: "Forms.archive.index")
         for record in sampleRecords(5..<8) { try repository.add(record) }
         _ = try repository.remove("id6")
-        #expect(try repository.all() == [sampleRecords(5..<6)[0], sampleRecords(7..<8)[0]])
+        #expect(try repository.records() == [sampleRecords(5..<6)[0], sampleRecords(7..<8)[0]])
         #expect(try repository.get("id7") == sampleRecords(7..<8)[0])
-        #expect(try lockNamed.all() == sampleRecords(0..<1))
+        #expect(try lockNamed.records() == sampleRecords(0..<1))
         let index = try directory.read("Forms.archive.index")
         #expect(Array(index.prefix(8)) == IndexFile.magic)
         #expect(readLittleEndian(index, 32, width: 8) == 2)   // the two live records

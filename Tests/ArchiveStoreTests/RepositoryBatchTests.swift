@@ -15,7 +15,7 @@ struct RepositoryBatchTests {
     }
 
     /// A store of 1,025 records (two full batches and one of a single record) lists every record in order,
-    /// and `count(where:)` and `forEach` see the same.
+    /// and `count(matching:)` with a closure condition and `forEach` see the same.
     @Test func aStoreWhoseLastBatchHoldsOneRecordListsEveryRecord() throws {
         let directory = try TemporaryDirectory()
         var options = RepositoryOptions()
@@ -23,8 +23,8 @@ struct RepositoryBatchTests {
         let repository = ArchiveRepository<SampleRecord>(path: directory.file("Forms.archive"), options: options)
         let records = sampleRecords(0..<1_025)
         #expect(try repository.add(contentsOf: records) == 1_025)
-        #expect(try repository.all() == records)
-        #expect(try repository.count(where: { $0.id.hasSuffix("4") }) == records.filter { $0.id.hasSuffix("4") }.count)
+        #expect(try repository.records() == records)
+        #expect(try repository.count(matching: RecordQuery().where { $0.id.hasSuffix("4") }) == records.filter { $0.id.hasSuffix("4") }.count)
         var seen = 0
         try repository.forEach { _ in seen += 1 }
         #expect(seen == 1_025)

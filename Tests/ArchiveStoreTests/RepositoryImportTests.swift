@@ -33,7 +33,7 @@ struct RepositoryImportTests {
         #expect(repository.statistics.commits - before.commits == 1)
         #expect(repository.statistics.syncs - before.syncs == 1)
         #expect(repository.statistics.bytesWritten - before.bytesWritten > 40 * 4_096)   // many pieces
-        #expect(try store(directory).all() == sampleRecords(0..<3_010))
+        #expect(try store(directory).records() == sampleRecords(0..<3_010))
     }
 
     /// A taken id part way, after pieces were written ahead: nothing is added, what was written ahead is cut off,
@@ -48,10 +48,10 @@ struct RepositoryImportTests {
         #expect(error?.code == .duplicateID)
         #expect(error?.recordID == "id3")
         #expect(try directory.read("Forms.archive").count <= size)
-        #expect(try repository.all() == sampleRecords(0..<5))
-        #expect(try store(directory).all() == sampleRecords(0..<5))
+        #expect(try repository.records() == sampleRecords(0..<5))
+        #expect(try store(directory).records() == sampleRecords(0..<5))
         try repository.add(sampleRecords(5..<6)[0])
-        #expect(try store(directory).all() == sampleRecords(0..<6))
+        #expect(try store(directory).records() == sampleRecords(0..<6))
     }
 
     /// With `skippingExisting`, ids taken in the store or earlier in the sequence are handed to `skipped`, in
@@ -66,7 +66,7 @@ struct RepositoryImportTests {
         let added = try repository.add(contentsOf: records, skippingExisting: true, skipped: { skipped.append($0.id) })
         #expect(skipped == (existing ? ["id2"] : []) + ["id10", "id11"])
         #expect(added == (existing ? 598 : 599))
-        #expect(try store(directory).all() == (existing ? sampleRecords(0..<601) : sampleRecords(2..<601)))
+        #expect(try store(directory).records() == (existing ? sampleRecords(0..<601) : sampleRecords(2..<601)))
     }
 
     /// An empty sequence writes nothing and creates nothing.

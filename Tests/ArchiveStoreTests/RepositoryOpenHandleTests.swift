@@ -72,9 +72,9 @@ struct RepositoryOpenHandleTests {
         let inode = try #require(try Kernel.status(atPath: path)?.inode)
         for id in ["id0", "id1", "id2", "id3"] { _ = try writer.remove(id) }   // dead bytes past live: rewritten
         #expect(try Kernel.status(atPath: path)?.inode != inode)
-        #expect(try reader.all() == sampleRecords(4..<6))
+        #expect(try reader.records() == sampleRecords(4..<6))
         try writer.add(sampleRecords(9..<10)[0])
-        #expect(try reader.all() == sampleRecords(4..<6) + sampleRecords(9..<10))
+        #expect(try reader.records() == sampleRecords(4..<6) + sampleRecords(9..<10))
     }
 
     /// Another file moved over the store from outside (a backup put back): an open repository notices it
@@ -90,7 +90,7 @@ struct RepositoryOpenHandleTests {
         try FileManager.default.removeItem(atPath: path)
         try FileManager.default.moveItem(atPath: directory.file("Other.archive"), toPath: path)
         try repository.add(sampleRecords(20..<21)[0])
-        #expect(try ArchiveRepository<SampleRecord>(path: path).all() == sampleRecords(10..<12) + sampleRecords(20..<21))
+        #expect(try ArchiveRepository<SampleRecord>(path: path).records() == sampleRecords(10..<12) + sampleRecords(20..<21))
         let reader = ArchiveRepository<SampleRecord>(path: directory.file("Forms.archive"), options: options())
         #expect(try reader.count() == 3)
         let third = ArchiveRepository<SampleRecord>(path: directory.file("Third.archive"), options: options())
@@ -98,7 +98,7 @@ struct RepositoryOpenHandleTests {
         try FileManager.default.removeItem(atPath: path)
         try FileManager.default.moveItem(atPath: directory.file("Third.archive"), toPath: path)
         usleep(60_000)
-        #expect(try reader.all() == sampleRecords(30..<31))
+        #expect(try reader.records() == sampleRecords(30..<31))
     }
 
     /// A store moved aside by another repository: an open one finds no store at its next call.
@@ -130,7 +130,7 @@ struct RepositoryOpenHandleTests {
         let index = try directory.read("Forms.archive.index")
         #expect(Array(index.prefix(8)) == IndexFile.magic)
         #expect(readLittleEndian(index, 32, width: 8) >= 16)
-        #expect(try ArchiveRepository<SampleRecord>(path: path).all() == sampleRecords(0..<40))
+        #expect(try ArchiveRepository<SampleRecord>(path: path).records() == sampleRecords(0..<40))
         #expect(try repository.count() == 40)   // the next call opens the store again
     }
 }

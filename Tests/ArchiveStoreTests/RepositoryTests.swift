@@ -32,7 +32,7 @@ struct ExerciseLog: ArchiveRecord, Equatable {
 /// A type-specific operation, written against the public repository API only.
 extension ArchiveRepository where Record == ExerciseLog {
     func maximumCount(of exercise: String) throws(StoreError) -> Int? {
-        try filter { $0.exercise == exercise }.map(\.count).max()
+        try records(matching: RecordQuery().where { $0.exercise == exercise }).map(\.count).max()
     }
 }
 
@@ -42,29 +42,30 @@ struct RepositoryTests {
         ArchiveRepository(path: directory.file("data/Exercise.archive"))
     }
 
-    /// `first(where:)` stops its walk at the first match (no error thrown to stop it): the records after it are
-    /// not decoded, in a small store (read frame by frame) and in a large one (decoded 512 records a batch).
-    @Test func firstWhereStopsDecodingAtTheFirstMatch() throws {
+    /// A closure condition with a limit of one and no order stops its walk at the first match (no error thrown
+    /// to stop it): the records after it are not decoded, in a small store (read frame by frame) and in a large
+    /// one (decoded 512 records a batch).
+    @Test func aFirstMatchStopsDecodingAtTheFirstMatch() throws {
         let directory = try TemporaryDirectory()
         let small = ArchiveRepository<SampleRecord>(path: directory.file("small.archive"))
         try small.add(contentsOf: sampleRecords(0..<10))
         let before = small.statistics.recordsDecoded
-        #expect(try small.first(where: { $0.id == "id2" })?.id == "id2")
+        #expect(try small.records(matching: RecordQuery().where { $0.id == "id2" }.limit(1)).first?.id == "id2")
         #expect(small.statistics.recordsDecoded - before == 3)
-        #expect(try small.first(where: { $0.id == "none" }) == nil)
+        #expect(try small.records(matching: RecordQuery().where { $0.id == "none" }.limit(1)).first == nil)
         #expect(small.statistics.recordsDecoded - before == 13)
 
         let large = ArchiveRepository<SampleRecord>(path: directory.file("large.archive"))
         try large.add(contentsOf: sampleRecords(0..<2_000))
         let start = large.statistics.recordsDecoded
-        #expect(try large.first(where: { $0.id == "id600" })?.id == "id600")
+        #expect(try large.records(matching: RecordQuery().where { $0.id == "id600" }.limit(1)).first?.id == "id600")
         #expect(large.statistics.recordsDecoded - start == 1_024)   // the first two batches, not all four
     }
 
     @Test func exerciseLogGetsTheWholeAPIAndATypeSpecificExtension() throws {
         let directory = try TemporaryDirectory()
         let logs = repository(directory)
-        #expect(try logs.all().isEmpty)
+        #expect(try logs.records().isEmpty)
         try logs.add(ExerciseLog(id: "a", exercise: "push-up", count: 20))
         try logs.add(ExerciseLog(id: "b", exercise: "push-up", count: 35))
         try logs.add(ExerciseLog(id: "c", exercise: "squat", count: 50))
@@ -72,21 +73,21 @@ struct RepositoryTests {
         #expect(try logs.maximumCount(of: "plank") == nil)
         #expect(try logs.count() == 3)
         #expect(try logs.get("c")?.count == 50)
-        #expect(try logs.count(where: { $0.exercise == "push-up" }) == 2)
-        #expect(try logs.first(where: { $0.count > 30 })?.id == "b")
+        #expect(try logs.count(matching: RecordQuery().where { $0.exercise == "push-up" }) == 2)
+        #expect(try logs.records(matching: RecordQuery().where { $0.count > 30 }.limit(1)).first?.id == "b")
 
         try logs.update(ExerciseLog(id: "a", exercise: "push-up", count: 40))
         try logs.upsert(ExerciseLog(id: "d", exercise: "squat", count: 10))
         try logs.upsert(ExerciseLog(id: "d", exercise: "squat", count: 11))
         #expect(try logs.maximumCount(of: "push-up") == 40)
-        #expect(try logs.all().map(\.id) == ["b", "c", "a", "d"])   // in the order of their last write
+        #expect(try logs.records().map(\.id) == ["b", "c", "a", "d"])   // in the order of their last write
         #expect(try logs.remove("b")?.count == 35)
         #expect(try logs.remove("b") == nil)
         #expect(try logs.removeAll(where: { $0.exercise == "squat" }).map(\.id) == ["c", "d"])
-        #expect(try logs.all() == [ExerciseLog(id: "a", exercise: "push-up", count: 40)])
+        #expect(try logs.records() == [ExerciseLog(id: "a", exercise: "push-up", count: 40)])
 
         // A second repository on the same file sees the same records.
-        #expect(try repository(directory).all() == (try logs.all()))
+        #expect(try repository(directory).records() == (try logs.records()))
     }
 
     @Test func addOfATakenIdAndUpdateOfAMissingOneFail() throws {
@@ -99,13 +100,13 @@ struct RepositoryTests {
         let missing = #expect(throws: StoreError.self) { try logs.update(ExerciseLog(id: "z", exercise: "y", count: 2)) }
         #expect(missing?.code == .notFound)
         #expect(missing?.recordID == "z")
-        #expect(try logs.all().map(\.exercise) == ["x"])
+        #expect(try logs.records().map(\.exercise) == ["x"])
     }
 
     @Test func readsAndNoOpChangesDoNotCreateTheDirectory() throws {
         let directory = try TemporaryDirectory()
         let logs = repository(directory)
-        _ = try logs.all()
+        _ = try logs.records()
         #expect(try logs.remove("nothing") == nil)
         #expect(try logs.removeAll(where: { _ in true }).isEmpty)
         #expect(try directory.entries().isEmpty)
@@ -130,7 +131,7 @@ struct RepositoryTests {
             try await group.waitForAll()
         }
         #expect(try first.count() == 200)
-        #expect(Set(try second.all().map(\.id)).count == 200)
+        #expect(Set(try second.records().map(\.id)).count == 200)
     }
 
     @Test func unreadableFileIsReportedAndNeverOverwritten() throws {
@@ -140,7 +141,7 @@ struct RepositoryTests {
         let good = try directory.read("data/Exercise.archive")
         let truncated = Array(good.prefix(good.count / 2))
         try directory.write(truncated, to: "data/Exercise.archive")
-        for operation in [{ _ = try logs.all() }, { try logs.add(ExerciseLog(id: "b", exercise: "y", count: 2)) },
+        for operation in [{ _ = try logs.records() }, { try logs.add(ExerciseLog(id: "b", exercise: "y", count: 2)) },
                           { _ = try logs.removeAll(where: { _ in true }) }] {
             let error = #expect(throws: StoreError.self) { try operation() }
             #expect(error?.code == .corrupt)
@@ -150,7 +151,7 @@ struct RepositoryTests {
         let moved = try logs.moveAside(suffix: "bad")
         #expect(moved == directory.file("data/Exercise.archive.bad"))
         #expect(try directory.read("data/Exercise.archive.bad") == truncated)
-        #expect(try logs.all().isEmpty)
+        #expect(try logs.records().isEmpty)
     }
 
     @Test func moveAsideRefusesAReadableFile() throws {
@@ -168,7 +169,7 @@ struct RepositoryTests {
         try directory.write([1, 2, 3], to: "target")
         try FileManager.default.createSymbolicLink(atPath: directory.file("data/Exercise.archive"), withDestinationPath: directory.file("target"))
         let logs = repository(directory)
-        let readError = #expect(throws: StoreError.self) { try logs.all() }
+        let readError = #expect(throws: StoreError.self) { try logs.records() }
         #expect(readError?.code == .symbolicLink)
         let writeError = #expect(throws: StoreError.self) { try logs.add(ExerciseLog(id: "a", exercise: "x", count: 1)) }
         #expect(writeError?.code == .symbolicLink)
@@ -238,10 +239,10 @@ struct FormatVersionTests {
         let v2 = ArchiveRepository<CounterV2>(path: path)
         #expect(try v2.get("a")?.count == 5)
         try v2.add(CounterV2(id: "b", count: 6))
-        #expect(try v2.all().map(\.count) == [5, 6])
+        #expect(try v2.records().map(\.count) == [5, 6])
         #expect(try v2.get("b")?.count == 6)
         // Now at version 2, which version 1 refuses.
-        let error = #expect(throws: StoreError.self) { try ArchiveRepository<CounterV1>(path: path).all() }
+        let error = #expect(throws: StoreError.self) { try ArchiveRepository<CounterV1>(path: path).records() }
         #expect(error?.code == .unsupportedVersion)
     }
 
@@ -253,7 +254,7 @@ struct FormatVersionTests {
         #expect(try v2.get("a")?.count == 5)
         try v2.add(CounterV2(id: "b", count: 6))
         #expect(RecordLog.isLog(try directory.read("Counter.archive")))
-        #expect(try v2.all().map(\.count) == [5, 6])
+        #expect(try v2.records().map(\.count) == [5, 6])
     }
 
     @Test func olderVersionWithoutAMigrationIsRefusedUntouched() throws {

@@ -41,8 +41,8 @@ struct RepositoryTransactionTests {
         #expect(after.syncs - before.syncs == 1)
         let expected = [sampleRecords(3..<4)[0], sampleRecords(4..<5)[0], renamed(sampleRecords(1..<2)[0], "one"),
                         renamed(sampleRecords(2..<3)[0], "two"), sampleRecords(5..<6)[0]]
-        #expect(try repository.all() == expected)
-        #expect(try store(directory).all() == expected)   // another handle, from the file
+        #expect(try repository.records() == expected)
+        #expect(try store(directory).records() == expected)   // another handle, from the file
     }
 
     @Test func readsInsideSeeTheTransactionsOwnChanges() throws {
@@ -67,7 +67,7 @@ struct RepositoryTransactionTests {
             #expect(try store(directory).count() == 3)
             #expect(try repository.get("id7") == nil)
         }
-        #expect(try repository.all().map(\.id) == ["id0", "id2", "id7", "id1"])
+        #expect(try repository.records().map(\.id) == ["id0", "id2", "id7", "id1"])
         #expect(try repository.get("id1")?.name == "again")
     }
 
@@ -92,7 +92,7 @@ struct RepositoryTransactionTests {
         #expect(duplicate?.code == .duplicateID)
         #expect(duplicate?.recordID == "id1")
         #expect(try directory.read("data/Forms.archive") == bytes)
-        #expect(try repository.all() == sampleRecords(0..<3))
+        #expect(try repository.records() == sampleRecords(0..<3))
     }
 
     @Test func aCaughtErrorInsideLeavesTheOtherChangesToCommit() throws {
@@ -104,7 +104,7 @@ struct RepositoryTransactionTests {
             #expect(missing?.code == .notFound)
             try transaction.add(sampleRecords(2..<3)[0])
         }
-        #expect(try repository.all() == sampleRecords(0..<3))
+        #expect(try repository.records() == sampleRecords(0..<3))
     }
 
     /// A transaction that changes nothing writes no store file (the directory and the lock file it took may be
@@ -122,7 +122,7 @@ struct RepositoryTransactionTests {
         }
         #expect(!FileManager.default.fileExists(atPath: storePath))
         try repository.write { transaction in try transaction.add(sampleRecords(0..<1)[0]) }
-        #expect(try store(directory).all() == sampleRecords(0..<1))
+        #expect(try store(directory).records() == sampleRecords(0..<1))
     }
 
     @Test func aTransactionUsedAfterItsClosureRefusesEveryCall() throws {
@@ -186,8 +186,8 @@ struct RepositoryTransactionTests {
                 #expect(aborts)
             }
             let expected = model.map(\.record)
-            #expect(try repository.all() == expected, "step \(step)")
-            #expect(try store(directory, tuning: tuning).all() == expected, "step \(step)")
+            #expect(try repository.records() == expected, "step \(step)")
+            #expect(try store(directory, tuning: tuning).records() == expected, "step \(step)")
             #expect(try repository.count() == expected.count)
         }
     }

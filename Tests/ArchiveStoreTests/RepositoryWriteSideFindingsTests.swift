@@ -62,7 +62,7 @@ struct RepositoryWriteSideFindingsTests {
         #expect(syncs.count == counted + 1, "the directory is synced before the commit is acknowledged")
         try repository.add(sampleRecords(11..<12)[0])
         #expect(syncs.count == counted + 1, "once")
-        #expect(try ArchiveRepository<SampleRecord>(path: path).all().map(\.id) == ["id1", "id3", "id10", "id11"])
+        #expect(try ArchiveRepository<SampleRecord>(path: path).records().map(\.id) == ["id1", "id3", "id10", "id11"])
     }
 
     /// An index found damaged when the store was opened is written again once, then trusted: the commits after

@@ -39,12 +39,12 @@ import TestSupport
     @Test func anIndexFromAnotherBranchOfTheLogDoesNotHideRecordsFromAll() throws {
         let (b, foreignIndex) = try branches(sameFrameSizes: true)
         let repository = forms(b)
-        #expect(try repository.all() == sampleRecords(0..<8))
+        #expect(try repository.records() == sampleRecords(0..<8))
         try b.write(foreignIndex, to: "Forms.archive.index")
         for repository in [repository, forms(b)] {   // the open one, and one that opens the store with that index
             #expect(try repository.count() == 8)
-            #expect(try repository.all() == sampleRecords(0..<8))
-            #expect(try repository.all().count == repository.count())
+            #expect(try repository.records() == sampleRecords(0..<8))
+            #expect(try repository.records().count == repository.count())
             #expect(try repository.expired(at: Date(timeIntervalSince1970: 3_000)).count == 8)
         }
     }
@@ -56,11 +56,11 @@ import TestSupport
         try b.write(foreignIndex, to: "Forms.archive.index")
         let repository = forms(b)
         #expect(try repository.count() == 8)
-        #expect(try repository.all().map(\.id) == ["id0", "id1", "id2", "id3", "id4-longer", "id5-longer", "id6-longer", "id7-longer"])
+        #expect(try repository.records().map(\.id) == ["id0", "id1", "id2", "id3", "id4-longer", "id5-longer", "id6-longer", "id7-longer"])
         #expect(try repository.get("id5-longer")?.name == "name5")
         // The next writer replaces the index with one of this log.
         try repository.add(sampleRecords(8..<9)[0])
-        #expect(try repository.all().count == 9)
+        #expect(try repository.records().count == 9)
     }
 
     /// A log whose frames disagree with its own commit's live count is corrupt, for every read, for a
@@ -82,7 +82,7 @@ import TestSupport
         for repository in [repository, forms(directory)] {
             let count = #expect(throws: StoreError.self) { try repository.count() }
             #expect(count?.code == .corrupt)
-            let error = #expect(throws: StoreError.self) { try repository.all() }
+            let error = #expect(throws: StoreError.self) { try repository.records() }
             #expect(error?.code == .corrupt)
             #expect(error?.reason == "the log's frames are not the ones its commit names (chain, frame count or live records differ)")
             #expect(error?.offset == state.committed)
@@ -99,7 +99,7 @@ import TestSupport
         let directory = try TemporaryDirectory()
         try forms(directory).add(contentsOf: sampleRecords(0..<2))
         let reader = forms(directory)
-        #expect(try reader.all() == sampleRecords(0..<2))
+        #expect(try reader.records() == sampleRecords(0..<2))
         try forms(directory).write { transaction in
             _ = try transaction.remove("id0")
             try transaction.add(sampleRecords(3..<4)[0])
@@ -112,8 +112,8 @@ import TestSupport
         _ = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }   // in place: the same file
         close(fd)
         let expected = sampleRecords(1..<2) + sampleRecords(3..<4)
-        #expect(try forms(directory).all() == expected)
-        #expect(try reader.all() == expected)
+        #expect(try forms(directory).records() == expected)
+        #expect(try reader.records() == expected)
         #expect(try reader.count() == 2)
     }
 }
@@ -138,7 +138,7 @@ extension StoreFuzzRegressionTests {
         #expect(try directory.read("Forms.archive.before-recovery") == original)
         #expect(try repository.count() == 4)
         do {
-            _ = try repository.all()
+            _ = try repository.records()
             Issue.record("a record that is no archive decoded")
         } catch {
             #expect(error.code == .corrupt)

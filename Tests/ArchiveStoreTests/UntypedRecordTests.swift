@@ -33,7 +33,7 @@ struct UntypedRecordTests {
         try notes.add(LooseNote(id: "a", payload: ["k": 1]))
         try notes.add(LooseNote(id: "b", payload: "text"))
         // The full read (every record) and the lookup of one record by id read it alike.
-        #expect(try notes.all().map(\.id) == ["a", "b"])
+        #expect(try notes.records().map(\.id) == ["a", "b"])
         #expect(try notes.get("a")?.payload as? [String: Int] == ["k": 1])
         #expect(try notes.get("b")?.payload as? String == "text")
         // The one-call API, secure by default, refuses the same records exported as one archive.

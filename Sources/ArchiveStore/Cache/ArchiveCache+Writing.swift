@@ -9,15 +9,17 @@ import KeyedArchive
 extension ArchiveCache {
     // MARK: Writing
 
-    /// Stores `value` for `key` with the default time to live, replacing what was there.
+    /// Stores `value` for `key`, replacing what was there, expiring after `timeToLive` (when `nil`, the
+    /// default, ``CacheOptions/defaultTimeToLive``).
+    ///
+    /// ```swift
+    /// try cache.set(drawing, forKey: "cover")
+    /// try cache.set(preview, forKey: "cover-preview", timeToLive: .hours(12))
+    /// ```
+    ///
     /// Mirrors `NSCache.setObject(_:forKey:cost:)`.
-    public func set(_ value: Value, forKey key: String) throws(StoreError) {
-        try store(value, forKey: key, timeToLive: options.defaultTimeToLive)
-    }
-
-    /// Stores `value` for `key`, expiring after `timeToLive`.
-    public func set(_ value: Value, forKey key: String, timeToLive: TimeToLive) throws(StoreError) {
-        try store(value, forKey: key, timeToLive: timeToLive)
+    public func set(_ value: Value, forKey key: String, timeToLive: TimeToLive? = nil) throws(StoreError) {
+        try store(value, forKey: key, timeToLive: timeToLive ?? options.defaultTimeToLive)
     }
 
     func store(_ value: Value, forKey key: String, timeToLive: TimeToLive?) throws(StoreError) {

@@ -84,42 +84,39 @@ public final class ArchiveCache<Value> {
     /// variable is an absolute path, else `~/.cache/<name>`. Nothing is created; opening the cache creates it
     /// (mode 0700).
     ///
+    /// With `appGroup`, the directory for a cache that an app shares with its extensions (or its other apps)
+    /// instead: `<container>/Library/Caches/<name>` in the shared container of that app group, never the
+    /// container's root (the root goes into backups; `Library/Caches` does not). Every process that opens the
+    /// cache takes its lock only for the one write it makes, never across an `await`: the system ends an app
+    /// that is suspended while it holds a file lock in a shared container (`0xdead10cc`), so begin a
+    /// background task around writes an app may be suspended in the middle of.
+    ///
     /// ```swift
     /// let cache = try ArchiveCache<Drawing>(directory: ArchiveCache<Drawing>.standardDirectory(named: "com.example.drawings"))
+    /// let shared = try ArchiveCache<Drawing>.standardDirectory(named: "drawings", appGroup: "group.com.example.app")
     /// ```
     ///
     /// - Parameters:
     ///   - name: the cache's directory name, such as a reverse-DNS identifier (`com.example.drawings`).
-    ///   - environment: the variables to read (`HOME`, `XDG_CACHE_HOME`); `nil`, the process's own.
+    ///   - appGroup: the app group whose shared container holds the cache; `nil`, the user's own caches.
     /// - Throws: ``StoreError/Code/noDataDirectory`` where there is no home directory (no `HOME` and no
-    ///   password-database entry: a service, Android, WASI), so give a directory explicitly;
-    ///   ``StoreError/Code/invalidArgument`` for an empty name or a path that is not UTF-8.
+    ///   password-database entry: a service, Android, WASI), so give a directory explicitly, or, with
+    ///   `appGroup`, when the app is not entitled to the group (its App Groups entitlement does not list it)
+    ///   and on platforms without app groups (Linux); ``StoreError/Code/invalidArgument`` for an empty name or
+    ///   group, or a path that is not UTF-8.
     ///
-    /// Mirrors `FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)`.
-    public static func standardDirectory(named name: String, environment: [String: String]? = nil) throws(StoreError) -> String {
-        try UserDirectories.requireName(name, kind: "cache")
-        return try UserDirectories.caches(name: name, environment: environment ?? UserDirectories.processEnvironment)
+    /// Mirrors `FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)`, and
+    /// `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)` then `Library/Caches`.
+    public static func standardDirectory(named name: String, appGroup: String? = nil) throws(StoreError) -> String {
+        if let appGroup { return try standardDirectory(named: name, appGroup: appGroup, containerLookup: AppGroupContainer.path(forGroup:)) }
+        return try standardDirectory(named: name, environment: nil)
     }
 
-    /// The directory for a cache named `name` that an app shares with its extensions (or its other apps):
-    /// `<container>/Library/Caches/<name>` in the shared container of the app group `appGroup`, never the
-    /// container's root (the root goes into backups; `Library/Caches` does not). Nothing is created.
-    ///
-    /// ```swift
-    /// let path = try ArchiveCache<Drawing>.standardDirectory(named: "drawings", appGroup: "group.com.example.app")
-    /// ```
-    ///
-    /// Every process that opens the cache takes its lock only for the one write it makes, never across an
-    /// `await`: the system ends an app that is suspended while it holds a file lock in a shared container
-    /// (`0xdead10cc`), so begin a background task around writes an app may be suspended in the middle of.
-    ///
-    /// - Throws: ``StoreError/Code/noDataDirectory`` when the app is not entitled to the group (its App Groups
-    ///   entitlement does not list it), and on platforms without app groups (Linux);
-    ///   ``StoreError/Code/invalidArgument`` for an empty name or group.
-    ///
-    /// Mirrors `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)`, then `Library/Caches`.
-    public static func standardDirectory(named name: String, appGroup: String) throws(StoreError) -> String {
-        try standardDirectory(named: name, appGroup: appGroup, containerLookup: AppGroupContainer.path(forGroup:))
+    /// ``standardDirectory(named:appGroup:)`` without a group, reading `environment` (`HOME`, `XDG_CACHE_HOME`;
+    /// `nil`: the process's own).
+    package static func standardDirectory(named name: String, environment: [String: String]?) throws(StoreError) -> String {
+        try UserDirectories.requireName(name, kind: "cache")
+        return try UserDirectories.caches(name: name, environment: environment ?? UserDirectories.processEnvironment)
     }
 
     /// ``standardDirectory(named:appGroup:)`` with the container found by `containerLookup` (tests).

@@ -16,12 +16,12 @@ public struct CacheOptions: Sendable {
     /// segments, the large entries' files, the table and the directories themselves. After any `set` returns,
     /// the directory takes at most this (an entry is written before eviction makes room, so for a moment it
     /// takes one entry more; files of the directory's that are not the cache's do not count). At least
-    /// ``smallestByteLimit`` (the directory's own files take 24 KiB or more: directories, table, lock); an entry
+    /// 64 KiB (the directory's own files take 24 KiB or more: directories, table, lock); an entry
     /// that would not fit with them alone is refused with ``StoreError/Code/entryTooLarge``. 0: no limit.
     /// Default 0.
     public var byteLimit: Int = 0
     /// The smallest ``byteLimit`` a cache accepts: 64 KiB.
-    public static let smallestByteLimit = 64 << 10
+    package static let smallestByteLimit = 64 << 10
     /// Most entries on disk, held like ``byteLimit``. 0: no limit. Default 0.
     public var countLimit: Int = 0
     /// How long an entry lives when `set` names no time to live; `nil`: until evicted. Default `nil`.

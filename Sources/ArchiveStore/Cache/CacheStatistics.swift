@@ -26,7 +26,7 @@ public struct CacheStatistics: Sendable, Hashable, CustomStringConvertible {
     public var byteCount = 0
 
     /// Counters at zero.
-    public init() {}
+    init() {}
 
     /// The counters on one line: `memoryHits=2 diskHits=0 misses=1 ... entries=2 bytes=24576`.
     public var description: String {

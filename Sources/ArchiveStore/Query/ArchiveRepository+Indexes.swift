@@ -16,7 +16,7 @@ extension ArchiveRepository {
     }
 
     /// The file of the index named `name` (`<path>.index-<name>`).
-    public func propertyIndexPath(_ name: String) -> String { PropertyIndexFile.path(of: path, index: name) }
+    package func propertyIndexPath(_ name: String) -> String { PropertyIndexFile.path(of: path, index: name) }
 
     /// What is wrong with the record type's index declarations (a name that cannot name a file, or named
     /// twice); `nil` when nothing is. Checked once, when the repository is made.

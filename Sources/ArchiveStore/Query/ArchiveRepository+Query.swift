@@ -3,14 +3,18 @@
 extension ArchiveRepository {
     // MARK: Fetching
 
-    /// The records that match `query`, in its order and window.
+    /// The records that match `query`, in its order and window; without an order, in the order of their last
+    /// write (an update moves a record to the end). `records()` is every record.
     ///
     /// ```swift
+    /// let everything = try exercises.records()
     /// let latest = try exercises.records(matching: RecordQuery().sorted(by: \.recordDate, ascending: false).limit(20))
+    /// let first = try exercises.records(matching: RecordQuery().where(\.recordCount, greaterThan: 100).limit(1)).first
     /// ```
     ///
     /// Mirrors `NSManagedObjectContext.fetch(_:)` and GRDB's `fetchAll(_:)`.
-    public func records(matching query: RecordQuery<Record>) throws(StoreError) -> [Record] {
+    public func records(matching query: RecordQuery<Record> = RecordQuery()) throws(StoreError) -> [Record] {
+        if query.isEverything { return try allRecords() }
         switch try plan(query, window: true) {
         case .records(let records):
             return records
@@ -37,11 +41,6 @@ extension ArchiveRepository {
         }
     }
 
-    /// The first record that matches `query` (in its order), or `nil`.
-    public func first(matching query: RecordQuery<Record>) throws(StoreError) -> Record? {
-        try records(matching: query.limit(1)).first
-    }
-
     /// The ids (as the store files them: `String(describing: id)`) of the records that match `query`, in its
     /// order and window; answered from the indexes without decoding a record when every condition and the
     /// order use one.
@@ -61,10 +60,21 @@ extension ArchiveRepository {
     }
 
     /// The number of records that match `query` (its window applied), without decoding a record when every
-    /// condition uses an index.
+    /// condition uses an index; without a condition (`count()`), the count kept with the open store, so a
+    /// count costs one read of the commit slots.
+    ///
+    /// ```swift
+    /// let all = try exercises.count()
+    /// let busyDays = try exercises.count(matching: RecordQuery().where(\.recordCount, in: 100...))
+    /// ```
     ///
     /// Mirrors `NSManagedObjectContext.count(for:)` and Realm's `Results.count`.
-    public func count(matching query: RecordQuery<Record>) throws(StoreError) -> Int {
+    public func count(matching query: RecordQuery<Record> = RecordQuery()) throws(StoreError) -> Int {
+        if query.conditions.isEmpty {
+            let live = try liveCount()
+            let afterOffset = Swift.max(0, live - query.offsetCount)
+            return query.limitCount.map { Swift.min($0, afterOffset) } ?? afterOffset
+        }
         switch try plan(query, window: true, needsOrder: false) {
         case .records(let records): return records.count
         case .rows(let rows, _, _): return rows.count
@@ -74,91 +84,94 @@ extension ArchiveRepository {
     // MARK: Aggregates
 
     /// The largest value of the property at `keyPath` among the records that match `query` (`nil` when none
-    /// has one). With an index on the property and no condition, one row of the index is read.
+    /// has one; an optional property's `nil` is never the largest). With an index on the property and no
+    /// condition, one row of the index is read.
     ///
     /// ```swift
     /// let largest = try exercises.max(of: \.recordCount)
     /// ```
     ///
     /// Mirrors Realm's `max(ofProperty:)` and `NSExpression(forFunction: "max:", ...)`.
-    public func max<Value: IndexableValue & Comparable>(of keyPath: KeyPath<Record, Value> & Sendable,
-                                                        matching query: RecordQuery<Record> = RecordQuery()) throws(StoreError) -> Value? {
-        try extreme(RecordQuery.property(keyPath), query, largest: true).flatMap(Value.init(indexValue:))
+    public func max<Value: IndexableValue>(of keyPath: KeyPath<Record, Value> & Sendable,
+                                           matching query: RecordQuery<Record> = RecordQuery()) throws(StoreError) -> Value.Unwrapped?
+    where Value.Unwrapped: Comparable {
+        try extreme(RecordQuery.property(keyPath), query, largest: true).flatMap(Value.Unwrapped.init(indexValue:))
     }
 
-    /// The largest value of the optional property at `keyPath` that is not `nil`, among the records that match `query`.
-    public func max<Value: IndexableValue & Comparable>(of keyPath: KeyPath<Record, Value?> & Sendable,
-                                                        matching query: RecordQuery<Record> = RecordQuery()) throws(StoreError) -> Value? {
-        try extreme(RecordQuery.property(keyPath), query, largest: true).flatMap(Value.init(indexValue:))
-    }
-
-    /// The smallest value of the property at `keyPath` among the records that match `query`.
+    /// The smallest value of the property at `keyPath` among the records that match `query` (`nil` when none
+    /// has one; an optional property's `nil` is never the smallest).
     ///
     /// Mirrors Realm's `min(ofProperty:)`.
-    public func min<Value: IndexableValue & Comparable>(of keyPath: KeyPath<Record, Value> & Sendable,
-                                                        matching query: RecordQuery<Record> = RecordQuery()) throws(StoreError) -> Value? {
-        try extreme(RecordQuery.property(keyPath), query, largest: false).flatMap(Value.init(indexValue:))
+    public func min<Value: IndexableValue>(of keyPath: KeyPath<Record, Value> & Sendable,
+                                           matching query: RecordQuery<Record> = RecordQuery()) throws(StoreError) -> Value.Unwrapped?
+    where Value.Unwrapped: Comparable {
+        try extreme(RecordQuery.property(keyPath), query, largest: false).flatMap(Value.Unwrapped.init(indexValue:))
     }
 
-    /// The smallest value of the optional property at `keyPath` that is not `nil`, among the records that match `query`.
-    public func min<Value: IndexableValue & Comparable>(of keyPath: KeyPath<Record, Value?> & Sendable,
-                                                        matching query: RecordQuery<Record> = RecordQuery()) throws(StoreError) -> Value? {
-        try extreme(RecordQuery.property(keyPath), query, largest: false).flatMap(Value.init(indexValue:))
-    }
-
-    /// The sum of the property at `keyPath` over the records that match `query` (zero for none), read from its
-    /// index when it has one.
+    /// The sum of the property at `keyPath` over the records that match `query` (zero for none; an optional
+    /// property's `nil` adds nothing), read from its index when it has one.
+    ///
+    /// ```swift
+    /// let total = try exercises.sum(of: \.recordCount)
+    /// ```
+    ///
+    /// - Throws: ``StoreError/Code/overflow`` when the sum of an integer property leaves its type's range
+    ///   (stored values never trap); sum a `Double` property, or one of a wider type, where that can be.
     ///
     /// Mirrors Realm's `sum(ofProperty:)`.
-    public func sum<Value: IndexableValue & AdditiveArithmetic>(of keyPath: KeyPath<Record, Value> & Sendable,
-                                                                matching query: RecordQuery<Record> = RecordQuery()) throws(StoreError) -> Value {
-        var total = Value.zero
-        for value in try values(of: RecordQuery.property(keyPath), query) {
-            if let number = Value(indexValue: value) { total += number }
+    public func sum<Value: IndexableValue>(of keyPath: KeyPath<Record, Value> & Sendable,
+                                           matching query: RecordQuery<Record> = RecordQuery()) throws(StoreError) -> Value.Unwrapped
+    where Value.Unwrapped: AdditiveArithmetic {
+        let values = try values(of: RecordQuery.property(keyPath), query)
+        if let integer = Value.Unwrapped.self as? any (FixedWidthInteger & IndexableValue).Type,
+           let total = try Self.checkedSum(values, as: integer) as? Value.Unwrapped {
+            return total
+        }
+        var total = Value.Unwrapped.zero
+        for value in values {
+            if let number = Value.Unwrapped(indexValue: value) { total += number }
         }
         return total
     }
 
-    /// The sum of the integer property at `keyPath` over the records that match `query` (zero for none), read
-    /// from its index when it has one.
-    ///
-    /// - Throws: ``StoreError/Code/overflow`` when the sum leaves `Value`'s range (stored values never trap);
-    ///   sum a `Double` property, or one of a wider type, where that can be.
-    ///
-    /// Mirrors Realm's `sum(ofProperty:)`.
-    public func sum<Value: IndexableValue & FixedWidthInteger>(of keyPath: KeyPath<Record, Value> & Sendable,
-                                                               matching query: RecordQuery<Record> = RecordQuery()) throws(StoreError) -> Value {
-        var total = Value.zero
-        for value in try values(of: RecordQuery.property(keyPath), query) {
-            guard let number = Value(indexValue: value) else { continue }
+    /// The sum of `values` as `Integer`s, or ``StoreError/Code/overflow`` when it leaves their range.
+    private static func checkedSum<Integer: FixedWidthInteger & IndexableValue>(_ values: [IndexValue],
+                                                                               as _: Integer.Type) throws(StoreError) -> Integer {
+        var total = Integer.zero
+        for value in values {
+            guard let number = Integer(indexValue: value) else { continue }
             let (sum, overflow) = total.addingReportingOverflow(number)
             guard !overflow else {
-                throw StoreError(.overflow, "the sum of the property leaves \(Value.self)'s range (\(Value.min)...\(Value.max))")
+                throw StoreError(.overflow, "the sum of the property leaves \(Integer.self)'s range (\(Integer.min)...\(Integer.max))")
             }
             total = sum
         }
         return total
     }
 
-    /// The mean of the integer property at `keyPath` over the records that match `query`; `nil` for none.
+    /// The mean of the number property at `keyPath` (an integer or floating-point type) over the records
+    /// that match `query` and have a value; `nil` for none.
+    ///
+    /// - Throws: ``StoreError/Code/invalidArgument`` for a property whose type is neither an integer nor a
+    ///   floating-point type (such as an app's own `AdditiveArithmetic` type).
     ///
     /// Mirrors Realm's `average(ofProperty:)`.
-    public func average<Value: IndexableValue & BinaryInteger>(of keyPath: KeyPath<Record, Value> & Sendable,
-                                                               matching query: RecordQuery<Record> = RecordQuery()) throws(StoreError) -> Double? {
+    public func average<Value: IndexableValue>(of keyPath: KeyPath<Record, Value> & Sendable,
+                                               matching query: RecordQuery<Record> = RecordQuery()) throws(StoreError) -> Double?
+    where Value.Unwrapped: AdditiveArithmetic {
         let values = try values(of: RecordQuery.property(keyPath), query)
         guard !values.isEmpty else { return nil }
         var total = 0.0
-        for value in values { if let number = Value(indexValue: value) { total += Double(number) } }
-        return total / Double(values.count)
-    }
-
-    /// The mean of the floating-point property at `keyPath` over the records that match `query`; `nil` for none.
-    public func average<Value: IndexableValue & BinaryFloatingPoint>(of keyPath: KeyPath<Record, Value> & Sendable,
-                                                                     matching query: RecordQuery<Record> = RecordQuery()) throws(StoreError) -> Double? {
-        let values = try values(of: RecordQuery.property(keyPath), query)
-        guard !values.isEmpty else { return nil }
-        var total = 0.0
-        for value in values { if let number = Value(indexValue: value) { total += Double(number) } }
+        for value in values {
+            guard let number = Value.Unwrapped(indexValue: value) else { continue }
+            if let integer = number as? any BinaryInteger {
+                total += Double(integer)
+            } else if let floating = number as? any BinaryFloatingPoint {
+                total += Double(floating)
+            } else {
+                throw StoreError(.invalidArgument, "\(Value.Unwrapped.self) is neither an integer nor a floating-point type: no mean", path: path)
+            }
+        }
         return total / Double(values.count)
     }
 
@@ -166,12 +179,12 @@ extension ArchiveRepository {
     private func extreme(_ property: RecordQuery<Record>.Property, _ query: RecordQuery<Record>, largest: Bool) throws(StoreError) -> IndexValue? {
         if query.conditions.isEmpty, case .some(let found) = try withIndex(of: property, { rows throws(StoreError) -> IndexValue? in
             if largest { return rows.last.flatMap { $0.value.present == 1 ? $0.value : nil } }
-            return rows.row(at: rows.position(of: RecordQuery<Record>.lowestValue, after: false))?.value
+            return rows.row(at: rows.position(of: IndexValue.lowest, after: false))?.value
         }) {
             return found
         }
         let values = try values(of: property, query)
-        return largest ? values.max() : values.min()
+        return largest ? values.max(by: <) : values.min(by: <)
     }
 
     /// Runs `body` with the rows of the index on `property` when the store is a log and the record type declares
@@ -203,7 +216,7 @@ extension ArchiveRepository {
                     var values: [IndexValue] = []
                     values.reserveCapacity(indexes.count)
                     let rows = indexes.rows[number]
-                    rows.forEach(from: rows.position(of: RecordQuery<Record>.lowestValue, after: false), to: rows.end) { row in
+                    rows.forEach(from: rows.position(of: IndexValue.lowest, after: false), to: rows.end) { row in
                         values.append(row.value)
                         return true
                     }
@@ -214,15 +227,10 @@ extension ArchiveRepository {
             }
             if let found { return found }
         }
-        guard let extract = property.value else { throw Self.undeclared(property, path: path) }
         return try records(matching: unwindowed).compactMap { record in
-            let value = extract(record)
+            let value = property.value(record)
             return value.present == 1 ? value : nil
         }
-    }
-
-    static func undeclared(_ property: RecordQuery<Record>.Property, path: String) -> StoreError {
-        StoreError(.invalidArgument, "\(Record.self) declares no \(property.description) in its indexes", path: path)
     }
 
     // MARK: Planning
@@ -243,10 +251,6 @@ extension ArchiveRepository {
     /// Runs `query`: from the indexes when they answer it whole, else by decoding the records the indexed
     /// conditions leave and testing, sorting and windowing them here.
     func plan(_ query: RecordQuery<Record>, window: Bool, needsOrder: Bool = true) throws(StoreError) -> QueryPlan {
-        for condition in query.conditions where condition.property.value == nil {
-            throw Self.undeclared(condition.property, path: path)
-        }
-        if let order = query.order, order.property.value == nil { throw Self.undeclared(order.property, path: path) }
         let found = try withStoreState { state, store throws(StoreError) -> PlanFound in
             switch store {
             case .absent: return .plan(.records([]))
@@ -284,21 +288,24 @@ extension ArchiveRepository {
         case .plan(let plan):
             return plan
         case .all:
-            records = try all()
+            records = try allRecords()
             offsets = Array(records.indices)
         case .decode(let handle, let entries, let version):
+            // Without an order, the walk ends once the window is full (a first match decodes no further).
+            let enough = window && (query.order == nil || !needsOrder) ? query.limitCount.map { query.offsetCount + $0 } : nil
             var i = 0
             try forEachRecord(of: handle, entries, version: version) { record throws(StoreError) -> Bool in
-                if query.conditions.allSatisfy({ condition in condition.property.value.map { condition.admits($0(record)) } ?? false }) {
+                if query.conditions.allSatisfy({ condition in condition.admits(condition.property.value(record)) }) {
                     records.append(record)
                     offsets.append(entries[i].offset)
                 }
                 i += 1
-                return true
+                return enough.map { records.count < $0 } ?? true
             }
         }
         // Every condition is tested again on the decoded record (the indexed ones held already).
-        if needsOrder, let order = query.order, let extract = order.property.value {
+        if needsOrder, let order = query.order {
+            let extract = order.property.value
             let keyed = zip(records, offsets).map { (value: extract($0.0), offset: $0.1, record: $0.0) }
             let sorted = keyed.sorted { a, b in
                 if a.value != b.value { return order.ascending ? a.value < b.value : b.value < a.value }

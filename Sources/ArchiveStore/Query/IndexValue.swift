@@ -7,11 +7,14 @@
 /// ``IndexableValue/init(indexValue:)`` reads `min`/`max`/`sum` from an index without decoding a record.
 ///
 /// Made only by the ``IndexableValue`` types (`Int`, `Double`, `Date`, `String`, `Bool`, `UUID` and their
-/// optionals); a type of an app's own is indexed through one of them, with a closure index
-/// (``RecordIndex/init(_:value:)``), for example an enum by its raw value.
+/// optionals); a type of an app's own is indexed through one of them, by a computed property the index's key
+/// path names (``RecordIndex/init(_:_:)``), for example an enum by its raw value.
+///
+/// Opaque to users: the repository compares and keeps it; a type of an app's own that conforms to
+/// ``IndexableValue`` hands on the one of the type it is kept as (`rawValue.indexValue`).
 ///
 /// No Apple API: the key of a Core Data attribute's index (`NSFetchIndexDescription`).
-public struct IndexValue: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct IndexValue: Sendable {
     /// `0` for `nil`, `1` for any value (so that `nil` sorts first).
     var present: UInt8
     /// The number, or the first eight bytes of a UUID, or the first eight bytes of a string (big-endian).
@@ -22,6 +25,8 @@ public struct IndexValue: Hashable, Comparable, Sendable, CustomStringConvertibl
     var text: String?
 
     static let null = IndexValue(present: 0, high: 0, low: 0, text: nil)
+    /// The lowest value that is not `nil`: a range's missing lower bound (ranges exclude `nil`).
+    static let lowest = IndexValue(present: 1, high: 0, low: 0, text: nil)
 
     init(present: UInt8, high: UInt64, low: UInt64, text: String?) {
         self.present = present
@@ -52,7 +57,7 @@ public struct IndexValue: Hashable, Comparable, Sendable, CustomStringConvertibl
     init(uuidBytes bytes: (UInt64, UInt64)) { self.init(present: 1, high: bytes.0, low: bytes.1, text: nil) }
 
     /// The value as a debugger shows it: `nil`, a quoted string, or the ordered bits in hexadecimal.
-    public var description: String {
+    var description: String {
         if present == 0 { return "nil" }
         if let text { return text.debugDescription }
         return low == 0 ? "0x" + String(high, radix: 16) : "0x" + String(high, radix: 16) + String(low, radix: 16)
@@ -66,7 +71,7 @@ public struct IndexValue: Hashable, Comparable, Sendable, CustomStringConvertibl
     }
 
     /// Whether `a` sorts before `b`: `nil` first, then by number, bytes of the string or of the UUID.
-    public static func < (a: IndexValue, b: IndexValue) -> Bool {
+    static func < (a: IndexValue, b: IndexValue) -> Bool {
         if a.present != b.present { return a.present < b.present }
         if a.high != b.high { return a.high < b.high }
         if let x = a.text, let y = b.text {
@@ -77,15 +82,10 @@ public struct IndexValue: Hashable, Comparable, Sendable, CustomStringConvertibl
     }
 
     /// Whether `a` and `b` are one key.
-    public static func == (a: IndexValue, b: IndexValue) -> Bool {
+    static func == (a: IndexValue, b: IndexValue) -> Bool {
         a.present == b.present && a.high == b.high && a.low == b.low && a.text == b.text
     }
 
-    /// Hashes the key's parts.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(present)
-        hasher.combine(high)
-        hasher.combine(low)
-        hasher.combine(text)
-    }
+    /// Whether `a` and `b` are different keys.
+    static func != (a: IndexValue, b: IndexValue) -> Bool { !(a == b) }
 }

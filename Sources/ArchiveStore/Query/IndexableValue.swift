@@ -14,6 +14,9 @@ import Foundation
 /// Plays the part of the attribute types Core Data's `NSFetchIndexElementDescription` and Realm's
 /// `@Persisted(indexed: true)` accept.
 public protocol IndexableValue: Sendable {
+    /// The type without `nil`: the type itself, or for an optional the type it wraps (`Int` for `Int?`), which
+    /// a query's ranges and an aggregate's result are of. Default: `Self`.
+    associatedtype Unwrapped: IndexableValue = Self
     /// The value as an index keeps it.
     var indexValue: IndexValue { get }
     /// The value an index kept; `nil` when `indexValue` is not one of this type's.
@@ -103,6 +106,7 @@ extension UUID: IndexableValue {
 }
 
 extension Optional: IndexableValue where Wrapped: IndexableValue {
+    public typealias Unwrapped = Wrapped.Unwrapped
     public var indexValue: IndexValue { self?.indexValue ?? .null }
     public init?(indexValue: IndexValue) {
         if indexValue.present == 0 {

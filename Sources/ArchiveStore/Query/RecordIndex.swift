@@ -1,18 +1,22 @@
 /// A property of a record that the repository keeps an index of: declared by the record type in
-/// ``ArchiveRecord/indexes``, with a name (part of the index file's name) and a key path, or a closure, to an
-/// ``IndexableValue``.
+/// ``ArchiveRecord/indexes``, with a name (part of the index file's name) and a key path to an
+/// ``IndexableValue``: a stored property, or a computed one for a value derived from the record (an enum by its
+/// raw value, a name folded to lower case).
 ///
 /// ```swift
 /// struct ExerciseData: ArchiveRecord, Codable {
 ///     var id: String
 ///     var recordDate: Date
 ///     var recordCount: Int
+///     var isBusy: Bool { recordCount >= 100 }   // computed: indexed and queried like a stored property
 ///     static let indexes: [RecordIndex<ExerciseData>] = [
 ///         RecordIndex("recordDate", \.recordDate),
 ///         RecordIndex("recordCount", \.recordCount),
+///         RecordIndex("isBusy", \.isBusy),
 ///     ]
 /// }
 /// let largest = try exercises.max(of: \.recordCount)
+/// let busy = try exercises.count(matching: RecordQuery().where(\.isBusy, equals: true))
 /// ```
 ///
 /// The value is computed from the record when it is written (and, for a store written without the index,
@@ -26,8 +30,8 @@
 public struct RecordIndex<Record>: Sendable {
     /// The index's name: letters, digits, `-` and `_`, at most 64 characters.
     public let name: String
-    /// The key path queries name it by, when it was declared with one.
-    let keyPath: (AnyKeyPath & Sendable)?
+    /// The key path queries name it by.
+    let keyPath: AnyKeyPath & Sendable
     /// The value's type, kept in the index file: an index of another type under the same name is rebuilt.
     let valueType: String
     let value: @Sendable (Record) -> IndexValue
@@ -38,15 +42,6 @@ public struct RecordIndex<Record>: Sendable {
         self.keyPath = keyPath
         valueType = String(describing: Value.self)
         value = { record in record[keyPath: keyPath].indexValue }
-    }
-
-    /// An index of a value computed from the record by `value` (queried by name: see
-    /// ``RecordQuery/where(index:equals:)``).
-    public init<Value: IndexableValue>(_ name: String, value: @escaping @Sendable (Record) -> Value) {
-        self.name = name
-        keyPath = nil
-        valueType = String(describing: Value.self)
-        self.value = { record in value(record).indexValue }
     }
 
     /// Whether `name` can name an index file.

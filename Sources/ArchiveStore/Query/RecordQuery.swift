@@ -16,28 +16,21 @@
 /// works, by decoding every record the indexed conditions leave (every record when there are none).
 ///
 /// Ranges exclude `nil`, as SQL's comparisons exclude `NULL`; `where(\.property, equals: nil)` finds it.
-/// Without an order, records come in the order of ``ArchiveRepository/all()`` (of their last write).
+/// Without an order, records come in the order of ``ArchiveRepository/records(matching:)`` (of their last write).
 ///
 /// Mirrors `NSFetchRequest` with a predicate, sort descriptors, `fetchLimit` and `fetchOffset` (Core Data),
 /// GRDB's `QueryInterfaceRequest` and SwiftData's `FetchDescriptor`.
 public struct RecordQuery<Record: ArchiveRecord>: Sendable {
-    /// A property a query names: by key path (answered from the index declared with that key path, if any) or
-    /// by index name.
+    /// A property a query names: by key path (answered from the index declared with that key path, if any),
+    /// or a test of the decoded record (no key path: never answered from an index).
     struct Property: Sendable {
         var keyPath: (AnyKeyPath & Sendable)?
-        var indexName: String?
-        /// The value of a decoded record (`nil` for an index named but not declared: see ``ArchiveRepository``).
-        var value: (@Sendable (Record) -> IndexValue)?
-        /// What an error names it by (made only then: a key path's description is costly).
-        var description: String {
-            if let indexName { return "index \"\(indexName)\"" }
-            return keyPath.map { "\($0)" } ?? "a property"
-        }
+        /// The value of a decoded record.
+        var value: @Sendable (Record) -> IndexValue
 
         func matches(_ index: RecordIndex<Record>) -> Bool {
-            if let indexName { return index.name == indexName }
-            guard let keyPath, let declared = index.keyPath else { return false }
-            return declared == keyPath
+            guard let keyPath else { return false }
+            return index.keyPath == keyPath
         }
     }
 
@@ -54,125 +47,83 @@ public struct RecordQuery<Record: ArchiveRecord>: Sendable {
     var limitCount: Int?
     var offsetCount = 0
 
-    /// A query for every record, in the order of ``ArchiveRepository/all()``.
+    /// A query for every record, in the order of ``ArchiveRepository/records(matching:)``.
     public init() {}
 
-    /// The lowest value that is not `nil`: a range's missing lower bound (ranges exclude `nil`).
-    static var lowestValue: IndexValue { IndexValue(present: 1, high: 0, low: 0, text: nil) }
+    /// Whether the query is every record in the order of ``ArchiveRepository/records(matching:)``: no condition, order or window.
+    package var isEverything: Bool { conditions.isEmpty && order == nil && limitCount == nil && offsetCount == 0 }
 
-    private func adding(_ property: Property, lower: IndexValue?, lowerInclusive: Bool = true,
-                        upper: IndexValue?, upperInclusive: Bool = true) -> Self {
+    private func adding(_ property: Property, _ bounds: IndexBounds) -> Self {
         var query = self
-        query.conditions.append(Condition(property: property, bounds: IndexBounds(lower: lower ?? Self.lowestValue, lowerInclusive: lowerInclusive,
-                                                                                  upper: upper, upperInclusive: upperInclusive)))
+        query.conditions.append(Condition(property: property, bounds: bounds))
         return query
     }
 
-    static func property<Value: IndexableValue>(_ keyPath: KeyPath<Record, Value> & Sendable) -> Property {
-        Property(keyPath: keyPath, indexName: nil, value: { $0[keyPath: keyPath].indexValue })
+    /// A condition tested on decoded records only: `isIncluded` as a property no index answers, true for one.
+    private func adding(_ test: Property) -> Self { adding(test, IndexBounds(equalTo: Self.included)) }
+
+    /// The value of a ``test(_:)`` property for a record it includes.
+    static var included: IndexValue { IndexValue(integer: 1) }
+
+    /// A property no index answers (it names none): `isIncluded` on the decoded record, as ``included`` or not.
+    static func test(_ isIncluded: @escaping @Sendable (Record) -> Bool) -> Property {
+        Property(keyPath: nil, value: { record in isIncluded(record) ? included : IndexValue(integer: 0) })
     }
 
-    static func property(index name: String) -> Property {
-        let declared = Record.indexes.first { $0.name == name }
-        return Property(keyPath: nil, indexName: name, value: declared?.value)
+    static func property<Value: IndexableValue>(_ keyPath: KeyPath<Record, Value> & Sendable) -> Property {
+        Property(keyPath: keyPath, value: { $0[keyPath: keyPath].indexValue })
     }
 
     // MARK: Conditions
 
     /// Records whose property at `keyPath` equals `value` (`nil` included, for an optional property).
     public func `where`<Value: IndexableValue>(_ keyPath: KeyPath<Record, Value> & Sendable, equals value: Value) -> Self {
-        var query = self
-        query.conditions.append(Condition(property: Self.property(keyPath), bounds: IndexBounds(equalTo: value.indexValue)))
-        return query
+        adding(Self.property(keyPath), IndexBounds(equalTo: value.indexValue))
     }
 
-    /// Records whose property at `keyPath` lies in `range`.
-    public func `where`<Value: IndexableValue & Comparable>(_ keyPath: KeyPath<Record, Value> & Sendable, in range: ClosedRange<Value>) -> Self {
-        adding(Self.property(keyPath), lower: range.lowerBound.indexValue, upper: range.upperBound.indexValue)
+    /// Records whose property at `keyPath` lies in `range`: any range of the standard library (`a...b`, `a..<b`,
+    /// `a...`, `...b`, `..<b`). An optional property's `nil` lies in no range.
+    ///
+    /// ```swift
+    /// let busy = RecordQuery<ExerciseData>().where(\.recordCount, in: 100...)
+    /// ```
+    ///
+    /// A range of another `RangeExpression` type is tested on decoded records (by its `contains(_:)`), not
+    /// from the property's index.
+    public func `where`<Value: IndexableValue, Bounds: RangeExpression & Sendable>(
+        _ keyPath: KeyPath<Record, Value> & Sendable, in range: Bounds
+    ) -> Self where Bounds.Bound == Value.Unwrapped {
+        guard let bounds = IndexBounds(range) else {
+            return adding(Self.test { record in Value.Unwrapped(indexValue: record[keyPath: keyPath].indexValue).map(range.contains) ?? false })
+        }
+        return adding(Self.property(keyPath), bounds)
     }
 
-    /// Records whose property at `keyPath` lies in `range`.
-    public func `where`<Value: IndexableValue & Comparable>(_ keyPath: KeyPath<Record, Value> & Sendable, in range: Range<Value>) -> Self {
-        adding(Self.property(keyPath), lower: range.lowerBound.indexValue, upper: range.upperBound.indexValue, upperInclusive: false)
+    /// Records whose property at `keyPath` is above `value` (`>`; an optional property's `nil` is not).
+    public func `where`<Value: IndexableValue>(_ keyPath: KeyPath<Record, Value> & Sendable, greaterThan value: Value.Unwrapped) -> Self
+    where Value.Unwrapped: Comparable {
+        adding(Self.property(keyPath), IndexBounds(lower: value.indexValue, lowerInclusive: false, upper: nil, upperInclusive: true))
     }
 
-    /// Records whose property at `keyPath` is at least `range`'s lower bound.
-    public func `where`<Value: IndexableValue & Comparable>(_ keyPath: KeyPath<Record, Value> & Sendable, in range: PartialRangeFrom<Value>) -> Self {
-        adding(Self.property(keyPath), lower: range.lowerBound.indexValue, upper: nil)
-    }
-
-    /// Records whose property at `keyPath` is at most `range`'s upper bound.
-    public func `where`<Value: IndexableValue & Comparable>(_ keyPath: KeyPath<Record, Value> & Sendable, in range: PartialRangeThrough<Value>) -> Self {
-        adding(Self.property(keyPath), lower: nil, upper: range.upperBound.indexValue)
-    }
-
-    /// Records whose property at `keyPath` is below `range`'s upper bound.
-    public func `where`<Value: IndexableValue & Comparable>(_ keyPath: KeyPath<Record, Value> & Sendable, in range: PartialRangeUpTo<Value>) -> Self {
-        adding(Self.property(keyPath), lower: nil, upper: range.upperBound.indexValue, upperInclusive: false)
-    }
-
-    /// Records whose property at `keyPath` is above `value` (`>`).
-    public func `where`<Value: IndexableValue & Comparable>(_ keyPath: KeyPath<Record, Value> & Sendable, greaterThan value: Value) -> Self {
-        adding(Self.property(keyPath), lower: value.indexValue, lowerInclusive: false, upper: nil)
-    }
-
-    /// Records whose property at `keyPath` is below `value` (`<`).
-    public func `where`<Value: IndexableValue & Comparable>(_ keyPath: KeyPath<Record, Value> & Sendable, lessThan value: Value) -> Self {
-        adding(Self.property(keyPath), lower: nil, upper: value.indexValue, upperInclusive: false)
-    }
-
-    /// Records whose optional property at `keyPath` is not `nil` and lies in `range`.
-    public func `where`<Value: IndexableValue & Comparable>(_ keyPath: KeyPath<Record, Value?> & Sendable, in range: ClosedRange<Value>) -> Self {
-        adding(Self.property(keyPath), lower: range.lowerBound.indexValue, upper: range.upperBound.indexValue)
-    }
-
-    /// Records whose optional property at `keyPath` is not `nil` and lies in `range`.
-    public func `where`<Value: IndexableValue & Comparable>(_ keyPath: KeyPath<Record, Value?> & Sendable, in range: Range<Value>) -> Self {
-        adding(Self.property(keyPath), lower: range.lowerBound.indexValue, upper: range.upperBound.indexValue, upperInclusive: false)
-    }
-
-    /// Records whose optional property at `keyPath` is not `nil` and at least `range`'s lower bound.
-    public func `where`<Value: IndexableValue & Comparable>(_ keyPath: KeyPath<Record, Value?> & Sendable, in range: PartialRangeFrom<Value>) -> Self {
-        adding(Self.property(keyPath), lower: range.lowerBound.indexValue, upper: nil)
-    }
-
-    /// Records whose optional property at `keyPath` is not `nil` and at most `range`'s upper bound.
-    public func `where`<Value: IndexableValue & Comparable>(_ keyPath: KeyPath<Record, Value?> & Sendable, in range: PartialRangeThrough<Value>) -> Self {
-        adding(Self.property(keyPath), lower: nil, upper: range.upperBound.indexValue)
-    }
-
-    /// Records whose optional property at `keyPath` is not `nil` and below `range`'s upper bound.
-    public func `where`<Value: IndexableValue & Comparable>(_ keyPath: KeyPath<Record, Value?> & Sendable, in range: PartialRangeUpTo<Value>) -> Self {
-        adding(Self.property(keyPath), lower: nil, upper: range.upperBound.indexValue, upperInclusive: false)
-    }
-
-    /// Records whose value in the index named `name` (declared with a closure) equals `value`.
-    public func `where`<Value: IndexableValue>(index name: String, equals value: Value) -> Self {
-        var query = self
-        query.conditions.append(Condition(property: Self.property(index: name), bounds: IndexBounds(equalTo: value.indexValue)))
-        return query
-    }
-
-    /// Records whose value in the index named `name` (declared with a closure) lies in `range`.
-    public func `where`<Value: IndexableValue & Comparable>(index name: String, in range: ClosedRange<Value>) -> Self {
-        adding(Self.property(index: name), lower: range.lowerBound.indexValue, upper: range.upperBound.indexValue)
+    /// Records for which `isIncluded` is true: a condition on anything a record holds, tested on each record
+    /// the other conditions leave (decoded for it), combined with them by AND.
+    ///
+    /// ```swift
+    /// let pending = try todos.records(matching: RecordQuery().where { !$0.done })
+    /// ```
+    ///
+    /// Mirrors `NSPredicate(block:)` and Swift's `filter(_:)`.
+    public func `where`(_ isIncluded: @escaping @Sendable (Record) -> Bool) -> Self {
+        adding(Self.test(isIncluded))
     }
 
     // MARK: Order and window
 
     /// Records ordered by the property at `keyPath` (ties in the order of their last write, reversed when
-    /// descending). A later call
-    /// replaces the order.
+    /// descending). A later call replaces the order.
     public func sorted<Value: IndexableValue>(by keyPath: KeyPath<Record, Value> & Sendable, ascending: Bool = true) -> Self {
         var query = self
         query.order = (Self.property(keyPath), ascending)
-        return query
-    }
-
-    /// Records ordered by their value in the index named `name`.
-    public func sorted(byIndex name: String, ascending: Bool = true) -> Self {
-        var query = self
-        query.order = (Self.property(index: name), ascending)
         return query
     }
 
@@ -204,6 +155,25 @@ struct IndexBounds: Sendable {
 
     /// Exactly `value`.
     init(equalTo value: IndexValue) { self.init(lower: value, lowerInclusive: true, upper: value, upperInclusive: true) }
+
+    /// The bounds of one of the standard library's ranges, without `nil` (a missing lower bound is the lowest
+    /// value that is not `nil`); `nil` for a range of another type.
+    init?<Bounds: RangeExpression>(_ range: Bounds) where Bounds.Bound: IndexableValue {
+        let lowest = IndexValue.lowest
+        if let range = range as? ClosedRange<Bounds.Bound> {
+            self.init(lower: range.lowerBound.indexValue, lowerInclusive: true, upper: range.upperBound.indexValue, upperInclusive: true)
+        } else if let range = range as? Range<Bounds.Bound> {
+            self.init(lower: range.lowerBound.indexValue, lowerInclusive: true, upper: range.upperBound.indexValue, upperInclusive: false)
+        } else if let range = range as? PartialRangeFrom<Bounds.Bound> {
+            self.init(lower: range.lowerBound.indexValue, lowerInclusive: true, upper: nil, upperInclusive: true)
+        } else if let range = range as? PartialRangeThrough<Bounds.Bound> {
+            self.init(lower: lowest, lowerInclusive: true, upper: range.upperBound.indexValue, upperInclusive: true)
+        } else if let range = range as? PartialRangeUpTo<Bounds.Bound> {
+            self.init(lower: lowest, lowerInclusive: true, upper: range.upperBound.indexValue, upperInclusive: false)
+        } else {
+            return nil
+        }
+    }
 
     func admits(_ value: IndexValue) -> Bool {
         if let lower, lowerInclusive ? value < lower : !(lower < value) { return false }

@@ -18,7 +18,7 @@ public struct RepositoryChange: Sendable, Hashable {
     public var isReload: Bool
 
     /// The most ids one change lists; a larger change is a reload.
-    public static let largestListed = 1000
+    package static let largestListed = 1000
 
     /// A change listing these ids (a test's expectation, or a change an app makes up for its own views).
     public init(added: [String] = [], updated: [String] = [], removed: [String] = [], isReload: Bool = false) {

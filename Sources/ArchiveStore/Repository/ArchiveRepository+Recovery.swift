@@ -17,7 +17,7 @@ extension ArchiveRepository {
     /// records, and the file as it was is kept beside it as `<path>.before-recovery`.
     ///
     /// ```swift
-    /// do { _ = try repository.all() }
+    /// do { _ = try repository.records() }
     /// catch where error.code == .damagedCommit { try repository.recoverDamagedCommit() }
     /// ```
     ///

@@ -32,8 +32,10 @@ extension ArchiveRepository {
     /// Changes the record with `id` in place, under the store's lock (no other change can come between the
     /// read and the write), and returns it as stored; `nil` (nothing written) when there is none or `change`
     /// returns `false`. The id may not change. `change` must not call this repository (it holds its lock).
+    /// Unlike ``write(_:)``, creates nothing when there is no store (FormCache's `update`); users write
+    /// `write { transaction in ... }`.
     @discardableResult
-    public func update(_ id: Record.ID, _ change: (inout Record) throws(StoreError) -> Bool) throws(StoreError) -> Record? {
+    package func update(_ id: Record.ID, _ change: (inout Record) throws(StoreError) -> Bool) throws(StoreError) -> Record? {
         try withTransaction(createsStore: false) { transaction throws(StoreError) -> Record? in
             guard var record = try transaction.get(id) else { return nil }
             guard try change(&record) else { return nil }

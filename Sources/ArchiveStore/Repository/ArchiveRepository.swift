@@ -125,35 +125,34 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// when that variable is an absolute path, else `~/.local/share/<name>`. Nothing is created; the first write
     /// creates it (mode 0700).
     ///
+    /// With `appGroup`, the directory that an app shares with its extensions (or its other apps) instead:
+    /// `<container>/Library/Application Support/<name>` in the shared container of that app group. Every
+    /// change takes the store's lock for that one change and releases it before returning, never across an
+    /// `await`: the system ends an app that is suspended while it holds a file lock in a shared container
+    /// (`0xdead10cc`), so begin a background task around changes an app may be suspended in the middle of.
+    ///
     /// ```swift
     /// let directory = try ArchiveRepository<Workout>.standardDirectory(named: "com.example.workouts")
     /// let repository = ArchiveRepository<Workout>(path: directory + "/Workouts.archive")
+    /// let shared = try ArchiveRepository<Workout>.standardDirectory(named: "workouts", appGroup: "group.com.example.app")
     /// ```
     ///
     /// - Throws: ``StoreError/Code/noDataDirectory`` where there is no home directory (no `HOME` and no
-    ///   password-database entry); ``StoreError/Code/invalidArgument`` for an empty name.
-    ///
-    /// Mirrors `FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)`.
-    public static func standardDirectory(named name: String, environment: [String: String]? = nil) throws(StoreError) -> String {
-        try UserDirectories.requireName(name, kind: "data")
-        return try UserDirectories.data(application: name, environment: environment ?? UserDirectories.processEnvironment)
-    }
-
-    /// The data directory named `name` that an app shares with its extensions (or its other apps):
-    /// `<container>/Library/Application Support/<name>` in the shared container of the app group `appGroup`.
-    /// Nothing is created.
-    ///
-    /// Every change takes the store's lock for that one change and releases it before returning, never across
-    /// an `await`: the system ends an app that is suspended while it holds a file lock in a shared container
-    /// (`0xdead10cc`), so begin a background task around changes an app may be suspended in the middle of.
-    ///
-    /// - Throws: ``StoreError/Code/noDataDirectory`` when the app is not entitled to the group (its App Groups
-    ///   entitlement does not list it), and on platforms without app groups (Linux);
+    ///   password-database entry), or, with `appGroup`, when the app is not entitled to the group (its App
+    ///   Groups entitlement does not list it) and on platforms without app groups (Linux);
     ///   ``StoreError/Code/invalidArgument`` for an empty name or group.
     ///
-    /// Mirrors `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)`, then `Library/Application Support`.
-    public static func standardDirectory(named name: String, appGroup: String) throws(StoreError) -> String {
-        try standardDirectory(named: name, appGroup: appGroup, containerLookup: AppGroupContainer.path(forGroup:))
+    /// Mirrors `FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)`, and
+    /// `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)` then `Library/Application Support`.
+    public static func standardDirectory(named name: String, appGroup: String? = nil) throws(StoreError) -> String {
+        if let appGroup { return try standardDirectory(named: name, appGroup: appGroup, containerLookup: AppGroupContainer.path(forGroup:)) }
+        return try standardDirectory(named: name, environment: nil)
+    }
+
+    /// ``standardDirectory(named:appGroup:)`` without a group, reading `environment` (`nil`: the process's own).
+    package static func standardDirectory(named name: String, environment: [String: String]?) throws(StoreError) -> String {
+        try UserDirectories.requireName(name, kind: "data")
+        return try UserDirectories.data(application: name, environment: environment ?? UserDirectories.processEnvironment)
     }
 
     /// ``standardDirectory(named:appGroup:)`` with the container found by `containerLookup` (tests).
@@ -164,10 +163,10 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     }
 
     /// The lock file next to the store (`<path>.lock`).
-    public var lockPath: String { path + ".lock" }
+    package var lockPath: String { path + ".lock" }
 
     /// The id index next to the store (`<path>.index`), derived from the store and rebuilt when missing.
-    public var indexPath: String { path + ".index" }
+    package var indexPath: String { path + ".index" }
 
     /// What this object has done to the store so far (commits, syncs, bytes written, refreshes).
     public var statistics: RepositoryStatistics { counters.statistics }
@@ -270,8 +269,9 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
 
     // MARK: Reading
 
-    /// Every record, in the order of their last write (an update moves a record to the end).
-    public func all() throws(StoreError) -> [Record] {
+    /// Every record, in the order of their last write (an update moves a record to the end): what
+    /// ``records(matching:)`` returns for a query with no condition, order or window.
+    func allRecords() throws(StoreError) -> [Record] {
         var records: [Record] = []
         try forEachLive(where: nil) { record throws(StoreError) -> Bool in
             records.append(record)
@@ -284,7 +284,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// read and decoded a batch of a few hundred at a time (a large store's batches decoded across the
     /// processor's cores), so memory holds one batch, not the store. Every frame read is checked; damage stops
     /// the walk with ``StoreError/Code/corrupt``, and an error `body` throws stops it and is rethrown.
-    /// ``first(where:)`` stops at the first record that matches.
+    /// ``records(matching:)`` with a limit and no order stops once it has its records.
     public func forEach(_ body: (Record) throws(StoreError) -> Void) throws(StoreError) {
         try forEachLive(where: nil) { record throws(StoreError) -> Bool in
             try body(record)
@@ -375,7 +375,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     }
 
     /// The number of records: kept with the open store, so a count costs one read of the commit slots.
-    public func count() throws(StoreError) -> Int {
+    func liveCount() throws(StoreError) -> Int {
         try withStore { store throws(StoreError) -> Int in
             switch store {
             case .absent: return 0
@@ -385,32 +385,6 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
                 return handle.table.count
             }
         }
-    }
-
-    /// The records for which `isIncluded` is true, in the order of ``all()``. Every record is decoded.
-    public func filter(_ isIncluded: (Record) -> Bool) throws(StoreError) -> [Record] {
-        var records: [Record] = []
-        try forEach { record throws(StoreError) in if isIncluded(record) { records.append(record) } }
-        return records
-    }
-
-    /// The first record, in the order of ``all()``, for which `predicate` is true; records are decoded until it
-    /// is found.
-    public func first(where predicate: (Record) -> Bool) throws(StoreError) -> Record? {
-        var found: Record?
-        try forEachLive(where: nil) { record throws(StoreError) -> Bool in
-            guard predicate(record) else { return true }
-            found = record
-            return false
-        }
-        return found
-    }
-
-    /// The number of records for which `predicate` is true. Every record is decoded.
-    public func count(where predicate: (Record) -> Bool) throws(StoreError) -> Int {
-        var count = 0
-        try forEach { record throws(StoreError) in if predicate(record) { count += 1 } }
-        return count
     }
 
     // MARK: Records and frames
@@ -525,7 +499,7 @@ enum RecordMigration {
 
 extension ArchiveRepository where Record: ExpiringRecord {
     /// The records whose ``ExpiringRecord/expiryDate`` is at or before `date`, found from the table alone (only
-    /// they are decoded), in the order of ``all()``.
+    /// they are decoded), in the order of ``records(matching:)``.
     public func expired(at date: Date) throws(StoreError) -> [Record] {
         let limit = date.timeIntervalSince1970
         var records: [Record] = []

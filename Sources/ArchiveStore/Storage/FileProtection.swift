@@ -16,13 +16,11 @@
 /// An open set of classes: each is named by the raw value of Apple's `FileProtectionType`.
 ///
 /// Mirrors `FileProtectionType` (`FileAttributeKey.protectionKey`) and `NSFileProtectionKey`.
-public struct FileProtection: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    /// The `FileProtectionType` raw value (`"NSFileProtectionComplete"`).
+public struct FileProtection: RawRepresentable, Hashable, Sendable {
+    /// The `FileProtectionType` raw value (`"NSFileProtectionComplete"`), which also names the class.
     public let rawValue: String
     /// The class whose `FileProtectionType` raw value is `rawValue`.
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// The raw value.
-    public var description: String { rawValue }
 
     /// Readable only while the device is unlocked. Mirrors `FileProtectionType.complete`.
     public static let complete = FileProtection(rawValue: "NSFileProtectionComplete")

@@ -18,15 +18,20 @@ extension Verbs {
             ]
         ) { context in
             let includeExpired = context.arguments.flag("include-expired")
-            let sort = try context.arguments.value("sort").map { name -> FormCache.SortKey in
-                guard let key = FormCache.SortKey.all.first(where: { $0.description == name }) else {
-                    throw UsageError("--sort takes registered, expires or name, not '\(name)'.")
-                }
-                return key
+            let sort = context.arguments.value("sort")
+            let ascending = !context.arguments.flag("descending")
+            var query = RecordQuery<FormRecord>()
+            switch sort {
+            case nil: break
+            case "registered": query = query.sorted(by: \.registeredAt, ascending: ascending)
+            case "expires": query = query.sorted(by: \.expiresAt, ascending: ascending)
+            case "name": query = query.sorted(by: \.name, ascending: ascending)
+            case let name?: throw UsageError("--sort takes registered, expires or name, not '\(name)'.")
             }
             let limit = try context.arguments.value("limit").map { try count($0, option: "limit") }
             let offset = try context.arguments.value("offset").map { try count($0, option: "offset") } ?? 0
-            if context.arguments.flag("descending") && sort == nil { throw UsageError("--descending needs --sort.") }
+            if !ascending && sort == nil { throw UsageError("--descending needs --sort.") }
+            if let limit { query = query.limit(limit) }
             let windowed = sort != nil || limit != nil || offset > 0
             if context.arguments.flag("json") && !windowed {
                 // Streamed: one record decoded and printed at a time, in chunks of about 64 KiB.
@@ -49,10 +54,7 @@ extension Verbs {
                 return ExitStatus.success
             }
             let (records, now) = try session.withCache { cache throws(StoreError) in
-                let records = windowed
-                    ? try cache.list(sortedBy: sort, descending: context.arguments.flag("descending"), limit: limit, offset: offset,
-                                     includeExpired: includeExpired)
-                    : try cache.list(includeExpired: includeExpired)
+                let records = try cache.list(matching: query.offset(offset), includeExpired: includeExpired)
                 return (records, cache.clock.now())
             }
             if context.arguments.flag("json") {

@@ -45,20 +45,19 @@ struct RepositoryArticleTests {
         let directory = temporary.path
         // snippet
         let todos = ArchiveRepository<TodoItem>(path: directory + "/todos.archive")
-        try todos.add(TodoItem(id: "milk", title: "Buy milk"))
+        var milk = TodoItem(id: "milk", title: "Buy milk")
+        try todos.add(milk)
         try todos.add(TodoItem(id: "call", title: "Call Ada"))
-        try todos.update("milk") { item in
-            item.done = true
-            return true
-        }
-        let pending = try todos.filter { !$0.done }.map(\.title)
+        milk.done = true
+        try todos.update(milk)
+        let pending = try todos.records(matching: RecordQuery().where { !$0.done }).map(\.title)
         // end snippet
         #expect(pending == ["Call Ada"])
         #expect(try todos.get("milk")?.done == true)
         #expect(try todos.count() == 2)
         #expect(try todos.completed().map(\.id) == ["milk"])
         #expect(try RecordList(repository: todos).load().map(\.id) == ["call", "milk"])
-        #expect(try ArchiveRepository<TodoItem>(path: directory + "/todos.archive").all().map(\.id) == ["call", "milk"])
+        #expect(try ArchiveRepository<TodoItem>(path: directory + "/todos.archive").records().map(\.id) == ["call", "milk"])
         let duplicate = #expect(throws: StoreError.self) { try todos.add(TodoItem(id: "milk", title: "again")) }
         #expect(duplicate?.code == .duplicateID)
         let missing = #expect(throws: StoreError.self) { try todos.update(TodoItem(id: "eggs", title: "Eggs")) }
@@ -85,7 +84,7 @@ extension RepositoryArticleTests {
         }
         // end snippet
         #expect(todos.statistics.commits == commits + 1)
-        #expect(try todos.all().map(\.title) == ["Buy eggs", "Buy oat milk"])
+        #expect(try todos.records().map(\.title) == ["Buy eggs", "Buy oat milk"])
         // snippet
         let added = try todos.add(contentsOf: (1...1_000).lazy.map { TodoItem(id: "task-\($0)", title: "Task \($0)") })
         // end snippet
@@ -97,14 +96,14 @@ extension RepositoryArticleTests {
 
 // snippet
 extension ArchiveRepository where Record == TodoItem {
-    func completed() throws(StoreError) -> [TodoItem] { try filter(\.done) }
+    func completed() throws(StoreError) -> [TodoItem] { try records(matching: RecordQuery().where(\.done)) }
 }
 
 struct RecordList<Record: ArchiveRecord> {
     let repository: ArchiveRepository<Record>
 
     func save(_ record: Record) throws(StoreError) { try repository.upsert(record) }
-    func load() throws(StoreError) -> [Record] { try repository.all() }
+    func load() throws(StoreError) -> [Record] { try repository.records() }
     func delete(_ id: Record.ID) throws(StoreError) { try repository.remove(id) }
 }
 // end snippet
@@ -221,7 +220,7 @@ extension RepositoryArticleTests {
         let removed = try sessions.removeExpired(at: now)
         // end snippet
         #expect(removed.map(\.id) == ["s1"])
-        #expect(try sessions.all().map(\.id) == ["s2"])
+        #expect(try sessions.records().map(\.id) == ["s2"])
     }
 
     @Test func anExportIsOneOrdinaryKeyedArchive() throws {

@@ -88,7 +88,7 @@ struct IndexedRepositoryCrashTests {
         let repository = Self.repository(root, operation)
         let records: [SampleRecord]
         do {
-            records = try repository.all().map(\.record)
+            records = try repository.records().map(\.record)
         } catch {
             return ["the store does not open: \(error)"]
         }

@@ -82,11 +82,11 @@ struct RepositoryCrashTests {
         let repository = Self.repository(root, operation)
         let records: [SampleRecord]
         do {
-            records = try repository.all()
+            records = try repository.records()
         } catch where operation == .recover && !acknowledged && error.code == .damagedCommit {
             // Still the damaged store: the recovery had not taken effect. It must work now.
             try repository.recoverDamagedCommit()
-            records = try repository.all()
+            records = try repository.records()
         } catch {
             return ["the store does not open: \(error)"]
         }
@@ -109,7 +109,7 @@ struct RepositoryCrashTests {
             }
         }
         try repository.add(FullDiskAndDirectoryDurabilityTests.next)
-        if try repository.all().map(\.id) != records.map(\.id) + ["next"] { problems.append("the next write did not read back") }
+        if try repository.records().map(\.id) != records.map(\.id) + ["next"] { problems.append("the next write did not read back") }
         return problems
     }
 }

@@ -52,7 +52,7 @@ struct IndexDiskFullTests {
             full.close()
             if disk.filled?.contains(".index-") == true { filledIndexFile = true }
             let plain = ArchiveRepository<IndexedSample>(path: path)
-            #expect(try plain.all().map(\.record) == model, "at write \(fullAt)")
+            #expect(try plain.records().map(\.record) == model, "at write \(fullAt)")
             #expect(try plain.ids(matching: RecordQuery().sorted(by: \.name)) == Self.byName(model), "at write \(fullAt)")
             #expect(try plain.max(of: \.registeredAt) == model.map(\.registeredAt).max(), "at write \(fullAt)")
             if disk.filled == nil { break }   // every write of the run was tried

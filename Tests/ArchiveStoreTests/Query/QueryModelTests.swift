@@ -30,11 +30,12 @@ struct QueryModelTests {
             var rows = order.enumerated().compactMap { position, id -> (Int, IndexedExercise)? in
                 guard let record = records[id] else { return nil }
                 for condition in query.conditions {
-                    guard let value = condition.property.value, condition.admits(value(record)) else { return nil }
+                    guard condition.admits(condition.property.value(record)) else { return nil }
                 }
                 return (position, record)
             }
-            if let order = query.order, let value = order.property.value {
+            if let order = query.order {
+                let value = order.property.value
                 rows.sort { a, b in
                     let x = value(a.1), y = value(b.1)
                     if x != y { return order.ascending ? x < y : y < x }
@@ -78,7 +79,7 @@ struct QueryModelTests {
             let query = randomQuery(&random)
             let expected = model.run(query)
             let found = try repository.records(matching: query)
-            #expect(found == expected, "step \(step): \(query.conditions.count) conditions, order \(query.order.map { "\($0.property.description) \($0.ascending)" } ?? "none"), offset \(query.offsetCount), limit \(query.limitCount.map(String.init) ?? "none")")
+            #expect(found == expected, "step \(step): \(query.conditions.count) conditions, order \(query.order.map { "\($0.property.keyPath.map { "\($0)" } ?? "a closure") \($0.ascending)" } ?? "none"), offset \(query.offsetCount), limit \(query.limitCount.map(String.init) ?? "none")")
             #expect(try repository.ids(matching: query) == expected.map(\.id), "step \(step)")
             #expect(try repository.count(matching: query) == expected.count, "step \(step)")
             var unwindowed = query

@@ -45,7 +45,7 @@ struct RepositoryQueryTests {
         #expect(error?.code == .overflow)
         #expect(error?.reason == "the sum of the property leaves Int's range (\(Int.min)...\(Int.max))")
         // Within range: the exact sum, and the Double one.
-        #expect(try exercises.sum(of: \.recordCount, matching: RecordQuery().where(\.recordCount, lessThan: 10)) == 6)
+        #expect(try exercises.sum(of: \.recordCount, matching: RecordQuery().where(\.recordCount, in: ..<10)) == 6)
         #expect(try exercises.sum(of: \.weight) == 1.0 * 0 + 0.5 + 1.0)
     }
 
@@ -62,15 +62,24 @@ struct RepositoryQueryTests {
         #expect(exercises.statistics.recordsDecoded - before == 100)
     }
 
-    @Test func anIndexNamedButNotDeclaredIsRefusedByName() throws {
+    /// A computed property is indexed and queried by its key path as a stored one is (nothing decoded), a
+    /// closure condition narrows what the indexed conditions leave (decoding only those, and with a limit and no
+    /// order stopping at the last one it needs), and a range of a type of the caller's own is tested on
+    /// decoded records.
+    @Test func computedPropertiesClosuresAndOtherRangesCombineWithIndexedConditions() throws {
         let directory = try TemporaryDirectory()
-        let exercises = store(directory)
-        try exercises.add(exercise(1))
-        #expect {
-            try exercises.records(matching: RecordQuery().sorted(byIndex: "missing"))
-        } throws: { error in
-            (error as? StoreError)?.code == .invalidArgument && "\(error)".contains("index \"missing\"")
-        }
+        let exercises = store(directory, GradedExercise.self)
+        try exercises.add(contentsOf: (0..<100).map { GradedExercise(id: "g\($0)", recordCount: $0) })
+        let before = exercises.statistics.recordsDecoded
+        #expect(try exercises.count(matching: RecordQuery().where(\.isBusy, equals: true)) == 30)
+        #expect(try exercises.max(of: \.grade) == 9)
+        #expect(try exercises.ids(matching: RecordQuery().where(\.grade, in: 3..<5).sorted(by: \.grade, ascending: false).limit(2)) == ["g49", "g48"])
+        #expect(exercises.statistics.recordsDecoded == before)
+        let odd = try exercises.ids(matching: RecordQuery().where(\.isBusy, equals: true).where { $0.recordCount % 2 == 1 }.limit(3))
+        #expect(odd == ["g71", "g73", "g75"])
+        #expect(exercises.statistics.recordsDecoded - before == 6)   // g70 ... g75
+        #expect(try exercises.count(matching: RecordQuery().where(\.recordCount, in: EvenNumbers())) == 50)
+        #expect(try exercises.count(matching: RecordQuery().where(\.grade, in: EvenNumbers()).where(\.isBusy, equals: false)) == 40)
     }
 
     @Test func optionalValuesSortFirstAndRangesLeaveThemOut() throws {

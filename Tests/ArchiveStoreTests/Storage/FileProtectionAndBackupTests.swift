@@ -134,7 +134,7 @@ struct FileProtectionAndBackupTests {
         var options = RepositoryOptions()
         options.fileSystem = recorder.fileSystem(plan: { call, callPath in call == .read && callPath == path ? .error(EPERM) : nil })
         let locked = ArchiveRepository<Note>(path: path, options: options)
-        for attempt in [{ _ = try locked.get("n1") }, { _ = try locked.all() }, { try locked.add(Note(id: "n2", text: "x")) }] {
+        for attempt in [{ _ = try locked.get("n1") }, { _ = try locked.records() }, { try locked.add(Note(id: "n2", text: "x")) }] {
             let error = #expect(throws: StoreError.self) { try attempt() }
             #expect(error?.code == .protectedDataUnavailable)
         }

@@ -94,13 +94,13 @@ struct FormCacheArticleTests {
     @Test func theDataDirectory() throws {
         let environment = ["HOME": "/home/ada"]
         // snippet
-        let home = try DataDirectory.resolve(application: "formcache", environment: environment)
+        let home = try FormCache(environment: environment).directory
         // end snippet
         #if canImport(Darwin)
         #expect(home == "/home/ada/Library/Application Support/formcache")
         #else
         #expect(home == "/home/ada/.local/share/formcache")
         #endif
-        #expect(try DataDirectory.resolve(application: "formcache", environment: ["FORMCACHE_HOME": "/data/forms"]) == "/data/forms")
+        #expect(try FormCache(environment: ["FORMCACHE_HOME": "/data/forms"]).directory == "/data/forms")
     }
 }

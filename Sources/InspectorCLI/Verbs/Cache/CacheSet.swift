@@ -3,7 +3,7 @@ import CommandLineSupport
 
 extension Verbs {
     /// `keyedarchive cache set DIR KEY [FILE] [--ttl T] [--durability D]` stores raw bytes for a key, as
-    /// `ArchiveCache<[UInt8]>.set(_:forKey:)` does.
+    /// `ArchiveCache<[UInt8]>.set(_:forKey:timeToLive:)` does.
     static var cacheSet: Command {
         Command(
             name: "set",
