@@ -93,10 +93,14 @@ public struct ClassRegistry: Sendable {
 
     /// The type for an archived class name, by the documented rule, or `nil`.
     public func type(forClassName name: String) -> (any ArchivableClass.Type)? {
+        // Most registries (`.standard` among them) hold no type: no lookup at all.
+        if byName.isEmpty && renames.isEmpty { return nil }
         if !renames.isEmpty, let t = renames[name] { return t }
         if let t = byName[name] { return t }
-        if let dot = name.lastIndex(of: ".") {
-            let short = String(name[name.index(after: dot)...])
+        // The dot found among the bytes: a search by characters would break the name into graphemes.
+        let utf8 = name.utf8
+        if let dot = utf8.lastIndex(of: UInt8(ascii: ".")) {
+            let short = String(name[utf8.index(after: dot)...])
             return (renames.isEmpty ? nil : renames[short]) ?? byName[short]
         }
         return nil
