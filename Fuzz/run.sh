@@ -68,6 +68,8 @@ build_module() {
     local name="$1" modules="$build/modules"
     shift
     mkdir -p "$modules"
+    # A fresh archive: `ar` keeps the members of files since moved or deleted, which would link twice.
+    rm -f "$build/lib$name.a"
     swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name "$name" -package-name KeyedArchiveStore \
         -I "$modules" -emit-module -emit-module-path "$modules/$name.swiftmodule" -emit-library -static \
         -o "$build/lib$name.a" "$@" >"$build/$name.build.log" 2>&1 \
