@@ -233,7 +233,7 @@ public final class KeyedArchiver {
 
     /// Encodes any supported value as an object: archivable types, `String`, `Int`, `Double`, `Bool` and the
     /// other integer types (as `NSNumber`), `Date`, `Data`, `UUID`, `URL`, arrays, dictionaries, sets,
-    /// ``ArchivedNull``, ``ArchivedValue``, ``ArchivedOrderedSet``; `nil` writes `$null`.
+    /// `ArchivedNull`, `ArchivedValue`, `ArchivedOrderedSet`; `nil` writes `$null`.
     /// Mirrors `encode(_:forKey:)` with an `Any?` object.
     public func encodeObject(_ value: Any?, forKey key: String) {
         addField(userKey(key), state.pointee.builder.uid(Int(archiveObject(value))))
@@ -295,7 +295,7 @@ public final class KeyedArchiver {
 
     // MARK: Fields as the file spells them
 
-    /// Writes `field` under `key` as the file spells it, the way ``ArchivedObject`` writes its fields back: a
+    /// Writes `field` under `key` as the file spells it, the way `ArchivedObject` writes its fields back: a
     /// key that starts with `$` is not escaped, a plist value goes inline, an object or a list of objects as
     /// UIDs. At the top level it writes a `$top` entry. Use it to write the fields of an object exactly as
     /// another archive has them.

@@ -1,4 +1,4 @@
-/// `NSNull`, as ``ArchivedNull`` (distinct from `$null`, a missing value).
+/// `NSNull`, as `ArchivedNull` (distinct from `$null`, a missing value).
 extension KeyedUnarchiver {
     /// An `NSNull` object.
     func decodeNSNull(uid: Int) throws -> Any {

@@ -1,4 +1,4 @@
-/// `NSOrderedSet` and `NSMutableOrderedSet` (`NS.object.0`, `NS.object.1`, ...), as ``ArchivedOrderedSet``.
+/// `NSOrderedSet` and `NSMutableOrderedSet` (`NS.object.0`, `NS.object.1`, ...), as `ArchivedOrderedSet`.
 extension KeyedUnarchiver {
     /// An `NSOrderedSet` or `NSMutableOrderedSet` object: `NS.object.<i>` from 0 while present.
     func decodeNSOrderedSet(uid: Int) throws -> Any {

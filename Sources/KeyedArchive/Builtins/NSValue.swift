@@ -1,7 +1,7 @@
 import BinaryPlist
-/// `NSValue` with `NS.special` 1 point, 2 size, 3 rect, 4 range and 12 edge insets, as ``ArchivedValue``.
+/// `NSValue` with `NS.special` 1 point, 2 size, 3 rect, 4 range and 12 edge insets, as `ArchivedValue`.
 extension KeyedUnarchiver {
-    /// An `NSValue` object: geometry and ranges by `NS.special`; any other kind kept whole as an ``ArchivedObject``.
+    /// An `NSValue` object: geometry and ranges by `NS.special`; any other kind kept whole as an `ArchivedObject`.
     func decodeNSValue(uid: Int) throws -> Any {
         func invalid(_ reason: String) -> KeyedArchiveError { error(.invalidValue, reason, uid: uid) }
         func number(_ key: String) throws -> Double {

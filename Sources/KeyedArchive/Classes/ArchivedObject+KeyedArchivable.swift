@@ -1,4 +1,4 @@
-/// An ``ArchivedObject`` in a keyed archive: its fields under their raw keys, its class chain as `$classes`.
+/// An `ArchivedObject` in a keyed archive: its fields under their raw keys, its class chain as `$classes`.
 extension ArchivedObject: KeyedArchivable {
     /// Reads every field of the object the coder is positioned on, keeping its class chain.
     public convenience init(coder: KeyedUnarchiver) throws {

@@ -28,7 +28,7 @@
 ///
 /// The archived `$classes` chain of `RoundedRectangle` is then `["RoundedRectangle", "Rectangle", "NSObject"]`.
 ///
-/// The class name, superclass chain and identity come from ``ArchivableClass``, with its defaults.
+/// The class name, superclass chain and identity come from `ArchivableClass`, with its defaults.
 ///
 /// Mirrors `NSCoding` / `NSSecureCoding` (`encode(with:)`, `init?(coder:)`) and `classForKeyedArchiver`.
 public protocol KeyedArchivable: ArchivableClass {

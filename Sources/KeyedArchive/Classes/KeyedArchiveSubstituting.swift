@@ -51,7 +51,7 @@ extension KeyedArchiveSubstituting {
 
 extension KeyedUnarchiver {
     /// Called with every object decoded through the NSCoding-style API (custom classes after
-    /// `awakeAfter(using:)`, standard values such as strings and arrays, ``ArchivedObject``s), once per
+    /// `awakeAfter(using:)`, standard values such as strings and arrays, `ArchivedObject`s), once per
     /// archived object; what it returns is decoded in its place, for every reference to that object (`nil`
     /// decodes as `$null` would). Scalars stored inline are not objects and are not passed. Set it before
     /// decoding; Codable types decoded through the Codable bridge are passed whole, not their contents.

@@ -2,7 +2,7 @@
 /// ``KeyedArchivable``.
 ///
 /// Conforming gives the type an archived class name (its `$classname`) and a superclass chain (the rest of
-/// `$classes`); registering it once in a ``ClassRegistry`` is all it takes to decode it back from an
+/// `$classes`); registering it once in a `ClassRegistry` is all it takes to decode it back from an
 /// existential (`any Shape`, `[any Shape]`, `[String: any Shape]`, optionals of them):
 ///
 /// ```swift
@@ -20,7 +20,7 @@
 /// superclass must be registered, which needs this conformance.
 ///
 /// Mirrors `NSCoding` with `classForKeyedArchiver` / `+[NSKeyedArchiver setClassName:forClass:]`.
-/// The class name, superclass chain and identity come from ``ArchivableClass``, with its defaults.
+/// The class name, superclass chain and identity come from `ArchivableClass`, with its defaults.
 public protocol ArchiveCodable: ArchivableClass, Codable {}
 
 extension ArchiveCodable {
@@ -42,7 +42,7 @@ func cachedEntry<Entry>(_ cache: inout [ObjectIdentifier: Entry], _ type: Any.Ty
     return entry
 }
 
-/// The `$classname` of a Codable type: its ``ArchivableClass/archivedClassName``, or its Swift type name.
+/// The `$classname` of a Codable type: its `ArchivableClass.archivedClassName`, or its Swift type name.
 func archivedCodableName(of type: Any.Type) -> String {
     (type as? any ArchivableClass.Type)?.archivedClassName ?? String(describing: type)
 }

@@ -5,7 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 /// Decodes `Decodable` values from keyed archives (binary or XML), restoring concrete types through a
-/// ``ClassRegistry``.
+/// `ClassRegistry`.
 ///
 /// ```swift
 /// let decoder = ArchiveDecoder(registry: ClassRegistry([Circle.self, Rectangle.self, RoundedRectangle.self]))

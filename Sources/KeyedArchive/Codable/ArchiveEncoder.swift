@@ -14,7 +14,7 @@ import Foundation
 ///
 /// How values are written (the root under `$top`'s `root` key):
 /// - A keyed container becomes an archived object: `$classname` is the type's
-///   ``ArchivableClass/archivedClassName`` (or Swift type name), `$classes` its chain. `Double`, `Float`,
+///   `ArchivableClass.archivedClassName` (or Swift type name), `$classes` its chain. `Double`, `Float`,
 ///   integers and `Bool` are stored inline (as `encodeDouble:forKey:` does), strings and everything else as
 ///   object references; user keys starting with `$` are escaped as Apple does.
 /// - `superEncoder()` shares the object: a subclass and its superclass write their keys into one object, as

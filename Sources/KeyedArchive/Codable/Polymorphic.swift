@@ -1,7 +1,7 @@
 /// A property wrapper that archives a value by its dynamic types: existentials (`any Shape`), collections
 /// of them (`[any Shape]`, `[String: any Shape]`, `Set`), optionals of them, and ``KeyedArchivable`` values
 /// held by a Codable type. Each object is written under its registered class name and decoded back to
-/// that concrete type through the ``ClassRegistry`` given to ``ArchiveDecoder``.
+/// that concrete type through the `ClassRegistry` given to ``ArchiveDecoder``.
 ///
 /// ```swift
 /// struct Contents: Codable {

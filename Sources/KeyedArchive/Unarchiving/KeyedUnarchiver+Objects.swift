@@ -422,7 +422,7 @@ extension KeyedUnarchiver {
     }
 
     /// Reads every field of the current object into a generic object, raw keys and all. An object found to
-    /// close a cycle of generic objects moves them into an ``ArchivedObjectGraph``; when reading fails, the
+    /// close a cycle of generic objects moves them into an `ArchivedObjectGraph`; when reading fails, the
     /// fields read into it and into the objects read inside it that are still open are dropped, so that a
     /// failed decode leaves no cycle either.
     package func decodeAllFields(into object: ArchivedObject) throws {

@@ -5,7 +5,7 @@ import Foundation
 #endif
 /// The types the decode in progress asked for: secure coding checks each object of a custom class against
 /// them before its initializer runs. Set by every public typed decode; the elements of a standard collection
-/// and the fields of an ``ArchivedObject`` are decoded under the request of the decode that reached them.
+/// and the fields of an `ArchivedObject` are decoded under the request of the decode that reached them.
 /// Trivially copyable (a list lives in the unarchiver's state), so saving and restoring it around every
 /// object costs two plain copies.
 enum RequestedTypes {

@@ -32,7 +32,7 @@ import Foundation
 ///
 /// Decoded objects may be substituted: by their type (``KeyedArchiveSubstituting``'s `awakeAfter(using:)`)
 /// and by the unarchiver's ``didDecode`` hook; a class name nothing knows may be resolved by the registry's
-/// fallback (``ClassRegistry/resolvingUnknownClasses(_:)``).
+/// fallback (`ClassRegistry.resolvingUnknownClasses(_:)`).
 ///
 /// Mirrors `NSKeyedUnarchiver` (`unarchivedObject(ofClass:from:)`, `unarchivedObject(ofClasses:from:)`,
 /// `decodeObject(of:forKey:)`, `decodeBool(forKey:)`, `decodeInteger(forKey:)`, `containsValue(forKey:)`).
@@ -111,7 +111,7 @@ public final class KeyedUnarchiver {
         /// registered as an instance (a value, `nil`), by UID, so that later references get the same value.
         var substituted: [Int: Any?] = [:] { didSet { hasSubstitutes = true } }
         var hasSubstitutes = false
-        /// The cycles among the ``ArchivedObject``s being decoded.
+        /// The cycles among the `ArchivedObject`s being decoded.
         var cycles = ArchivedObjectCycles()
         /// The keys generic objects were read with, by their plist string object (an archive names each key
         /// once however many objects hold it), in 64 slots by the object's low bits: a lookup is a compare,
