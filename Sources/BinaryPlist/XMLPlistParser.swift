@@ -1,5 +1,5 @@
 /// The elements a plist may contain.
-enum XMLPlistElement: String {
+enum XMLPlistElement {
     case plist, dict, key, array, string, integer, real, `true`, `false`, date, data
 
     /// The element named by `name`'s bytes, matched without making a string of them.
@@ -41,7 +41,10 @@ enum XMLPlistElement: String {
         return true
     }
 
-    /// The element's name.
+    /// The element's name, for messages.
+    var name: String { nameBytes.description }
+
+    /// The element's name, as the bytes the parser compares.
     var nameBytes: StaticString {
         switch self {
         case .plist: "plist"
@@ -143,7 +146,7 @@ struct XMLPlistParser<Sink: XMLPlistSink> {
             switch try readMarkup(inProlog: false) {
             case .end(.plist, _): break
             case .start(let extra): throw invalid("<plist> holds more than one value", at: extra.offset)
-            case .end(let other, let offset): throw invalid("</\(other.rawValue)> does not close <plist>", at: offset)
+            case .end(let other, let offset): throw invalid("</\(other.name)> does not close <plist>", at: offset)
             case .endOfInput: throw invalid("unterminated <plist>", at: pos)
             }
         }
@@ -278,7 +281,7 @@ struct XMLPlistParser<Sink: XMLPlistSink> {
                 case .end(let element, let offset):
                     let open: XMLPlistElement = frame.isDictionary ? .dict : .array
                     guard element == open else {
-                        throw invalid("</\(element.rawValue)> does not close <\(open.rawValue)>", at: offset)
+                        throw invalid("</\(element.name)> does not close <\(open.name)>", at: offset)
                     }
                     if let key = frame.pendingKey {
                         throw invalid("<key>\(Self.excerpt(Array(key.text.utf8)))</key> has no value", at: key.offset)
@@ -321,11 +324,11 @@ struct XMLPlistParser<Sink: XMLPlistSink> {
             return .data(data)
         case .true, .false:
             guard text.allSatisfy(isSpace) else {
-                throw invalid("<\(tag.element.rawValue)> must be empty", at: tag.offset)
+                throw invalid("<\(tag.element.name)> must be empty", at: tag.offset)
             }
             return .bool(tag.element == .true)
         case .plist, .dict, .key, .array:
-            throw invalid("<\(tag.element.rawValue)> is not a scalar", at: tag.offset)
+            throw invalid("<\(tag.element.name)> is not a scalar", at: tag.offset)
         }
     }
 
@@ -620,7 +623,7 @@ struct XMLPlistParser<Sink: XMLPlistSink> {
         let element = try element(named: readName(), at: offset)
         while true {
             while pos < bytes.count, isSpace(bytes[pos]) { pos += 1 }
-            guard pos < bytes.count else { throw invalid("unterminated <\(element.rawValue)> tag", at: offset) }
+            guard pos < bytes.count else { throw invalid("unterminated <\(element.name)> tag", at: offset) }
             if bytes[pos] == UInt8(ascii: ">") {
                 pos += 1
                 return StartTag(element: element, selfClosing: false, offset: offset)
@@ -658,7 +661,7 @@ struct XMLPlistParser<Sink: XMLPlistSink> {
         let element = try element(named: readName(), at: offset)
         while pos < bytes.count, isSpace(bytes[pos]) { pos += 1 }
         guard pos < bytes.count, bytes[pos] == UInt8(ascii: ">") else {
-            throw invalid("unterminated </\(element.rawValue)> tag", at: offset)
+            throw invalid("unterminated </\(element.name)> tag", at: offset)
         }
         pos += 1
         return element
@@ -710,7 +713,7 @@ struct XMLPlistParser<Sink: XMLPlistSink> {
                     let offset = pos
                     let element = try readEndTag()
                     guard element == tag.element else {
-                        throw invalid("</\(element.rawValue)> does not close <\(tag.element.rawValue)>", at: offset)
+                        throw invalid("</\(element.name)> does not close <\(tag.element.name)>", at: offset)
                     }
                     return out
                 } else if hasPrefix("<![CDATA[") {
@@ -726,7 +729,7 @@ struct XMLPlistParser<Sink: XMLPlistSink> {
                 } else if hasPrefix("<!") {
                     try refuseDeclaration()
                 } else {
-                    throw invalid("unexpected element inside <\(tag.element.rawValue)>", at: pos)
+                    throw invalid("unexpected element inside <\(tag.element.name)>", at: pos)
                 }
                 runStart = pos
             case UInt8(ascii: "&"):
@@ -737,7 +740,7 @@ struct XMLPlistParser<Sink: XMLPlistSink> {
                 pos += 1
             }
         }
-        throw invalid("unterminated <\(tag.element.rawValue)>", at: tag.offset)
+        throw invalid("unterminated <\(tag.element.name)>", at: tag.offset)
     }
 
     /// Replaces `&name;`, `&#N;` or `&#xN;` at `pos` by its UTF-8 bytes.

@@ -445,6 +445,7 @@ extension KeyedUnarchiver {
         defer {
             if object.ownFields.isEmpty { object.ownFields = read } else { object.ownFields.append(contentsOf: read) }
         }
+        if state.pointee.fieldKeys.isEmpty { state.pointee.fieldKeys = Array(repeating: (-1, ""), count: 64) }
         for i in 0..<fields.count {
             let keyReference = try reader.keyReference(fields, i)
             let slot = keyReference & 63

@@ -115,8 +115,8 @@ public final class KeyedUnarchiver {
         var cycles = ArchivedObjectCycles()
         /// The keys generic objects were read with, by their plist string object (an archive names each key
         /// once however many objects hold it), in 64 slots by the object's low bits: a lookup is a compare,
-        /// not a hash.
-        var fieldKeys: [(object: Int, key: String)] = Array(repeating: (-1, ""), count: 64)
+        /// not a hash. Empty until the first generic object: a decode of registered types makes none.
+        var fieldKeys: [(object: Int, key: String)] = []
         /// Whether objects of mutable Foundation classes decode as `ArchivedMutableObject`s (see
         /// ``KeyedUnarchiver/keepsMutableClasses``); off while a registered type reads its own fields.
         var keepsMutableClasses = false
