@@ -154,7 +154,9 @@ public final class ArchiveCache<Value> {
         // (cancelled in `MemoryPressure.deinit`).
         memoryPressure = options.memoryCostLimit > 0 && MemoryPressure.isAvailable
             ? MemoryPressure { memory.withLock { $0.clear() } } : nil
-        files = try CacheDirectory(path: directory, fileSystem: fileSystem.creating(NewItemAttributes(protection: options.fileProtection)),
+        files = try CacheDirectory(path: directory,
+                                   fileSystem: fileSystem.simulating(options.lockedDeviceSimulation, protection: options.fileProtection)
+                                       .creating(NewItemAttributes(protection: options.fileProtection)),
                                    excludedFromBackup: options.excludedFromBackup)
         // The first read of a process would pay for cold code and first allocations; opening pays instead:
         // the table is opened (its change count read: 8 bytes) and the frame and slot readers run once on

@@ -40,6 +40,11 @@ public struct CacheOptions: Sendable {
     /// an extension) reads the cache while the device is locked; a read refused because the device is locked
     /// is a miss.
     public var fileProtection: FileProtection? = .completeUntilFirstUserAuthentication
+    /// A locked device for the app's tests: while it is locked, the cache's files are refused as a device
+    /// refuses files of ``fileProtection`` (see ``LockedDeviceSimulation``), on every platform: a read is a
+    /// miss, a `set` throws ``StoreError/Code/protectedDataUnavailable``. `nil` (the default): the device's own
+    /// protection, where there is one.
+    public var lockedDeviceSimulation: LockedDeviceSimulation?
     /// Whether the cache's directory is excluded from backups: iCloud and device backups on iOS, iPadOS, tvOS,
     /// watchOS and visionOS, Time Machine on macOS (Apple asks that what an app can download or make again stay
     /// out of them). Set when the directory is created, and set again when a cache opens on it and finds it

@@ -372,7 +372,3 @@ struct MaintenanceState {
     }
 }
 
-extension StoreHandle.Unpublished {
-    /// A reader that never takes unpublished commits (the background index writer: they are not its to take).
-    static let never = StoreHandle.Unpublished { _ in false }
-}

@@ -112,8 +112,9 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     public init(path: String, options: RepositoryOptions = RepositoryOptions()) {
         self.path = path
         self.options = options
-        fileSystem = options.fileSystem.creating(NewItemAttributes(protection: options.fileProtection,
-                                                                   excludedFromBackup: options.excludedFromBackup))
+        fileSystem = options.fileSystem
+            .simulating(options.lockedDeviceSimulation, protection: options.fileProtection)
+            .creating(NewItemAttributes(protection: options.fileProtection, excludedFromBackup: options.excludedFromBackup))
         registry = RepositoryFile<Record>.registry
         migrationRegistry = MigratedRecord<Record>.registry
         decodedRecords = Locked(DecodedRecords(capacity: options.decodedRecordCacheCapacity))
@@ -254,18 +255,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
 
     /// How a reader takes commits no slot publishes yet: holding the writer lock if it is free now (no writer is
     /// in the middle of a commit then), never waiting for it.
-    var readerUnpublished: StoreHandle.Unpublished {
-        let lockPath = lockPath
-        let fileSystem = fileSystem
-        return StoreHandle.Unpublished { body throws(StoreError) -> Bool in
-            guard let lock = try? WriterLock(path: lockPath, fileSystem: fileSystem),
-                  (try? lock.acquire(exclusive: true, waiting: .never)) == true
-            else { return false }
-            defer { lock.release() }
-            try body()
-            return true
-        }
-    }
+    var readerUnpublished: StoreHandle.Unpublished { .whenLockIsFree(lockPath: lockPath, fileSystem: fileSystem) }
 
     // MARK: Reading
 

@@ -18,6 +18,11 @@ public struct RepositoryOptions: Sendable {
     /// ``StoreError/Code/protectedDataUnavailable``.
     public var fileProtection: FileProtection? = .completeUntilFirstUserAuthentication
 
+    /// A locked device for the app's tests: while it is locked, the store's files are refused as a device
+    /// refuses files of ``fileProtection`` (see ``LockedDeviceSimulation``), on every platform. `nil` (the
+    /// default): the device's own protection, where there is one.
+    public var lockedDeviceSimulation: LockedDeviceSimulation?
+
     /// Whether the store's files (the store, its index and lock file) are excluded from backups on Apple
     /// platforms: set on each as it is created, and again at the first change a repository object makes when
     /// one was cleared. Only the files: the directory may hold other things. Linux has no such attribute: there

@@ -136,15 +136,33 @@ final class StoreHandle {
         return .log(handle)
     }
 
-    /// How a reader may take commits that no slot publishes yet.
-    struct Unpublished: Sendable {
-        /// Runs the body holding the writer lock; `false` without running it when another holds the lock.
-        var withWriterLock: @Sendable (() throws(StoreError) -> Void) throws(StoreError) -> Bool
-
+    /// How a reader may take commits that no slot publishes yet. (An enum, not a stored closure: a closure
+    /// type with typed throws needs a runtime function Apple's platforms have only from macOS 15 and iOS 18.)
+    enum Unpublished: Sendable {
         /// A writer, who holds the lock already.
-        static let held = Unpublished { body throws(StoreError) in
-            try body()
-            return true
+        case held
+        /// A reader that never takes them (the background index writer: they are not its to take).
+        case never
+        /// A reader that takes them holding the writer lock at `lockPath` when it is free now (no writer is in
+        /// the middle of a commit then), never waiting for it.
+        case whenLockIsFree(lockPath: String, fileSystem: FileSystem)
+
+        /// Runs the body holding the writer lock; `false` without running it when another holds the lock.
+        func withWriterLock(_ body: () throws(StoreError) -> Void) throws(StoreError) -> Bool {
+            switch self {
+            case .held:
+                try body()
+                return true
+            case .never:
+                return false
+            case .whenLockIsFree(let lockPath, let fileSystem):
+                guard let lock = try? WriterLock(path: lockPath, fileSystem: fileSystem),
+                      (try? lock.acquire(exclusive: true, waiting: .never)) == true
+                else { return false }
+                defer { lock.release() }
+                try body()
+                return true
+            }
         }
     }
 

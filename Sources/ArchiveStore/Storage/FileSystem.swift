@@ -42,9 +42,9 @@ package struct FileSystem: Sendable {
     /// The permissions of every directory the engines create.
     package static let directoryPermissions: UInt32 = 0o700
 
-    private let plan: FaultPlan?
+    private var plan: FaultPlan?
     /// The calls behind the Apple file attributes (the platform's, or a test's recorder).
-    package var attributes: FileAttributeCalls
+    package var attributes: any FileAttributeCalls
     /// What every file and directory created through this value is given (see ``open(_:_:permissions:)`` and
     /// ``makeDirectory(_:)``).
     package var newItems = NewItemAttributes()
@@ -52,14 +52,31 @@ package struct FileSystem: Sendable {
     /// built for it.
     package var observer: (any FileSystemObserver)?
 
+    /// Whether `EPERM` from a call on a file's contents is a locked device's refusal even where the platform has
+    /// no protection classes (an engine given a ``LockedDeviceSimulation``).
+    private var simulatesProtection = false
+
     /// The kernel, with no faults.
     package static let kernel = FileSystem(plan: nil)
 
     /// A file system whose calls consult `plan` first, with `attributes` for the Apple file attributes.
-    package init(plan: FaultPlan?, attributes: FileAttributeCalls = .platform, observer: (any FileSystemObserver)? = nil) {
+    package init(plan: FaultPlan?, attributes: any FileAttributeCalls = PlatformFileAttributes(), observer: (any FileSystemObserver)? = nil) {
         self.plan = plan
         self.attributes = attributes
         self.observer = observer
+    }
+
+    /// This file system, refusing the calls `simulation` refuses on files of class `protection` (the engine's)
+    /// before its own plan runs; `nil`: this file system.
+    package func simulating(_ simulation: LockedDeviceSimulation?, protection: FileProtection?) -> FileSystem {
+        guard let simulation else { return self }
+        var copy = self
+        let plan = self.plan
+        copy.plan = { call, path in
+            simulation.refuses(call, protection: protection) ? .error(Errno.notPermitted.rawValue) : plan?(call, path)
+        }
+        copy.simulatesProtection = true
+        return copy
     }
 
     /// This file system, giving what it creates `attributes`.
@@ -80,7 +97,7 @@ package struct FileSystem: Sendable {
     /// where files have Data Protection classes, `EPERM` from a call that reads or writes a file's contents is
     /// the system refusing them while the device is locked (``StoreError/Code/protectedDataUnavailable``).
     package func failure(_ call: String, _ path: String, _ errno: Errno) -> StoreError {
-        if errno == .notPermitted && attributes.protects && Self.touchesContents.contains(call) {
+        if errno == .notPermitted && (attributes.protects || simulatesProtection) && Self.touchesContents.contains(call) {
             return StoreError(.protectedDataUnavailable,
                               "\(call): the file's data is protected while the device is locked (\(errno)); try again once it is unlocked",
                               path: path, errno: errno.rawValue)

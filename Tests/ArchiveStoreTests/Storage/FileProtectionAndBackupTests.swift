@@ -145,9 +145,7 @@ struct FileProtectionAndBackupTests {
     /// Where files have no protection classes (Linux, macOS), `EPERM` is an I/O error like any other.
     @Test func withoutProtectionClassesEPERMIsAnIOError() throws {
         let fileSystem = FileSystem(plan: { call, _ in call == .open ? .error(EPERM) : nil },
-                                    attributes: FileAttributeCalls(protects: false, excludesFromBackup: false,
-                                                                   setProtection: { _, _ in }, protection: { _ in nil },
-                                                                   setExcludedFromBackup: { _, _ in }, isExcludedFromBackup: { _ in nil }))
+                                    attributes: NoFileAttributes())
         let error = #expect(throws: StoreError.self) { _ = try fileSystem.open(directory.file("x"), [.readOnly]) }
         #expect(error?.code == .io)
         #expect(error?.errno == EPERM)

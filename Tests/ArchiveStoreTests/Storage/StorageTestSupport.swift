@@ -40,21 +40,25 @@ final class AttributeRecorder: @unchecked Sendable { // Sendable: state behind a
     }
     let state = Locked(State())
 
-    var calls: FileAttributeCalls {
-        FileAttributeCalls(
-            protects: true, excludesFromBackup: true,
-            setProtection: { [self] (protection, path) throws(Errno) in
-                state.withLock { $0.protection[path] = protection; $0.log.append("set \(protection) \(path)") }
-            },
-            protection: { [self] (path) throws(Errno) in
-                state.withLock { $0.log.append("get \(path)"); return $0.protection[path] }
-            },
-            setExcludedFromBackup: { [self] (excluded, path) throws(Errno) in
-                state.withLock { $0.excluded[path] = excluded; $0.log.append("exclude \(excluded) \(path)") }
-            },
-            isExcludedFromBackup: { [self] (path) throws(Errno) in
-                state.withLock { $0.log.append("excluded? \(path)"); return $0.excluded[path] ?? false }
-            })
+    /// The recorder as the seam's attribute calls.
+    var calls: any FileAttributeCalls { Calls(recorder: self) }
+
+    private struct Calls: FileAttributeCalls {
+        let recorder: AttributeRecorder
+        var protects: Bool { true }
+        var excludesFromBackup: Bool { true }
+        func setProtection(_ protection: String, _ path: String) throws(Errno) {
+            recorder.state.withLock { $0.protection[path] = protection; $0.log.append("set \(protection) \(path)") }
+        }
+        func protection(_ path: String) throws(Errno) -> String? {
+            recorder.state.withLock { $0.log.append("get \(path)"); return $0.protection[path] }
+        }
+        func setExcludedFromBackup(_ excluded: Bool, _ path: String) throws(Errno) {
+            recorder.state.withLock { $0.excluded[path] = excluded; $0.log.append("exclude \(excluded) \(path)") }
+        }
+        func isExcludedFromBackup(_ path: String) throws(Errno) -> Bool? {
+            recorder.state.withLock { $0.log.append("excluded? \(path)"); return $0.excluded[path] ?? false }
+        }
     }
 
     /// A file system that records attributes here and consults `plan` first.
