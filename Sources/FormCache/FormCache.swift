@@ -84,8 +84,21 @@ public final class FormCache: Sendable {
         self.init(directory: try DataDirectory.resolve(application: "formcache", appGroup: appGroup), clock: clock, options: options)
     }
 
+    /// A cache in the data directory at `directory`, a file URL (created with mode 0700 on the first write): the
+    /// same cache as ``init(directory:clock:options:)-(String,_,_)`` with its path. The directory holds the
+    /// cache's store file, `FormCache.cache`, with its index and lock files.
+    ///
+    /// - Throws: `StoreError.Code.invalidArgument` when `directory` is not a file URL.
+    public convenience init(directory: URL, clock: any StoreClock = SystemClock(),
+                            options: RepositoryOptions = RepositoryOptions()) throws(StoreError) {
+        self.init(directory: try FileURL.path(of: directory), clock: clock, options: options)
+    }
+
     /// The store file.
     public var path: String { repository.path }
+
+    /// The data directory, as a file URL.
+    public var directoryURL: URL { FileURL.directory(directory) }
 
     /// Adds a record registered now and returns it. Throws `StoreError.Code.duplicateID` if `id` is taken
     /// (by a live or an expired record), and `StoreError.Code.durabilityUnknown` with the new record's id in
