@@ -49,6 +49,7 @@ let package = Package(
         .target(name: "InspectorCLI", dependencies: ["BinaryPlist", "KeyedArchive", "ArchiveInspection", "TypedStream", "ArchivePlatform", "ArchiveStore", "CommandLineSupport"]),
         .executableTarget(name: "keyedarchive", dependencies: ["InspectorCLI"]),
         .executableTarget(name: "shapes-example", dependencies: ["KeyedArchive"], path: "Examples/shapes-example"),
+        .executableTarget(name: "app-example", dependencies: ["ArchiveStore", "FormCache", "KeyedArchive"], path: "Examples/app-example"),
 
         // Helpers shared by the test targets (seeded generator, fixture locator, temporary directories, sample
         // archives); may import Foundation.
