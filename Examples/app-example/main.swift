@@ -21,6 +21,9 @@ import Foundation
 import ArchiveStore
 import FormCache
 import KeyedArchive
+#if canImport(UIKit)
+import UIKit
+#endif
 
 // MARK: The model
 
@@ -59,6 +62,21 @@ func cacheDirectory(_ name: String, below base: URL?) throws(StoreError) -> URL 
         return try ArchiveCache<[UInt8]>.standardDirectoryURL(named: name)
     }
 }
+
+#if canImport(UIKit)
+/// A change the app may be suspended in the middle of, finished in a background task: the system ends an app
+/// suspended while it holds a file lock in an app group's container (0xdead10cc).
+@MainActor
+func saveBeforeSuspension(_ exercise: ExerciseData, in exercises: ArchiveRepository<ExerciseData>) {
+    let task = UIApplication.shared.beginBackgroundTask(withName: "save exercise")
+    defer { UIApplication.shared.endBackgroundTask(task) }
+    do {
+        try exercises.upsert(exercise)
+    } catch {
+        print("not saved: \(error)")
+    }
+}
+#endif
 
 func run(below base: URL?) throws {
     // The log the user made: kept in backups, readable by a background refresh once the device was unlocked.
