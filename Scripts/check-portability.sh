@@ -5,6 +5,10 @@
 #   - a library file other than the platform layer's Sources/ArchivePlatform/SystemCalls.swift imports Glibc,
 #     Musl or Darwin (every C call, constant and struct conversion is written once, there);
 #   - the platform layer's `#if canImport(Glibc)` chains lack a Musl or a Darwin branch;
+#   - a library stores a closure whose type has typed throws (a `let`/`var` of such a type, or an `@escaping`
+#     parameter of one): its runtime metadata needs `swift_getExtendedFunctionTypeMetadata`, which Apple's
+#     platforms have only from macOS 15 / iOS 18, below the deployment targets (`darwin-link.sh` shows the
+#     weak import; this catches it where no SDK is at hand);
 #   - Package.swift declares no `platforms:`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -34,10 +38,14 @@ for file in Sources/ArchivePlatform/*.swift; do
     fi
 done
 
+while IFS= read -r line; do
+    fail "$line: a stored closure type with typed throws (needs a runtime of macOS 15 / iOS 18): use a protocol, an enum or untyped throws"
+done < <(grep -rnE '((let|var)[[:space:]]+[A-Za-z_][A-Za-z0-9_]*[[:space:]]*:[^=]*\)[[:space:]]*throws\(|@escaping[^,)]*throws\()' Sources Examples 2>/dev/null | grep -vE '^[^:]+:[0-9]+:[[:space:]]*///')
+
 grep -qE '^[[:space:]]*platforms:' Package.swift || fail "Package.swift declares no platforms:"
 
 if [ "$failures" -gt 0 ]; then
     echo "portability: $failures finding(s)"
     exit 1
 fi
-echo "portability: ok (FoundationEssentials guarded everywhere, C library modules only in Sources/ArchivePlatform/SystemCalls.swift, platforms declared)"
+echo "portability: ok (FoundationEssentials guarded everywhere, C library modules only in Sources/ArchivePlatform/SystemCalls.swift, no stored typed-throws closures, platforms declared)"

@@ -167,33 +167,35 @@ extension ArchiveRepository {
 
     /// The records of `records` with their archives, read in order a batch at a time and archived across the
     /// cores (``archiveAll(_:)``): a lazy sequence of pairs, one batch in memory at a time.
-    private func archivedBatches<Records: Sequence>(_ records: Records) -> ArchivedBatches<Records>
+    private func archivedBatches<Records: Sequence>(_ records: Records) -> ArchivedBatches<Record, Records>
         where Records.Element == Record
     {
-        ArchivedBatches(records: records.makeIterator(), archive: { [self] batch throws(StoreError) in try archiveAll(batch) })
+        ArchivedBatches(records: records.makeIterator(), repository: self)
     }
 }
 
 /// Records and their archives, a batch at a time (see `ArchiveRepository.archivedBatches(_:)`), iterated once
-/// with `next()`, which throws the first error of a batch.
-private struct ArchivedBatches<Records: Sequence> {
+/// with `next()`, which throws the first error of a batch. (It keeps the repository, not a closure: a stored
+/// closure whose type has typed throws needs a runtime function Apple's platforms have only from macOS 15 and
+/// iOS 18.)
+private struct ArchivedBatches<Record: ArchiveRecord, Records: Sequence> where Records.Element == Record {
     var records: Records.Iterator
-    let archive: ([Records.Element]) throws(StoreError) -> [[UInt8]]
-    private var batch: [Records.Element] = []
+    let repository: ArchiveRepository<Record>
+    private var batch: [Record] = []
     private var archives: [[UInt8]] = []
     private var position = 0
 
-    init(records: Records.Iterator, archive: @escaping ([Records.Element]) throws(StoreError) -> [[UInt8]]) {
+    init(records: Records.Iterator, repository: ArchiveRepository<Record>) {
         self.records = records
-        self.archive = archive
+        self.repository = repository
     }
 
-    mutating func next() throws(StoreError) -> (Records.Element, [UInt8])? {
+    mutating func next() throws(StoreError) -> (Record, [UInt8])? {
         if position == batch.count {
             batch.removeAll(keepingCapacity: true)
             while batch.count < 512, let record = records.next() { batch.append(record) }
             guard !batch.isEmpty else { return nil }
-            archives = try archive(batch)
+            archives = try repository.archiveAll(batch)
             position = 0
         }
         defer { position += 1 }
