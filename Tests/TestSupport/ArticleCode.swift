@@ -37,9 +37,10 @@ public enum ArticleCode {
         try String(contentsOf: root.appendingPathComponent(relative), encoding: .utf8)
     }
 
-    /// Every page of every catalog (`Sources/*/*.docc/**/*.md`), relative to the root, sorted.
+    /// Every page of every catalog (`Sources/*/*.docc/**/*.md`), relative to the root, sorted, then the
+    /// README, whose Swift blocks are held to the same rule.
     public static func pages() -> [String] {
-        files(under: "Sources") { $0.hasSuffix(".md") && $0.contains(".docc/") }
+        files(under: "Sources") { $0.hasSuffix(".md") && $0.contains(".docc/") } + ["README.md"]
     }
 
     /// Every test file (`Tests/**/*.swift`) that declares `// Mirrors <page>`, by page; relative paths, sorted.
