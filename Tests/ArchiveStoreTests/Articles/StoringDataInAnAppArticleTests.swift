@@ -48,6 +48,27 @@ struct StoringDataInAnAppArticleTests {
     }
     // end snippet
 
+    @Test func aBlockOfStoreCallsOnly() throws {
+        let device = LockedDeviceSimulation(locked: true)
+        var options = RepositoryOptions()
+        options.fileProtection = .complete
+        options.lockedDeviceSimulation = device
+        let journal = try ArchiveRepository<Entry>(url: directory.appendingPathComponent("Journal.archive"), options: options)
+        let entry = Entry(id: "wednesday", text: "swam")
+        var pending: [Entry] = []
+        // snippet
+        do {
+            try journal.upsert(entry)
+        } catch {
+            guard StoreError.Code.protectedDataUnavailable ~= error else { throw error }
+            pending.append(entry)   // locked: retry after the next unlock
+        }
+        // end snippet
+        #expect(pending.map(\.id) == ["wednesday"])
+        device.isLocked = false
+        #expect(try journal.count() == 0)
+    }
+
     @Test func theLockedPathInTests() throws {
         // snippet
         let device = LockedDeviceSimulation()
