@@ -4,9 +4,19 @@
 /// involved, the `errno` of a failed system call, and a one-line reason:
 ///
 /// ```swift
-/// do { try repository.update(record) }
-/// catch let error as StoreError where error.code == .notFound { ... }
+/// do {
+///     let data = try Data(contentsOf: url)          // other errors too
+///     try repository.update(Note(data))
+/// } catch let error as StoreError where error.code == .notFound { ... }
+///
+/// do { try repository.update(record) }              // StoreError only
+/// catch {
+///     guard StoreError.Code.notFound ~= error else { throw error }
+///     ...
+/// }
 /// ```
+///
+/// Both compile whatever else the `do` block calls.
 ///
 /// Plays the part of the `NSCocoaErrorDomain` file errors (`NSFileReadCorruptFileError`,
 /// `NSFileWriteUnknownError`, ...) that Foundation-based stores report, with more context.
@@ -65,7 +75,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let durabilityUnknown = Code(rawValue: "durabilityUnknown")
     }
 
-    /// What went wrong; match it in `catch` (`catch StoreError.Code.notFound`).
+    /// What went wrong; match it in `catch` (`catch let error as StoreError where error.code == .notFound`).
     public var code: Code
     /// One-line reason.
     public var reason: String
