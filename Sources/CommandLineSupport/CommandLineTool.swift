@@ -2,7 +2,7 @@
 /// swift-argument-parser's layout, and runs the chosen ``Command``.
 ///
 /// ```swift
-/// let tool = CommandLineTool(name: "keyedarchive", abstract: "Inspect plists.", version: "0.1.0",
+/// let tool = CommandLineTool(name: "keyedarchive", abstract: "Inspect plists.", version: PackageVersion.current,
 ///                            commands: [plistCommand])
 /// let status = tool.run(arguments: ["plist", "a.plist"], environment: [:], io: .standard)
 /// ```

@@ -14,9 +14,6 @@ import FormCache
 ///
 /// Mirrors swift-argument-parser's `ParsableCommand.main()` for a tool with subcommands.
 package enum FormCacheTool {
-    /// Printed by `formcache --version`.
-    package static let version = "0.1.0"
-
     /// Runs one `formcache` command line (without the program name) and returns its exit status.
     /// `fileSystem`: the seam every store call goes through (tests inject faults there).
     package static func run(
@@ -38,7 +35,7 @@ package enum FormCacheTool {
                 64 usage error, 65 store unreadable or corrupt, 74 I/O error, 75 store locked past \
                 $FORMCACHE_LOCK_TIMEOUT seconds (default 10).
                 """,
-            version: version,
+            version: PackageVersion.current,
             commands: [
                 Verbs.add(session), Verbs.get(session), Verbs.update(session), Verbs.list(session), Verbs.remove(session),
                 Verbs.purge(session), Verbs.importArchive(session), Verbs.export(session), Verbs.path(session), Verbs.moveAside(session),

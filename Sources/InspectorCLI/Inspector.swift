@@ -9,9 +9,6 @@ import CommandLineSupport
 /// let status = Inspector.run(arguments: ["plist", "a.plist"], environment: [:], io: .standard)
 /// ```
 package enum Inspector {
-    /// The version `keyedarchive --version` prints.
-    package static let version = "0.1.0"
-
     /// The tool with all its verbs.
     package static var tool: CommandLineTool {
         CommandLineTool(
@@ -21,7 +18,7 @@ package enum Inspector {
                 + "self-check (cache exercise), differences (diff) or a class outside --allow (audit), 64 usage error, 65 malformed input (lint: a file is invalid), 66 input "
                 + "cannot be opened, "
                 + "73 output cannot be created, 74 I/O error.",
-            version: version,
+            version: PackageVersion.current,
             commands: [Verbs.plist, Verbs.decode, Verbs.encode, Verbs.convert, Verbs.dump, Verbs.lint, Verbs.diff, Verbs.audit,
                        Verbs.graph, Verbs.cache])
     }

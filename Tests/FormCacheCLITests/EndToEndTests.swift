@@ -1,5 +1,6 @@
 import TestSupport
 import ArchiveStore
+import CommandLineSupport
 import Foundation
 import Testing
 import FormCache
@@ -43,7 +44,7 @@ struct EndToEndTests {
             try JSONSerialization.jsonObject(with: Data(try formcache("list", "--json").stdout.utf8)) as? [[String: Any]])
         #expect(listed.map { $0["id"] as? String } == [id])
         #expect(try formcache("path").stdout == directory + "/home\n")
-        #expect(try formcache("--version").stdout == "0.1.0\n")
+        #expect(try formcache("--version").stdout == PackageVersion.current + "\n")
 
         var mode = stat()
         #expect(stat(storePath, &mode) == 0 && mode.st_mode & 0o777 == 0o600)

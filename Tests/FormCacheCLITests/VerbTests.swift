@@ -1,5 +1,6 @@
 import FormCache
 import ArchiveStore
+import CommandLineSupport
 import Foundation
 import FormCacheCLI
 import Testing
@@ -206,7 +207,7 @@ struct VerbTests {
         #expect(addHelp.stdout.contains("--ttl <duration>"))
         #expect(harness.run("add", "--help").stdout == addHelp.stdout)
         #expect(harness.run("help", "nope").status == 64)
-        #expect(harness.run("--version").stdout == FormCacheTool.version + "\n")
+        #expect(harness.run("--version").stdout == PackageVersion.current + "\n")
     }
 
     @Test func environmentLockTimeoutMustBeANumber() throws {

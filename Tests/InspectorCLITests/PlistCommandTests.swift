@@ -156,7 +156,7 @@ import TestSupport
         #expect(inspect(["help", "plist"]).text == verbHelp.text)
         let version = inspect(["--version"])
         #expect(version.status == 0)
-        #expect(version.text == Inspector.version + "\n")
+        #expect(version.text == PackageVersion.current + "\n")
     }
 }
 
