@@ -18,21 +18,24 @@ import KeyedArchive
 ///
 /// No Apple API corresponds: it is the graph `NSKeyedUnarchiver` would instantiate, seen before decoding.
 public struct ObjectGraphModel: Sendable {
-    /// What an edge is in the walk. An open set: new kinds may be added without breaking callers.
-    public struct EdgeKind: Hashable, Sendable, CustomStringConvertible {
-        /// The kind's name (`"tree"`).
-        package let rawValue: String
-        /// The kind named `rawValue`.
-        package init(rawValue: String) { self.rawValue = rawValue }
-        /// The kind's name (`tree`).
-        public var description: String { rawValue }
-
+    /// What an edge is in the walk: complete, since a depth-first walk meets an object either for the first
+    /// time, again elsewhere, or again on the path to it (frozen: no case will be added).
+    public enum EdgeKind: Hashable, Sendable, CustomStringConvertible {
         /// The edge by which the walk first reached its target.
-        public static let tree = EdgeKind(rawValue: "tree")
+        case tree
         /// An edge to an object reached before, elsewhere.
-        public static let shared = EdgeKind(rawValue: "shared")
+        case shared
         /// An edge to an object on the path to it: a cycle.
-        public static let back = EdgeKind(rawValue: "back")
+        case back
+
+        /// The kind's name (`tree`, `shared`, `back`).
+        public var description: String {
+            switch self {
+            case .tree: "tree"
+            case .shared: "shared"
+            case .back: "back"
+            }
+        }
     }
 
     /// A reference from a node (or from `$top`) to an object.

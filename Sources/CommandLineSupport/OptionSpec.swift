@@ -47,6 +47,10 @@ package struct OptionSpec: Sendable, Hashable {
         self.isRequired = isRequired
     }
 
+    /// `--quiet` / `-q`: the flag of every verb that draws a progress line (see ``ProgressReporter``).
+    package static let quietProgress = flag("quiet", short: "q",
+                                            help: "Draw no progress line on stderr (it is drawn only when stderr is a terminal).")
+
     /// A flag: `--name` (or `-s`), no value.
     package static func flag(_ name: String, short: Character? = nil, help: String) -> OptionSpec {
         OptionSpec(name: name, shortName: short, kind: .flag, help: help)

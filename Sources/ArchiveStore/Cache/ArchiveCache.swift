@@ -108,22 +108,7 @@ public final class ArchiveCache<Value> {
     /// Mirrors `FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)`, and
     /// `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)` then `Library/Caches`.
     public static func standardDirectory(named name: String, appGroup: String? = nil) throws(StoreError) -> String {
-        if let appGroup { return try standardDirectory(named: name, appGroup: appGroup, containerLookup: AppGroupContainer.path(forGroup:)) }
-        return try standardDirectory(named: name, environment: nil)
-    }
-
-    /// ``standardDirectory(named:appGroup:)`` without a group, reading `environment` (`HOME`, `XDG_CACHE_HOME`;
-    /// `nil`: the process's own).
-    package static func standardDirectory(named name: String, environment: [String: String]?) throws(StoreError) -> String {
-        try UserDirectories.requireName(name, kind: "cache")
-        return try UserDirectories.caches(name: name, environment: environment ?? UserDirectories.processEnvironment)
-    }
-
-    /// ``standardDirectory(named:appGroup:)`` with the container found by `containerLookup` (tests).
-    package static func standardDirectory(named name: String, appGroup: String,
-                                          containerLookup: (String) -> String?) throws(StoreError) -> String {
-        try UserDirectories.requireName(name, kind: "cache")
-        return try UserDirectories.groupCaches(name: name, group: appGroup, containerLookup: containerLookup)
+        try UserDirectories.standard(.caches, named: name, appGroup: appGroup)
     }
 
     /// Opens (creating it, mode 0700) the cache in `directory`. Reads no entry.

@@ -146,21 +146,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// Mirrors `FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)`, and
     /// `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)` then `Library/Application Support`.
     public static func standardDirectory(named name: String, appGroup: String? = nil) throws(StoreError) -> String {
-        if let appGroup { return try standardDirectory(named: name, appGroup: appGroup, containerLookup: AppGroupContainer.path(forGroup:)) }
-        return try standardDirectory(named: name, environment: nil)
-    }
-
-    /// ``standardDirectory(named:appGroup:)`` without a group, reading `environment` (`nil`: the process's own).
-    package static func standardDirectory(named name: String, environment: [String: String]?) throws(StoreError) -> String {
-        try UserDirectories.requireName(name, kind: "data")
-        return try UserDirectories.data(application: name, environment: environment ?? UserDirectories.processEnvironment)
-    }
-
-    /// ``standardDirectory(named:appGroup:)`` with the container found by `containerLookup` (tests).
-    package static func standardDirectory(named name: String, appGroup: String,
-                                          containerLookup: (String) -> String?) throws(StoreError) -> String {
-        try UserDirectories.requireName(name, kind: "data")
-        return try UserDirectories.groupData(application: name, group: appGroup, containerLookup: containerLookup)
+        try UserDirectories.standard(.data, named: name, appGroup: appGroup)
     }
 
     /// The lock file next to the store (`<path>.lock`).

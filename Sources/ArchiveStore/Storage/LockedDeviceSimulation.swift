@@ -50,23 +50,21 @@ public final class LockedDeviceSimulation: Sendable {
     /// Whether the device is locked now. Setting it to `false` also marks the device unlocked since it started.
     public var isLocked: Bool {
         get { state.withLock { $0.locked } }
-        set {
-            state.withLock {
-                $0.locked = newValue
-                if !newValue { $0.unlockedSinceStart = true }
-            }
-        }
+        set { set(locked: newValue, unlockedSinceStart: newValue ? nil : true) }
     }
 
     /// Whether the device has been unlocked since it started (`false`: a background launch after a restart,
     /// before the user's first unlock). Setting it to `false` also locks the device.
     public var hasBeenUnlockedSinceStart: Bool {
         get { state.withLock { $0.unlockedSinceStart } }
-        set {
-            state.withLock {
-                $0.unlockedSinceStart = newValue
-                if !newValue { $0.locked = true }
-            }
+        set { set(locked: newValue ? nil : true, unlockedSinceStart: newValue) }
+    }
+
+    /// Sets what is given, in one step.
+    private func set(locked: Bool?, unlockedSinceStart: Bool?) {
+        state.withLock {
+            if let locked { $0.locked = locked }
+            if let unlockedSinceStart { $0.unlockedSinceStart = unlockedSinceStart }
         }
     }
 

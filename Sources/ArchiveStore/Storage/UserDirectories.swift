@@ -34,6 +34,26 @@ package enum UserDirectories {
         }
     }
 
+    /// What an engine's standard directory holds: data a user made (Application Support) or a cache.
+    package enum Kind: Sendable {
+        case data, caches
+    }
+
+    /// The standard directory named `name` of `kind`: in the shared container of `appGroup` when one is given
+    /// (the container found by `containerLookup`), else the user's own, read from `environment` (`nil`: the
+    /// process's). Behind both engines' `standardDirectory(named:appGroup:)`.
+    package static func standard(_ kind: Kind, named name: String, appGroup: String?,
+                                 environment: [String: String]? = nil,
+                                 containerLookup: (String) -> String? = AppGroupContainer.path(forGroup:)) throws(StoreError) -> String {
+        try requireName(name, kind: kind == .data ? "data" : "cache")
+        switch (kind, appGroup) {
+        case (.data, let group?): return try groupData(application: name, group: group, containerLookup: containerLookup)
+        case (.caches, let group?): return try groupCaches(name: name, group: group, containerLookup: containerLookup)
+        case (.data, nil): return try data(application: name, environment: environment ?? processEnvironment)
+        case (.caches, nil): return try caches(name: name, environment: environment ?? processEnvironment)
+        }
+    }
+
     /// The data directory of `application`. `passwordHome` is the password-database lookup (replaced in tests,
     /// to stand for a platform with no home directory).
     package static func data(application: String, environment: [String: String],

@@ -14,7 +14,7 @@ extension Verbs {
                 so far (not with --quiet).
                 """,
             arguments: [.required("file", help: "The archive to write.")],
-            options: [.flag("quiet", short: "q", help: "Draw no progress line on stderr (it is drawn only when stderr is a terminal).")]
+            options: [.quietProgress]
         ) { context in
             let file = context.arguments.value("file") ?? ""
             let count = try session.withCache(reportingProgress: "export", context) { cache, progress throws(StoreError) in

@@ -14,7 +14,7 @@ extension Verbs {
                 the records archived so far (not with --quiet).
                 """,
             arguments: [.required("file", help: "The archive to import (a file, a pipe or a FIFO, such as /dev/stdin).")],
-            options: [.flag("quiet", short: "q", help: "Draw no progress line on stderr (it is drawn only when stderr is a terminal).")]
+            options: [.quietProgress]
         ) { context in
             let file = context.arguments.value("file") ?? ""
             let result = try session.withCache(reportingProgress: "import", context) { cache, progress throws(StoreError) in

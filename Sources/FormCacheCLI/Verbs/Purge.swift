@@ -10,7 +10,7 @@ extension Verbs {
             options: [
                 .flag("all", help: "Remove every record, expired or not."),
                 .flag("dry-run", help: "Only print what would be removed."),
-                .flag("quiet", short: "q", help: "Draw no progress line on stderr (it is drawn only when stderr is a terminal)."),
+                .quietProgress,
             ]
         ) { context in
             let all = context.arguments.flag("all")

@@ -114,7 +114,7 @@ struct CachingArticleTests {
         let path = try ArchiveCache<Forecast>.standardDirectory(named: "com.example.weather")
         // end snippet
         #expect(path.hasSuffix("/com.example.weather"))
-        #expect(try ArchiveCache<Forecast>.standardDirectory(named: "w", environment: ["HOME": "/home/ada"]) == "/home/ada/.cache/w")
+        #expect(try UserDirectories.standard(.caches, named: "w", appGroup: nil, environment: ["HOME": "/home/ada"]) == "/home/ada/.cache/w")
     }
 
     @Test func inAnAppGroup() throws {

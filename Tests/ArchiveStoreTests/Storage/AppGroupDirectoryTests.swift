@@ -11,20 +11,20 @@ struct AppGroupDirectoryTests {
     static func lookup(_ group: String) -> String? { group == "group.com.example.app" ? container : nil }
 
     @Test func aCacheGoesInTheContainersLibraryCachesNeverItsRoot() throws {
-        #expect(try ArchiveCache<[UInt8]>.standardDirectory(named: "thumbs", appGroup: "group.com.example.app",
+        #expect(try UserDirectories.standard(.caches, named: "thumbs", appGroup: "group.com.example.app",
                                                             containerLookup: Self.lookup)
             == Self.container + "/Library/Caches/thumbs")
     }
 
     @Test func aRepositoryGoesInTheContainersApplicationSupport() throws {
-        #expect(try ArchiveRepository<Note>.standardDirectory(named: "notes", appGroup: "group.com.example.app",
+        #expect(try UserDirectories.standard(.data, named: "notes", appGroup: "group.com.example.app",
                                                              containerLookup: Self.lookup)
             == Self.container + "/Library/Application Support/notes")
     }
 
     @Test func aGroupTheAppIsNotEntitledToIsNoDataDirectory() throws {
         let error = #expect(throws: StoreError.self) {
-            try ArchiveCache<[UInt8]>.standardDirectory(named: "thumbs", appGroup: "group.other", containerLookup: Self.lookup)
+            try UserDirectories.standard(.caches, named: "thumbs", appGroup: "group.other", containerLookup: Self.lookup)
         }
         #expect(error?.code == .noDataDirectory)
         #expect(error?.reason.contains("group.other") == true)
@@ -33,7 +33,7 @@ struct AppGroupDirectoryTests {
     @Test func anEmptyNameOrGroupIsRefused() throws {
         for (name, group) in [("", "group.com.example.app"), ("..", "group.com.example.app"), ("thumbs", "")] {
             let error = #expect(throws: StoreError.self) {
-                try ArchiveCache<[UInt8]>.standardDirectory(named: name, appGroup: group, containerLookup: Self.lookup)
+                try UserDirectories.standard(.caches, named: name, appGroup: group, containerLookup: Self.lookup)
             }
             #expect(error?.code == .invalidArgument)
         }
@@ -47,7 +47,7 @@ struct AppGroupDirectoryTests {
     }
 
     @Test func theRepositorysOwnDirectoryIsApplicationSupportOrLocalShare() throws {
-        #expect(try ArchiveRepository<Note>.standardDirectory(named: "notes", environment: ["HOME": "/h"])
+        #expect(try UserDirectories.standard(.data, named: "notes", appGroup: nil, environment: ["HOME": "/h"])
             == (UserDirectories.isApplePlatform ? "/h/Library/Application Support/notes" : "/h/.local/share/notes"))
     }
 }

@@ -15,7 +15,7 @@ struct UserDirectoriesTests {
             == (apple ? "/home/u/Library/Caches/thumbs" : "/var/c/thumbs"))
         #expect(try UserDirectories.caches(name: "thumbs", environment: ["HOME": "/home/u", "XDG_CACHE_HOME": "c"])
             == (apple ? "/home/u/Library/Caches/thumbs" : "/home/u/.cache/thumbs"))
-        #expect(try ArchiveCache<[UInt8]>.standardDirectory(named: "thumbs", environment: ["HOME": "/h"])
+        #expect(try UserDirectories.standard(.caches, named: "thumbs", appGroup: nil, environment: ["HOME": "/h"])
             == (apple ? "/h/Library/Caches/thumbs" : "/h/.cache/thumbs"))
     }
 

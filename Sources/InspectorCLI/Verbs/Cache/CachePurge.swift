@@ -16,7 +16,7 @@ extension Verbs {
             options: [
                 .flag("expired", help: "Remove the entries past their expiry (the default)."),
                 .flag("all", help: "Remove every entry."),
-                .flag("quiet", short: "q", help: "Draw no progress line on stderr (it is drawn only when stderr is a terminal)."),
+                .quietProgress,
             ]
         ) { context in
             let directory = try CacheAccess.directory(context)

@@ -17,7 +17,7 @@ extension Verbs {
             options: [
                 .option("bytes", valueName: "n", help: "Most bytes DIR may take on disk: digits, optionally "
                     + "followed by k, M or G (times 1024, 1024², 1024³), as in 512k.", required: true),
-                .flag("quiet", short: "q", help: "Draw no progress line on stderr (it is drawn only when stderr is a terminal)."),
+                .quietProgress,
             ]
         ) { context in
             let directory = try CacheAccess.directory(context)

@@ -95,7 +95,7 @@ enum GraphHTML {
         w.open(.array)
         for (i, edge) in items.enumerated() {
             w.item(first: i == 0)
-            w.plist(.array([.string(edge.label), .integer(PlistInteger(edge.target)), .string(edge.kind.rawValue)]))
+            w.plist(.array([.string(edge.label), .integer(PlistInteger(edge.target)), .string(edge.kind.description)]))
         }
         w.close(.array, empty: items.isEmpty)
     }
