@@ -156,19 +156,9 @@ struct CacheTableHeader: Hashable, Sendable {
         return bytes
     }
 
-    init(bits: Int, headSegment: UInt32, oldestSegment: UInt32, headLength: Int, count: Int, used: Int, sealedBytes: Int,
-         changes: UInt64, generation: UInt64) {
-        self.bits = bits
-        self.headSegment = headSegment
-        self.oldestSegment = oldestSegment
-        self.headLength = headLength
-        self.count = count
-        self.used = used
-        self.sealedBytes = sealedBytes
-        self.changes = changes
-        self.generation = generation
-    }
+}
 
+extension CacheTableHeader {
     /// The header in `bytes`; `nil` when it is damaged, retired or impossible (every number checked against
     /// what an `Int` on this platform holds).
     init?(_ bytes: [UInt8]) {

@@ -14,18 +14,6 @@ package struct StableHash: Hashable, Sendable, Comparable, CustomStringConvertib
     package var high: UInt64
     package var low: UInt64
 
-    package init(high: UInt64, low: UInt64) {
-        self.high = high
-        self.low = low
-    }
-
-    package init<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
-        var sha = SHA256()
-        let words = sha.digest(Array(bytes))
-        high = UInt64(words[0]) << 32 | UInt64(words[1])
-        low = UInt64(words[2]) << 32 | UInt64(words[3])
-    }
-
     /// 32 lowercase hex digits, most significant first.
     package var hex: String {
         let digits: [UInt8] = Array("0123456789abcdef".utf8)
@@ -39,6 +27,12 @@ package struct StableHash: Hashable, Sendable, Comparable, CustomStringConvertib
         return String(decoding: text, as: UTF8.self)
     }
 
+    package var description: String { hex }
+
+    package static func < (a: StableHash, b: StableHash) -> Bool { (a.high, a.low) < (b.high, b.low) }
+}
+
+extension StableHash {
     /// Parses 32 lowercase hex digits, as ``hex`` writes them.
     package init?(hex: Substring) {
         let scalars = Array(hex.utf8)
@@ -57,7 +51,11 @@ package struct StableHash: Hashable, Sendable, Comparable, CustomStringConvertib
         low = words.1
     }
 
-    package var description: String { hex }
-
-    package static func < (a: StableHash, b: StableHash) -> Bool { (a.high, a.low) < (b.high, b.low) }
+    /// The hash of `bytes`.
+    package init<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        var sha = SHA256()
+        let words = sha.digest(Array(bytes))
+        high = UInt64(words[0]) << 32 | UInt64(words[1])
+        low = UInt64(words[2]) << 32 | UInt64(words[3])
+    }
 }
