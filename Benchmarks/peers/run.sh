@@ -74,6 +74,8 @@ open(sys.argv[2], "wb").write(plistlib.dumps(plistlib.loads(open(sys.argv[1], "r
         "$inputs/raw.bplist" "$inputs/raw-by-plistlib.bplist"
 fi
 nib=$root/Fixtures/keyed/HexFiend-nib/FindReplaceBanner.keyedobjects.nib
+# The largest keyed archive of the fixtures (no .sfl2 file is among them).
+bignib=$root/Fixtures/keyed/Flycut-nib/MainMenu.keyedobjects.nib
 messages=$root/Fixtures/typedstream/crabstep/messages
 
 # --- Programs and rows ---------------------------------------------------------------------------------
@@ -103,6 +105,7 @@ rows=(
     "keyed-typed|w1.archive|$inputs/w1.archive|3|1|$archivers"
     "keyed-generic|w1.archive|$inputs/w1.archive|3|1|$archivers"
     "keyed-generic|nib 10.9 KB|$nib|3|1000 nska-deserialize=1|$archivers"
+    "keyed-generic|nib 62.4 KB (largest)|$bignib|3|300 nska-deserialize=1|$archivers"
     "typedstream-decode|Messages bodies ($(ls "$messages" | grep -vc "\.json$") files)|$messages|3|100 pytypedstream=10|ours pytypedstream"
     "typedstream-decode|typedstream-10MB|$inputs/typedstream-10MB|3|1|ours pytypedstream"
 )
