@@ -7,7 +7,9 @@
 #
 # Environment: SCREENSHOT (default /tmp/graph-screenshot.png), KEYEDARCHIVE (a built keyedarchive; default: built
 # here with `swift build --product keyedarchive`).
-# Exit status: 0 passed or skipped (prints "SKIPPED: ..." when Chromium is not installed), 1 failed, 2 setup error.
+# Environment: CI_REQUIRE_TOOLS=1 (set by .ci/run) makes a missing Chromium a failure instead of a skip.
+# Exit status: 0 passed or skipped (prints "SKIPPED: ..." when Chromium is not installed and CI_REQUIRE_TOOLS is
+# not 1), 1 failed (or Chromium missing under CI_REQUIRE_TOOLS=1), 2 setup error.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -19,6 +21,10 @@ for candidate in chromium chromium-browser google-chrome; do
     if command -v "$candidate" >/dev/null 2>&1; then browser="$candidate"; break; fi
 done
 if [ -z "$browser" ]; then
+    if [ "${CI_REQUIRE_TOOLS:-}" = 1 ]; then
+        echo "check-graph-html: FAILED: Chromium is not installed and CI_REQUIRE_TOOLS=1 (Scripts/ci-install.sh installs it)" >&2
+        exit 1
+    fi
     echo "check-graph-html: SKIPPED: Chromium is not installed (apt-get install -y chromium)"
     exit 0
 fi
