@@ -222,11 +222,12 @@ extension KeyedUnarchiver {
         guard state.pointee.depth < maxDepth else {
             throw error(.depthLimitExceeded, "objects nest deeper than \(maxDepth)", key: key, uid: uid)
         }
+        let element = element(under: key)
         // Swapped in and out rather than copied: a copy of a frame retains and releases its class chain.
         var other = Frame(uid: uid, fields: fields, classChain: chain, slot: slot)
         swap(&state.pointee.frame, &other)
         if slot >= 0 { beginKeyLookups(slot: slot) }
-        state.pointee.keyPath.push(key)
+        state.pointee.keyPath.push(key, element: element)
         state.pointee.depth += 1
         return other
     }
