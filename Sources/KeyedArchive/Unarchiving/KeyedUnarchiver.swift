@@ -105,6 +105,8 @@ public final class KeyedUnarchiver {
         /// value decoded under that key at that depth is named `key.index` in key paths, a name made only
         /// when an error reads it. (Here rather than in the frame, which a custom object's decode swaps.)
         var elements: (key: String, index: Int, depth: Int) = ("", -1, -1)
+        /// The serial number of the last list request (``RequestedTypes/list(_:serial:)``).
+        var listSerial: UInt = 0
         /// Secure coding: requested types found to name a type (a nested decode of them is not refused).
         var typesNamingATypes: [ObjectIdentifier] = []
         /// Secure coding: per class slot, the ``RequestedTypes/cacheKey`` its class was last allowed for.
