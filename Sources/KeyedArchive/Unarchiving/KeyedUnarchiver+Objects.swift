@@ -431,7 +431,7 @@ extension KeyedUnarchiver {
         do {
             try readAllFields(into: object)
         } catch {
-            for member in state.pointee.cycles.abandon(object) { member.ownFields = [] }
+            for member in state.pointee.cycles.abandon(object) { member.dropOwnFields() }
             throw error
         }
         if let members = state.pointee.cycles.end(object) { ArchivedObjectGraph.adopt(members) }
@@ -440,36 +440,34 @@ extension KeyedUnarchiver {
     private func readAllFields(into object: ArchivedObject) throws {
         let fields = state.pointee.frame.fields
         // Filled here and handed over once: each append to the object's own array would be an access to a
-        // class's property, checked for exclusivity at run time.
+        // class's property. Each field is made in place in the array (no copy of it into the tuple).
         var read: [(key: String, value: ArchivedObject.Field)] = []
         read.reserveCapacity(fields.count)
-        defer {
-            if object.ownFields.isEmpty { object.ownFields = read } else { object.ownFields.append(contentsOf: read) }
-        }
-        if state.pointee.fieldKeys.isEmpty { state.pointee.fieldKeys = Array(repeating: (-1, ""), count: 64) }
+        defer { object.adoptFields(read) }
+        if state.pointee.fieldKeys.isEmpty { state.pointee.fieldKeys = Array(repeating: (-1, "", false), count: 64) }
         for i in 0..<fields.count {
             let keyReference = try reader.keyReference(fields, i)
             let slot = keyReference & 63
             let key: String
             if state.pointee.fieldKeys[slot].object == keyReference {
+                if state.pointee.fieldKeys[slot].isClass { continue }
                 key = state.pointee.fieldKeys[slot].key
             } else {
                 guard let string = try reader.string(keyReference) else {
                     throw error(.invalidValue, "a key of object \(state.pointee.frame.uid) is not a string")
                 }
+                let isClass = string == "$class"
+                state.pointee.fieldKeys[slot] = (keyReference, string, isClass)
+                if isClass { continue }
                 key = string
-                state.pointee.fieldKeys[slot] = (keyReference, string)
             }
-            if key == "$class" { continue }
             let reference = try reader.valueReference(fields, i)
-            let v = try reader.value(reference)
-            let field: ArchivedObject.Field
-            switch v {
-            case .uid(let uid): field = .object(try decodeObject(uid, key: key))
-            case .integer(let n): field = .value(.integer(n))
-            case .real(let d): field = .value(.real(d))
-            case .bool(let b): field = .value(.bool(b))
-            case .other(let p): field = .value(p)
+            switch try reader.value(reference) {
+            case .uid(let uid): read.append((key, .object(try decodeObject(uid, key: key))))
+            case .integer(let n): read.append((key, .value(.integer(n))))
+            case .real(let d): read.append((key, .value(.real(d))))
+            case .bool(let b): read.append((key, .value(.bool(b))))
+            case .other(let p): read.append((key, .value(p)))
             case .array(let a):
                 var allUIDs = true
                 var values: [ArchiveObjectReader.Value] = []
@@ -481,13 +479,12 @@ extension KeyedUnarchiver {
                 if allUIDs && a.count > 0 {
                     var list: [Any?] = []
                     for e in values { if case .uid(let u) = e { list.append(try decodeObject(u, key: key)) } }
-                    field = .objects(list)
+                    read.append((key, .objects(list)))
                 } else {
-                    field = .value(try reader.materialize(reference))
+                    read.append((key, .value(try reader.materialize(reference))))
                 }
-            case .dictionary: field = .value(try reader.materialize(reference))
+            case .dictionary: read.append((key, .value(try reader.materialize(reference))))
             }
-            read.append((key, field))
         }
     }
 }

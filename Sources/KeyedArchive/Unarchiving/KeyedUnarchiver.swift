@@ -123,7 +123,8 @@ public final class KeyedUnarchiver {
         /// The keys generic objects were read with, by their plist string object (an archive names each key
         /// once however many objects hold it), in 64 slots by the object's low bits: a lookup is a compare,
         /// not a hash. Empty until the first generic object: a decode of registered types makes none.
-        var fieldKeys: [(object: Int, key: String)] = []
+        /// `isClass`: the key is `$class`, which a generic object's fields leave out.
+        var fieldKeys: [(object: Int, key: String, isClass: Bool)] = []
         /// Whether objects of mutable Foundation classes decode as `ArchivedMutableObject`s (see
         /// ``KeyedUnarchiver/keepsMutableClasses``); off while a registered type reads its own fields.
         var keepsMutableClasses = false
