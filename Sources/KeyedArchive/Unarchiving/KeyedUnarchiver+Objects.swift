@@ -314,7 +314,7 @@ extension KeyedUnarchiver {
             return state.pointee.hooked ? try substitute(value, uid: uid) : value
         }
         let resolved = try resolveClass(of: fields, uid: uid)
-        if allowedTypes != nil { try checkAllowed(resolved, uid: uid, key: key) }
+        try checkAllowed(resolved, uid: uid, key: key)
         switch resolved.kind {
         case .standard(let standard):
             if state.pointee.keepsMutableClasses, standard.isMutable {
