@@ -426,18 +426,35 @@ extension KeyedUnarchiver {
     /// close a cycle of generic objects moves them into an `ArchivedObjectGraph`; when reading fails, the
     /// fields read into it and into the objects read inside it that are still open are dropped, so that a
     /// failed decode leaves no cycle either.
+    ///
+    /// The object goes on the cycle finder's stack only when its first reference is read: one whose fields
+    /// hold none (most objects: scalars only) refers to nothing, so it is on no cycle, and nothing read
+    /// inside it could refer back to it.
     package func decodeAllFields(into object: ArchivedObject) throws {
-        state.pointee.cycles.begin(object)
+        var tracked = false
         do {
-            try readAllFields(into: object)
+            try readAllFields(into: object, tracked: &tracked)
         } catch {
-            for member in state.pointee.cycles.abandon(object) { member.dropOwnFields() }
+            if tracked {
+                for member in state.pointee.cycles.abandon(object) { member.dropOwnFields() }
+            } else {
+                object.dropOwnFields()
+            }
             throw error
         }
-        if let members = state.pointee.cycles.end(object) { ArchivedObjectGraph.adopt(members) }
+        if tracked, let members = state.pointee.cycles.end(object) { ArchivedObjectGraph.adopt(members) }
     }
 
-    private func readAllFields(into object: ArchivedObject) throws {
+    /// Puts `object` on the cycle finder's stack before its first reference is decoded.
+    @inline(__always)
+    private func track(_ object: ArchivedObject, _ tracked: inout Bool) {
+        if !tracked {
+            state.pointee.cycles.begin(object)
+            tracked = true
+        }
+    }
+
+    private func readAllFields(into object: ArchivedObject, tracked: inout Bool) throws {
         let fields = state.pointee.frame.fields
         // Filled here and handed over once: each append to the object's own array would be an access to a
         // class's property. Each field is made in place in the array (no copy of it into the tuple).
@@ -463,7 +480,9 @@ extension KeyedUnarchiver {
             }
             let reference = try reader.valueReference(fields, i)
             switch try reader.value(reference) {
-            case .uid(let uid): read.append((key, .object(try decodeObject(uid, key: key))))
+            case .uid(let uid):
+                if uid != 0 { track(object, &tracked) }
+                read.append((key, .object(try decodeObject(uid, key: key))))
             case .integer(let n): read.append((key, .value(.integer(n))))
             case .real(let d): read.append((key, .value(.real(d))))
             case .bool(let b): read.append((key, .value(.bool(b))))
@@ -477,6 +496,7 @@ extension KeyedUnarchiver {
                     values.append(e)
                 }
                 if allUIDs && a.count > 0 {
+                    track(object, &tracked)
                     var list: [Any?] = []
                     for e in values { if case .uid(let u) = e { list.append(try decodeObject(u, key: key)) } }
                     read.append((key, .objects(list)))
