@@ -478,6 +478,12 @@ extension KeyedUnarchiver {
                 if isClass { continue }
                 key = string
             }
+            // A real, the commonest field, read in place (as the typed decode reads one); anything else, or a
+            // bad reference, is read below.
+            if let d = reader.real(fields, valueAt: i) {
+                read.append((key, .value(.real(d))))
+                continue
+            }
             let reference = try reader.valueReference(fields, i)
             switch try reader.value(reference) {
             case .uid(let uid):
