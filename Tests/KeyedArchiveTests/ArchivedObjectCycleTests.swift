@@ -112,6 +112,33 @@ struct ArchivedObjectCycleTests {
         }
     }
 
+    @Test func aCycleWhoseReferencesFollowScalarFieldsIsFound() throws {
+        // The cycle finder takes an object up at its first reference: A and B read scalars first, then refer
+        // to each other; C, scalars only, is shared by both and is on no cycle.
+        let a = ArchivedObject(classChain: ["A", "NSObject"])
+        let b = ArchivedObject(classChain: ["B", "NSObject"])
+        let c = ArchivedObject(classChain: ["C", "NSObject"], fields: [("n", .value(.integer(3))), ("r", .value(.real(0.5)))])
+        a.fields = [("n", .value(.integer(1))), ("c", .object(c)), ("b", .object(b))]
+        b.fields = [("n", .value(.integer(2))), ("flag", .value(.bool(true))), ("a", .object(a)), ("c", .object(c))]
+        let bytes = try KeyedArchiver.archivedData(withRootObject: a)
+        a.fields = []
+        b.fields = []
+        try expectFreed(bytes) { a in
+            #expect(a.fields.map(\.key) == ["n", "c", "b"])
+            guard case .object(let b as ArchivedObject)? = a["b"], case .object(let c as ArchivedObject)? = a["c"] else {
+                Issue.record("a"); return
+            }
+            guard case .object(let toA as ArchivedObject)? = b["a"], case .object(let c2 as ArchivedObject)? = b["c"] else {
+                Issue.record("b"); return
+            }
+            #expect(toA === a)
+            #expect(c2 === c)
+            #expect(b.fields.map(\.key) == ["n", "flag", "a", "c"])
+            guard case .value(.real(let r))? = c["r"] else { Issue.record("c"); return }
+            #expect(r == 0.5)
+        }
+    }
+
     @Test func anInnerObjectKeepsItsWholeCycleAlive() throws {
         let bytes = try Self.loopArchive()
         weak var weakRoot: ArchivedObject?

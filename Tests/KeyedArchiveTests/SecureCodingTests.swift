@@ -83,6 +83,28 @@ struct SecureCodingTests {
         #expect(arrayError?.reason == #"secure coding: class "Tripwire" (Tripwire) is not among the types asked for: Array<Circle>"#)
     }
 
+    @Test func anElementOfANestedArrayIsNamedByBothIndexes() throws {
+        let bytes = try archive([[Circle(centerX: 0, centerY: 0, radius: 1)], [Circle(centerX: 1, centerY: 1, radius: 1), Tripwire()]] as [Any])
+        let error = expectKeyedError(.classNotAllowed) {
+            try KeyedUnarchiver.unarchivedObject(ofType: [[Circle]].self, from: bytes, registry: Self.registry)
+        }
+        #expect(error?.keyPath == "root.NS.objects.1.NS.objects.1")
+        #expect(error?.classChain == ["Tripwire", "NSObject"])
+    }
+
+    @Test func aVerdictForOneListIsNotTakenForTheNext() throws {
+        let archiver = KeyedArchiver()
+        archiver.encode(Circle(centerX: 1, centerY: 1, radius: 2), forKey: "a")
+        archiver.encode(Circle(centerX: 2, centerY: 2, radius: 3), forKey: "b")
+        let bytes = try archiver.finishEncoding()
+        try KeyedUnarchiver.withUnarchiver(for: bytes, registry: Self.registry, requiresSecureCoding: true) { (u: KeyedUnarchiver) throws in
+            #expect((try u.decodeIfPresent(Any.self, forKey: "a", allowedTypes: [Circle.self, Style.self]) as? Circle)?.radius == 2)
+            // The same class under a list that leaves it out, in the same place of the unarchiver's list stack.
+            let error = expectKeyedError(.classNotAllowed) { try u.decodeIfPresent(Any.self, forKey: "b", allowedTypes: [Style.self]) }
+            #expect(error?.reason == #"secure coding: class "Circle" (Circle) is not among the types asked for: Style"#)
+        }
+    }
+
     @Test func aSubclassOfTheTypeAskedForIsAllowed() throws {
         let shapes = [Rectangle(x: 0, y: 0, width: 1, height: 2), RoundedRectangle(x: 1, y: 1, width: 3, height: 4, cornerRadius: 1)]
         let decoded = try #require(try KeyedUnarchiver.unarchivedObject(ofType: [Rectangle].self, from: try archive(shapes), registry: Self.registry))

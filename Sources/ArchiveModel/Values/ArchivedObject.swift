@@ -64,10 +64,14 @@ public final class ArchivedObject: ArchivableClass, Hashable {
 
     /// Where the object stands on the stack of the ``ArchivedObjectCycles`` reading it, `-1` when on none
     /// (checked against that stack before use).
-    package var cycleStackPosition = -1
+    ///
+    /// This and `ownFields` are set once or twice for each object a decode reads, each access a plain get or
+    /// set that no other access overlaps (an object is read by one decode, on one thread): the run-time
+    /// exclusivity check of a class's stored property would cost more than the access.
+    @exclusivity(unchecked) package var cycleStackPosition = -1
     /// Own storage, for an object on no cycle (`graph` is `nil`).
     var ownClassChain: [String]
-    package var ownFields: [(key: String, value: Field)]
+    @exclusivity(unchecked) package var ownFields: [(key: String, value: Field)]
     /// The graph that holds this object's class chain and fields, for an object on a cycle.
     private(set) var graph: ArchivedObjectGraph?
     private(set) var index: Int = 0
@@ -88,6 +92,14 @@ public final class ArchivedObject: ArchivableClass, Hashable {
         self.graph = graph
         self.index = index
     }
+
+    /// Hands the fields a decode read to the object, after any it has.
+    package func adoptFields(_ read: [(key: String, value: Field)]) {
+        if ownFields.isEmpty { ownFields = read } else { ownFields.append(contentsOf: read) }
+    }
+
+    /// Drops the fields of an object whose reading failed.
+    package func dropOwnFields() { ownFields = [] }
 
     /// Moves this object's storage into `graph` at `index` (its own storage is emptied).
     func move(to graph: ArchivedObjectGraph, index: Int) {

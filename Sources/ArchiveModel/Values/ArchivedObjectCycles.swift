@@ -7,10 +7,16 @@
 /// lowers the reader's low link, as in Tarjan's algorithm. Objects reached first are read inside their
 /// referrer, so the tree edges are the nesting of ``begin(_:)`` and ``end(_:)``.
 package struct ArchivedObjectCycles {
-    private var stack: [ArchivedObject] = []
-    private var number: [Int] = []
-    private var low: [Int] = []
-    private var selfReference: [Bool] = []
+    /// An object on the stack, with its number in the depth-first order and its low link.
+    private struct Entry {
+        let object: ArchivedObject
+        let number: Int
+        var low: Int
+        var selfReference = false
+    }
+
+    /// One array, so that an object going on and off the stack is one append and one removal.
+    private var stack: [Entry] = []
     /// Stack positions of the objects whose fields are being read, innermost last.
     private var path: [Int] = []
     private var counter = 0
@@ -27,10 +33,7 @@ package struct ArchivedObjectCycles {
 
     package mutating func begin(_ object: ArchivedObject) {
         let p = stack.count
-        stack.append(object)
-        number.append(counter)
-        low.append(counter)
-        selfReference.append(false)
+        stack.append(Entry(object: object, number: counter, low: counter))
         counter += 1
         object.cycleStackPosition = p
         path.append(p)
@@ -39,8 +42,8 @@ package struct ArchivedObjectCycles {
     /// A reference from the object being read to `object`, decoded before.
     package mutating func reference(_ object: ArchivedObject) {
         guard let current = path.last, let p = stackPosition(of: object) else { return }
-        if p == current { selfReference[p] = true }
-        if number[p] < low[current] { low[current] = number[p] }
+        if p == current { stack[p].selfReference = true }
+        if stack[p].number < stack[current].low { stack[current].low = stack[p].number }
     }
 
     /// `mutable` has been read, holding `value`: remembers the lowest object on the stack its value refers to
@@ -60,14 +63,14 @@ package struct ArchivedObjectCycles {
         guard let n = lowestInside[ObjectIdentifier(mutable)], let current = path.last else { return }
         // Numbers rise along the stack: the object numbered `n` is on it if some position holds `n`.
         var lo = 0
-        var hi = number.count
+        var hi = stack.count
         while lo < hi {
             let mid = (lo + hi) / 2
-            if number[mid] < n { lo = mid + 1 } else { hi = mid }
+            if stack[mid].number < n { lo = mid + 1 } else { hi = mid }
         }
-        guard lo < number.count, number[lo] == n else { return }
-        if lo == current { selfReference[lo] = true }
-        if n < low[current] { low[current] = n }
+        guard lo < stack.count, stack[lo].number == n else { return }
+        if lo == current { stack[lo].selfReference = true }
+        if n < stack[current].low { stack[current].low = n }
     }
 
     /// Calls `found` with the number of each object on the stack `value` refers to, through the collections
@@ -76,7 +79,7 @@ package struct ArchivedObjectCycles {
         guard depth < 10_000 else { return }
         switch value {
         case let object as ArchivedObject:
-            if let p = stackPosition(of: object) { found(number[p]) }
+            if let p = stackPosition(of: object) { found(stack[p].number) }
         case let mutable as ArchivedMutableObject:
             if let n = lowestInside[ObjectIdentifier(mutable)] { found(n) }
         default:
@@ -88,15 +91,12 @@ package struct ArchivedObjectCycles {
     /// refers to itself).
     package mutating func end(_ object: ArchivedObject) -> [ArchivedObject]? {
         let p = path.removeLast()
-        if let parent = path.last, low[p] < low[parent] { low[parent] = low[p] }
-        guard low[p] == number[p] else { return nil }
-        if stack.count - p == 1 && !selfReference[p] {
+        let low = stack[p].low
+        if let parent = path.last, low < stack[parent].low { stack[parent].low = low }
+        guard low == stack[p].number else { return nil }
+        if stack.count - p == 1 && !stack[p].selfReference {
             // No cycle (nearly every object): off the stack without gathering members.
-            stack[p].cycleStackPosition = -1
-            stack.removeLast()
-            number.removeLast()
-            low.removeLast()
-            selfReference.removeLast()
+            stack.removeLast().object.cycleStackPosition = -1
             return nil
         }
         return pop(from: p)
@@ -105,7 +105,7 @@ package struct ArchivedObjectCycles {
     /// The position of `object` on this finder's stack, if it is there.
     private func stackPosition(of object: ArchivedObject) -> Int? {
         let p = object.cycleStackPosition
-        return p >= 0 && p < stack.count && stack[p] === object ? p : nil
+        return p >= 0 && p < stack.count && stack[p].object === object ? p : nil
     }
 
     /// Reading `object`'s fields failed: it and the objects read inside it that are still on the stack.
@@ -115,12 +115,9 @@ package struct ArchivedObjectCycles {
     }
 
     private mutating func pop(from p: Int) -> [ArchivedObject] {
-        let members = Array(stack[p...])
+        let members = stack[p...].map(\.object)
         for m in members { m.cycleStackPosition = -1 }
         stack.removeSubrange(p...)
-        number.removeSubrange(p...)
-        low.removeSubrange(p...)
-        selfReference.removeSubrange(p...)
         return members
     }
 }

@@ -56,8 +56,17 @@ struct UIDBitSet {
 /// The keys from the top object down to the object being decoded, which an error's key path names. Raw
 /// memory owned by the unarchiver's decoding state and freed with it (``deallocate()``): a push and a pop an
 /// object, with none of an array's uniqueness checks.
+///
+/// An element of an inline array of references is pushed as its array's key and its index, and named
+/// `NS.objects.3` only when the path is read (an error): no string is made for each element decoded.
 struct KeyPathStack {
-    private var storage: UnsafeMutablePointer<String>?
+    /// A struct, not a tuple: a tuple's pop would be destroyed through the runtime's generic tuple witness.
+    private struct Entry {
+        let key: String
+        let element: Int
+    }
+
+    private var storage: UnsafeMutablePointer<Entry>?
     private var capacity = 0
     private(set) var count = 0
 
@@ -71,11 +80,12 @@ struct KeyPathStack {
         storage.deallocate()
     }
 
+    /// Pushes `key`, or element `element` of the array under `key` when `element` is not negative.
     @inline(__always)
-    mutating func push(_ key: String) {
+    mutating func push(_ key: String, element: Int = -1) {
         if count == capacity { grow() }
         guard let storage else { return }
-        (storage + count).initialize(to: key)
+        (storage + count).initialize(to: Entry(key: key, element: element))
         count += 1
     }
 
@@ -86,14 +96,19 @@ struct KeyPathStack {
         (storage + count).deinitialize(count: 1)
     }
 
-    /// The keys, outermost first.
+    /// The keys, outermost first, an element as `key.index`.
     var keys: [String] {
         guard let storage else { return [] }
-        return Array(UnsafeBufferPointer(start: storage, count: count))
+        return UnsafeBufferPointer(start: storage, count: count).map { Self.name($0.key, element: $0.element) }
+    }
+
+    /// `key`, or `key.element` for an element of the array under `key`.
+    static func name(_ key: String, element: Int) -> String {
+        element < 0 ? key : "\(key).\(element)"
     }
 
     private mutating func grow() {
-        let larger = UnsafeMutablePointer<String>.allocate(capacity: max(8, capacity * 2))
+        let larger = UnsafeMutablePointer<Entry>.allocate(capacity: max(8, capacity * 2))
         if let storage {
             larger.moveInitialize(from: storage, count: count)
             storage.deallocate()

@@ -222,11 +222,12 @@ extension KeyedUnarchiver {
         guard state.pointee.depth < maxDepth else {
             throw error(.depthLimitExceeded, "objects nest deeper than \(maxDepth)", key: key, uid: uid)
         }
+        let element = element(under: key)
         // Swapped in and out rather than copied: a copy of a frame retains and releases its class chain.
         var other = Frame(uid: uid, fields: fields, classChain: chain, slot: slot)
         swap(&state.pointee.frame, &other)
         if slot >= 0 { beginKeyLookups(slot: slot) }
-        state.pointee.keyPath.push(key)
+        state.pointee.keyPath.push(key, element: element)
         state.pointee.depth += 1
         return other
     }
@@ -313,7 +314,7 @@ extension KeyedUnarchiver {
             return state.pointee.hooked ? try substitute(value, uid: uid) : value
         }
         let resolved = try resolveClass(of: fields, uid: uid)
-        if allowedTypes != nil { try checkAllowed(resolved, uid: uid, key: key) }
+        try checkAllowed(resolved, uid: uid, key: key)
         switch resolved.kind {
         case .standard(let standard):
             if state.pointee.keepsMutableClasses, standard.isMutable {
@@ -425,50 +426,73 @@ extension KeyedUnarchiver {
     /// close a cycle of generic objects moves them into an `ArchivedObjectGraph`; when reading fails, the
     /// fields read into it and into the objects read inside it that are still open are dropped, so that a
     /// failed decode leaves no cycle either.
+    ///
+    /// The object goes on the cycle finder's stack only when its first reference is read: one whose fields
+    /// hold none (most objects: scalars only) refers to nothing, so it is on no cycle, and nothing read
+    /// inside it could refer back to it.
     package func decodeAllFields(into object: ArchivedObject) throws {
-        state.pointee.cycles.begin(object)
+        var tracked = false
         do {
-            try readAllFields(into: object)
+            try readAllFields(into: object, tracked: &tracked)
         } catch {
-            for member in state.pointee.cycles.abandon(object) { member.ownFields = [] }
+            if tracked {
+                for member in state.pointee.cycles.abandon(object) { member.dropOwnFields() }
+            } else {
+                object.dropOwnFields()
+            }
             throw error
         }
-        if let members = state.pointee.cycles.end(object) { ArchivedObjectGraph.adopt(members) }
+        if tracked, let members = state.pointee.cycles.end(object) { ArchivedObjectGraph.adopt(members) }
     }
 
-    private func readAllFields(into object: ArchivedObject) throws {
+    /// Puts `object` on the cycle finder's stack before its first reference is decoded.
+    @inline(__always)
+    private func track(_ object: ArchivedObject, _ tracked: inout Bool) {
+        if !tracked {
+            state.pointee.cycles.begin(object)
+            tracked = true
+        }
+    }
+
+    private func readAllFields(into object: ArchivedObject, tracked: inout Bool) throws {
         let fields = state.pointee.frame.fields
         // Filled here and handed over once: each append to the object's own array would be an access to a
-        // class's property, checked for exclusivity at run time.
+        // class's property. Each field is made in place in the array (no copy of it into the tuple).
         var read: [(key: String, value: ArchivedObject.Field)] = []
         read.reserveCapacity(fields.count)
-        defer {
-            if object.ownFields.isEmpty { object.ownFields = read } else { object.ownFields.append(contentsOf: read) }
-        }
-        if state.pointee.fieldKeys.isEmpty { state.pointee.fieldKeys = Array(repeating: (-1, ""), count: 64) }
+        defer { object.adoptFields(read) }
+        if state.pointee.fieldKeys.isEmpty { state.pointee.fieldKeys = Array(repeating: (-1, "", false), count: 64) }
         for i in 0..<fields.count {
             let keyReference = try reader.keyReference(fields, i)
             let slot = keyReference & 63
             let key: String
             if state.pointee.fieldKeys[slot].object == keyReference {
+                if state.pointee.fieldKeys[slot].isClass { continue }
                 key = state.pointee.fieldKeys[slot].key
             } else {
                 guard let string = try reader.string(keyReference) else {
                     throw error(.invalidValue, "a key of object \(state.pointee.frame.uid) is not a string")
                 }
+                let isClass = string == "$class"
+                state.pointee.fieldKeys[slot] = (keyReference, string, isClass)
+                if isClass { continue }
                 key = string
-                state.pointee.fieldKeys[slot] = (keyReference, string)
             }
-            if key == "$class" { continue }
+            // A real, the commonest field, read in place (as the typed decode reads one); anything else, or a
+            // bad reference, is read below.
+            if let d = reader.real(fields, valueAt: i) {
+                read.append((key, .value(.real(d))))
+                continue
+            }
             let reference = try reader.valueReference(fields, i)
-            let v = try reader.value(reference)
-            let field: ArchivedObject.Field
-            switch v {
-            case .uid(let uid): field = .object(try decodeObject(uid, key: key))
-            case .integer(let n): field = .value(.integer(n))
-            case .real(let d): field = .value(.real(d))
-            case .bool(let b): field = .value(.bool(b))
-            case .other(let p): field = .value(p)
+            switch try reader.value(reference) {
+            case .uid(let uid):
+                if uid != 0 { track(object, &tracked) }
+                read.append((key, .object(try decodeObject(uid, key: key))))
+            case .integer(let n): read.append((key, .value(.integer(n))))
+            case .real(let d): read.append((key, .value(.real(d))))
+            case .bool(let b): read.append((key, .value(.bool(b))))
+            case .other(let p): read.append((key, .value(p)))
             case .array(let a):
                 var allUIDs = true
                 var values: [ArchiveObjectReader.Value] = []
@@ -478,15 +502,15 @@ extension KeyedUnarchiver {
                     values.append(e)
                 }
                 if allUIDs && a.count > 0 {
+                    track(object, &tracked)
                     var list: [Any?] = []
                     for e in values { if case .uid(let u) = e { list.append(try decodeObject(u, key: key)) } }
-                    field = .objects(list)
+                    read.append((key, .objects(list)))
                 } else {
-                    field = .value(try reader.materialize(reference))
+                    read.append((key, .value(try reader.materialize(reference))))
                 }
-            case .dictionary: field = .value(try reader.materialize(reference))
+            case .dictionary: read.append((key, .value(try reader.materialize(reference))))
             }
-            read.append((key, field))
         }
     }
 }

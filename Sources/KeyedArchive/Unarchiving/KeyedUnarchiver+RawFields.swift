@@ -34,14 +34,20 @@ extension KeyedUnarchiver {
         try typed(v, Any.self, key: key)
     }
 
-    /// The decoded elements of an inline array of references.
+    /// The decoded elements of an inline array of references. Each is decoded under `rawKey` with its index
+    /// kept aside (``DecodingState/elements``): key paths name it `rawKey.i`, with no string made per element.
     func elements(_ rawKey: String) throws -> [Any] {
         guard let refs = try elementArray(rawKey) else { return [] }
         var result: [Any] = []
         result.reserveCapacity(refs.count)
+        // An outer object's loop is put back on the way out, for its next elements.
+        let outer = state.pointee.elements
+        defer { state.pointee.elements = outer }
+        state.pointee.elements = (rawKey, -1, state.pointee.depth)
         for i in 0..<refs.count {
+            state.pointee.elements.index = i
             let v = try reader.value(reader.elementReference(refs, i))
-            result.append(try anyValue(v, key: "\(rawKey).\(i)") ?? ArchivedNull())
+            result.append(try anyValue(v, key: rawKey) ?? ArchivedNull())
         }
         return result
     }

@@ -15,20 +15,23 @@ enum RequestedTypes {
     /// `nested`: asked for inside an object's `init(coder:)`, where a type that names nothing allows nothing.
     case type(Any.Type, nested: Bool)
     /// A list of types (``KeyedUnarchiver/decode(_:forKey:allowedTypes:)``, `unarchivedObject(ofTypes:)`):
-    /// its index in the unarchiver's stack of lists.
-    case list(Int)
+    /// its index in the unarchiver's stack of lists, and the serial number of the request that pushed it
+    /// (each push a new one, so that a verdict cached for a list is never taken for a later list).
+    case list(Int, serial: UInt)
 
     var isAnything: Bool {
         if case .anything = self { return true }
         return false
     }
 
-    /// A key for the per-class cache of verdicts (0, never cached, for anything and for lists).
+    /// A key for the per-class cache of verdicts (0, never cached, for anything).
     var cacheKey: UInt {
         switch self {
-        case .anything, .list: 0
+        case .anything: 0
         // Metadata addresses are aligned: the low bit is free for `nested`, and the key is never 0.
         case .type(let t, let nested): UInt(bitPattern: ObjectIdentifier(t)) | (nested ? 1 : 0)
+        // Bit 1, clear in every aligned metadata address, tells a list's serial from a type.
+        case .list(_, let serial): serial &<< 2 | 2
         }
     }
 }
@@ -125,7 +128,7 @@ extension KeyedUnarchiver {
         switch state.pointee.requested {
         case .anything: .allowed
         case .type(let t, let nested): SecureCoding.verdict(found: found, type: t, nested: nested)
-        case .list(let index): SecureCoding.verdict(found: found, list: state.pointee.requestLists[index])
+        case .list(let index, _): SecureCoding.verdict(found: found, list: state.pointee.requestLists[index])
         }
     }
 
@@ -134,7 +137,7 @@ extension KeyedUnarchiver {
         switch state.pointee.requested {
         case .anything: "anything"
         case .type(let t, _): "\(t)"
-        case .list(let index): SecureCoding.describe(state.pointee.requestLists[index])
+        case .list(let index, _): SecureCoding.describe(state.pointee.requestLists[index])
         }
     }
 
@@ -142,7 +145,8 @@ extension KeyedUnarchiver {
     func withRequestedList<R>(_ types: [Any.Type], _ body: () throws -> R) rethrows -> R {
         let saved = state.pointee.requested
         state.pointee.requestLists.append(types)
-        state.pointee.requested = .list(state.pointee.requestLists.count - 1)
+        state.pointee.listSerial &+= 1
+        state.pointee.requested = .list(state.pointee.requestLists.count - 1, serial: state.pointee.listSerial)
         defer {
             state.pointee.requestLists.removeLast()
             state.pointee.requested = saved
@@ -186,7 +190,7 @@ extension KeyedUnarchiver {
     /// must be one of them too, as a class found was before its initializer ran; an array, set or
     /// dictionary holds what the list allows, its elements having been checked.
     func checkListed(_ value: Any, key: String) throws {
-        guard case .list(let index) = state.pointee.requested else { return }
+        guard case .list(let index, _) = state.pointee.requested else { return }
         let types = state.pointee.requestLists[index]
         let found: Any.Type = type(of: value)
         if found is any SecureCodingContainer.Type || value is ArchivedOrderedSet { return }

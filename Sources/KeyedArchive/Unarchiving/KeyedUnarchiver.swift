@@ -100,6 +100,13 @@ public final class KeyedUnarchiver {
         var requested: RequestedTypes = .anything
         /// The lists of types that `.list` requests index, innermost last.
         var requestLists: [[Any.Type]] = []
+        /// While ``KeyedUnarchiver/elements(_:)`` decodes the inline array under `elements.key` of the
+        /// object at depth `elements.depth`, the index of the element being decoded (`index` -1 otherwise): a
+        /// value decoded under that key at that depth is named `key.index` in key paths, a name made only
+        /// when an error reads it. (Here rather than in the frame, which a custom object's decode swaps.)
+        var elements: (key: String, index: Int, depth: Int) = ("", -1, -1)
+        /// The serial number of the last list request (``RequestedTypes/list(_:serial:)``).
+        var listSerial: UInt = 0
         /// Secure coding: requested types found to name a type (a nested decode of them is not refused).
         var typesNamingATypes: [ObjectIdentifier] = []
         /// Secure coding: per class slot, the ``RequestedTypes/cacheKey`` its class was last allowed for.
@@ -116,7 +123,8 @@ public final class KeyedUnarchiver {
         /// The keys generic objects were read with, by their plist string object (an archive names each key
         /// once however many objects hold it), in 64 slots by the object's low bits: a lookup is a compare,
         /// not a hash. Empty until the first generic object: a decode of registered types makes none.
-        var fieldKeys: [(object: Int, key: String)] = []
+        /// `isClass`: the key is `$class`, which a generic object's fields leave out.
+        var fieldKeys: [(object: Int, key: String, isClass: Bool)] = []
         /// Whether objects of mutable Foundation classes decode as `ArchivedMutableObject`s (see
         /// ``KeyedUnarchiver/keepsMutableClasses``); off while a registered type reads its own fields.
         var keepsMutableClasses = false
@@ -499,11 +507,19 @@ public final class KeyedUnarchiver {
     func error(_ code: KeyedArchiveError.Code, _ reason: String, key: String? = nil, uid: Int? = nil,
                chain: [String]? = nil) -> KeyedArchiveError {
         var path = state.pointee.keyPath.keys
-        if let key { path.append(key) }
+        if let key { path.append(KeyPathStack.name(key, element: element(under: key))) }
         if path.count > 12 { path = Array(path.prefix(4)) + ["…"] + Array(path.suffix(6)) }
         return KeyedArchiveError(code, reason, objectIndex: uid ?? (state.pointee.frame.uid >= 0 ? state.pointee.frame.uid : nil),
                                  keyPath: path.isEmpty ? nil : path.joined(separator: "."),
                                  classChain: chain ?? (state.pointee.frame.classChain.isEmpty ? nil : state.pointee.frame.classChain))
+    }
+
+    /// The element index that a value decoded under `key` in the current frame is named with, or -1.
+    @inline(__always)
+    func element(under key: String) -> Int {
+        let index = state.pointee.elements.index
+        return index >= 0 && state.pointee.elements.depth == state.pointee.depth && key == state.pointee.elements.key
+            ? index : -1
     }
 
     func mismatch(_ key: String, _ expected: String, _ v: ArchiveObjectReader.Value) -> KeyedArchiveError {

@@ -20,15 +20,34 @@ final class ResolvedClass {
     /// error for the NSCoding path (``KeyedUnarchiver/resolveClass(_:for:)``); the Codable bridge may still
     /// decode it as a statically named type. `nil` for a class the registry resolved.
     let unregisteredName: String?
+    /// Whether the `allowedTypes` of the unarchiver that resolved the class admit it (always when it has
+    /// none, and for the standard classes): decided once per class, not once per object.
+    let allowed: Bool
     /// Codable bridge: the last Swift type found named in `chain` (checked once per class and type).
     var verified: ObjectIdentifier?
 
-    init(chain: [String], kind: Kind, slot: Int, unregisteredName: String?) {
+    init(chain: [String], kind: Kind, slot: Int, unregisteredName: String?, allowedTypes: [Any.Type]?) {
         self.chain = chain
         self.kind = kind
         self.slot = slot
         self.unregisteredName = unregisteredName
+        if let allowedTypes, let type = Self.decodedType(of: kind) {
+            allowed = allowedTypes.contains(where: { isType(type, kindOf: $0) })
+        } else {
+            allowed = true
+        }
         if case .custom(let t) = kind { substitutes = t is any KeyedArchiveSubstituting.Type } else { substitutes = false }
+    }
+
+    /// The type objects of `kind` decode as, which allowed types are checked against; `nil` for a standard
+    /// class (always allowed: its contents are checked in turn).
+    static func decodedType(of kind: Kind) -> Any.Type? {
+        switch kind {
+        case .standard: nil
+        case .custom(let t): t
+        case .codable(let t): t
+        case .generic: ArchivedObject.self
+        }
     }
 
     /// How a registered type reads from a keyed archive: by ``KeyedArchivable`` or through the Codable bridge;
@@ -106,27 +125,23 @@ extension KeyedUnarchiver {
             unregistered = name
         }
         let resolved = ResolvedClass(chain: fullChain, kind: kind, slot: state.pointee.requestCaches.count,
-                                     unregisteredName: unregistered)
+                                     unregisteredName: unregistered, allowedTypes: allowedTypes)
         state.pointee.requestCaches.append([])
         state.pointee.classCache[classUID] = resolved
         return resolved
     }
 
-    /// Secure decoding: whether the caller allowed this class.
+    /// Secure decoding: whether the caller allowed this class (decided when the class was resolved).
+    @inline(__always)
     func checkAllowed(_ resolved: ResolvedClass, uid: Int, key: String? = nil) throws {
-        guard let allowedTypes else { return }
-        let type: Any.Type
-        switch resolved.kind {
-        case .standard:
-            return  // the standard Foundation classes are always allowed; their contents are checked in turn
-        case .custom(let t): type = t
-        case .codable(let t): type = t
-        case .generic: type = ArchivedObject.self
-        }
-        guard allowedTypes.contains(where: { isType(type, kindOf: $0) }) else {
-            throw error(.classNotAllowed,
-                        "class \"\(resolved.chain.first ?? "")\" (\(type)) is not among the allowed types: \(SecureCoding.describe(allowedTypes))",
-                        key: key, uid: uid, chain: resolved.chain)
-        }
+        if !resolved.allowed { throw notAllowed(resolved, uid: uid, key: key) }
+    }
+
+    @inline(never)
+    private func notAllowed(_ resolved: ResolvedClass, uid: Int, key: String?) -> KeyedArchiveError {
+        let type: Any.Type = ResolvedClass.decodedType(of: resolved.kind) ?? ArchivedObject.self
+        return error(.classNotAllowed,
+                     "class \"\(resolved.chain.first ?? "")\" (\(type)) is not among the allowed types: \(SecureCoding.describe(allowedTypes ?? []))",
+                     key: key, uid: uid, chain: resolved.chain)
     }
 }
