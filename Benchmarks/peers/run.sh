@@ -3,6 +3,7 @@
 #
 #   Benchmarks/peers/run.sh [passes]      # default 3 passes
 #   ONLY='^xml-' Benchmarks/peers/run.sh  # only the rows whose operation matches the regex
+#   PEER_TIMEOUT=300 Benchmarks/peers/run.sh  # seconds a program may take for one row (default 120; past it: "over N s")
 #
 # Installs what is missing: Debian's libplist-dev (libplist 2.2, C), librust-plist-dev (the rust plist crate
 # 1.3, vendored) and cargo, built offline against /usr/share/cargo/registry; a venv under build/venv with
@@ -138,7 +139,7 @@ for ((pass = 1; pass <= passes; pass++)); do
             say "pass $pass/$passes: $op $label: $name ($repeats x $inner)"
             status=0
             # shellcheck disable=SC2086
-            out=$(${program[$name]} "$op" "$path" "$repeats" "$inner" 2>"$build/stderr") || status=$?
+            out=$(timeout "${PEER_TIMEOUT:-120}" ${program[$name]} "$op" "$path" "$repeats" "$inner" 2>"$build/stderr") || status=$?
             note=$(head -c 300 "$build/stderr" | tr '\t\n' '  ')
             if [ $status -eq 0 ]; then
                 seconds=$(sed -n 's/.*seconds=\([^ ]*\).*/\1/p' <<<"$out")
@@ -147,7 +148,7 @@ for ((pass = 1; pass <= passes; pass++)); do
                 printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\tok\t%s\t%s\t\n' "$pass" "$op" "$label" "$bytes" "$name" "$repeats" "$inner" \
                     "$seconds" "$peak" >>"$results"
             else
-                case $status in 1) kind=refuses ;; 3) kind=n/a ;; *) kind="fails (exit $status)" ;; esac
+                case $status in 1) kind=refuses ;; 3) kind=n/a ;; 124) kind="over ${PEER_TIMEOUT:-120} s" ;; *) kind="fails (exit $status)" ;; esac
                 printf '%s\t%s\t%s\t\t%s\t%s\t%s\t%s\t\t\t%s\n' "$pass" "$op" "$label" "$name" "$repeats" "$inner" "$kind" "${note:-exit status $status}" >>"$results"
             fi
         done
