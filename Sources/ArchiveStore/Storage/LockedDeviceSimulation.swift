@@ -73,9 +73,9 @@ public final class LockedDeviceSimulation: Sendable {
         guard Self.contentCalls.contains(call) else { return false }
         let now = state.withLock { $0 }
         switch protection {
-        case .none?: return false
-        case .complete?: return now.locked || !now.unlockedSinceStart
-        case .completeUnlessOpen?: return !now.unlockedSinceStart || (now.locked && call == .open)
+        case FileProtection.none?: return false
+        case FileProtection.complete?: return now.locked || !now.unlockedSinceStart
+        case FileProtection.completeUnlessOpen?: return !now.unlockedSinceStart || (now.locked && call == .open)
         default: return !now.unlockedSinceStart // completeUntilFirstUserAuthentication, nil, a class unknown here
         }
     }

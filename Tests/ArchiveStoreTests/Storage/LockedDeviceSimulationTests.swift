@@ -65,6 +65,20 @@ struct LockedDeviceSimulationTests {
         #expect(try notes.records().map(\.id) == ["a", "b"])
     }
 
+    @Test func completeUnlessOpenKeepsTheOpenStoreAndRefusesOpeningIt() throws {
+        let device = LockedDeviceSimulation()
+        let notes = repository(.completeUnlessOpen, device)
+        try notes.add(Note(id: "a", text: "open"))
+        #expect(try notes.get("a")?.text == "open")   // the reader's handle opened while unlocked
+        device.isLocked = true
+        // The repository keeps that handle open: reading goes on.
+        #expect(try notes.get("a")?.text == "open")
+        // Another repository object must open the file: refused while locked.
+        #expect(code { _ = try repository(.completeUnlessOpen, device).get("a") } == .protectedDataUnavailable)
+        device.isLocked = false
+        #expect(try repository(.completeUnlessOpen, device).get("a")?.text == "open")
+    }
+
     @Test func noProtectionIsNeverRefused() throws {
         let device = LockedDeviceSimulation(locked: true, hasBeenUnlockedSinceStart: false)
         let notes = repository(FileProtection.none, device)
