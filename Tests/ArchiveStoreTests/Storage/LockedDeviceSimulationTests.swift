@@ -73,10 +73,12 @@ struct LockedDeviceSimulationTests {
         device.isLocked = true
         // The repository keeps that handle open: reading goes on.
         #expect(try notes.get("a")?.text == "open")
+        // So does writing: the writer's files (the store, its lock file) were opened by the first add.
+        try notes.add(Note(id: "b", text: "while locked"))
         // Another repository object must open the file: refused while locked.
         #expect(code { _ = try repository(.completeUnlessOpen, device).get("a") } == .protectedDataUnavailable)
         device.isLocked = false
-        #expect(try repository(.completeUnlessOpen, device).get("a")?.text == "open")
+        #expect(try repository(.completeUnlessOpen, device).records().map(\.id) == ["a", "b"])
     }
 
     @Test func noProtectionIsNeverRefused() throws {
