@@ -65,13 +65,14 @@ public final class ArchivedObject: ArchivableClass, Hashable {
     /// Where the object stands on the stack of the ``ArchivedObjectCycles`` reading it, `-1` when on none
     /// (checked against that stack before use).
     ///
-    /// This and `ownFields` are set once or twice for each object a decode reads, each access a plain get or
-    /// set that no other access overlaps (an object is read by one decode, on one thread): the run-time
+    /// Set once or twice for each object a decode reads, each access a plain get or set that no other access
+    /// overlaps (an object is read by one decode, on one thread, and no public API reaches it): the run-time
     /// exclusivity check of a class's stored property would cost more than the access.
     @exclusivity(unchecked) package var cycleStackPosition = -1
     /// Own storage, for an object on no cycle (`graph` is `nil`).
     var ownClassChain: [String]
-    @exclusivity(unchecked) package var ownFields: [(key: String, value: Field)]
+    /// Checked for exclusive access as any stored property: the public ``fields`` yields it for modification.
+    package var ownFields: [(key: String, value: Field)]
     /// The graph that holds this object's class chain and fields, for an object on a cycle.
     private(set) var graph: ArchivedObjectGraph?
     private(set) var index: Int = 0
