@@ -38,14 +38,14 @@ struct ReusedCoderStateTests {
 
     @Test func aScratchDecodesWhatANewUnarchiverDecodes() throws {
         let registry = shapeRegistry.registering(Point.self).registering(Sampler.self)
-        let scratch = KeyedUnarchiver.Scratch()
+        let scratch = KeyedUnarchiver.Scratch(registry: registry)
         let archives = try Self.roots().compactMap { $0 }.map { try KeyedArchiver.archivedData(withRootObject: $0) as [UInt8] }
         for pass in 0..<2 {
             for (i, archive) in archives.enumerated() {
                 let fresh = try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: archive, registry: registry,
                                                                 requiresSecureCoding: false)
-                let reused = try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: archive, registry: registry,
-                                                                 requiresSecureCoding: false, scratch: scratch)
+                let reused = try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: archive, requiresSecureCoding: false,
+                                                                 scratch: scratch)
                 #expect(describe(reused) == describe(fresh), "pass \(pass), archive \(i)")
             }
             // A decode that fails part way (a point whose x is a string) leaves nothing behind either.
@@ -59,8 +59,8 @@ struct ReusedCoderStateTests {
             value = .dictionary(top)
             let broken = try PropertyList.encode(value)
             let error = #expect(throws: KeyedArchiveError.self) {
-                _ = try KeyedUnarchiver.unarchivedObject(ofType: Point.self, from: broken, registry: registry,
-                                                         requiresSecureCoding: false, scratch: scratch)
+                _ = try KeyedUnarchiver.unarchivedObject(ofType: Point.self, from: broken, requiresSecureCoding: false,
+                                                         scratch: scratch)
             }
             #expect(error?.code == .typeMismatch)
         }

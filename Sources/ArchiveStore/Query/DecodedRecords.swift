@@ -8,9 +8,12 @@
 struct DecodedRecords<Record> {
     private var generation: UInt64 = 0
     private var inode: UInt64 = 0
-    private var records: [Int: Record] = [:]
-    /// Offsets in the order they were kept (a ring), to drop the oldest.
-    private var order: [Int] = []
+    /// Offset -> slot of ``records``: a map of concrete types, so that a lookup costs no generic metadata
+    /// (the repository's code runs unspecialized for the caller's record type).
+    private var slots: [Int: Int] = [:]
+    /// The records kept, a ring in the order they were kept, with the offset each is kept under.
+    private var records: ContiguousArray<Record> = []
+    private var offsets: [Int] = []
     private var next = 0
     let capacity: Int
 
@@ -20,25 +23,30 @@ struct DecodedRecords<Record> {
     mutating func record(at offset: Int, generation: UInt64, inode: UInt64) -> Record? {
         guard capacity > 0 else { return nil }
         if generation != self.generation || inode != self.inode {
+            slots.removeAll(keepingCapacity: true)
             records.removeAll(keepingCapacity: true)
-            order.removeAll(keepingCapacity: true)
+            offsets.removeAll(keepingCapacity: true)
             next = 0
             self.generation = generation
             self.inode = inode
             return nil
         }
-        return records[offset]
+        guard let slot = slots[offset] else { return nil }
+        return records[slot]
     }
 
     mutating func keep(_ record: Record, at offset: Int, generation: UInt64, inode: UInt64) {
-        guard capacity > 0, generation == self.generation, inode == self.inode, records[offset] == nil else { return }
-        if order.count < capacity {
-            order.append(offset)
+        guard capacity > 0, generation == self.generation, inode == self.inode, slots[offset] == nil else { return }
+        if records.count < capacity {
+            slots[offset] = records.count
+            records.append(record)
+            offsets.append(offset)
         } else {
-            records[order[next]] = nil
-            order[next] = offset
+            slots[offsets[next]] = nil
+            slots[offset] = next
+            records[next] = record
+            offsets[next] = offset
             next = (next + 1) % capacity
         }
-        records[offset] = record
     }
 }

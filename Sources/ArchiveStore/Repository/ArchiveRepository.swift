@@ -415,8 +415,8 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         let record: Record?
         do {
             if version == Record.archiveFormatVersion {
-                let scratch = scratches.withLock { $0.popLast() } ?? KeyedUnarchiver.Scratch()
-                record = try KeyedUnarchiver.unarchivedObject(ofType: Record.self, from: frame.payload, registry: registry,
+                let scratch = scratches.withLock { $0.popLast() } ?? KeyedUnarchiver.Scratch(registry: registry)
+                record = try KeyedUnarchiver.unarchivedObject(ofType: Record.self, from: frame.payload,
                                                               requiresSecureCoding: false, scratch: scratch)
                 scratches.withLock { if $0.count < 8 { $0.append(scratch) } }
             } else {
@@ -435,7 +435,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
             throw StoreError(.corrupt, "cannot read a record: \(error)", path: path, offset: frame.offset)
         }
         guard let record else { throw StoreError(.corrupt, "a record frame holds nil", path: path, offset: frame.offset) }
-        guard Self.key(record.id) == frame.key else {
+        guard sameBytes(Self.key(record.id), frame.key) else {
             throw StoreError(.corrupt, "a record frame holds another id than its key", path: path, offset: frame.offset)
         }
         return record

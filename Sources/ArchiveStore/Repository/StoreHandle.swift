@@ -628,7 +628,7 @@ final class StoreHandle {
         var found: LogFrame?
         _ = try table.firstIndex(hash: keyHash(key)) { index throws(StoreError) -> Bool in
             let frame = try frame(table.entries[index])
-            guard frame.key == key else { return false }
+            guard sameBytes(frame.key, key) else { return false }
             found = frame
             return true
         }

@@ -133,6 +133,15 @@ struct ResolvedClassCache {
     private var recentClasses: [ResolvedClass?] = []
     private static var recentSlots: Int { 32 }
 
+    /// Empty, as a new cache is, keeping the storage of its short arrays (a reused decoding state's).
+    mutating func removeAll() {
+        uids.removeAll(keepingCapacity: true)
+        classes.removeAll(keepingCapacity: true)
+        overflow = [:]
+        recentUIDs = []
+        recentClasses = []
+    }
+
     /// Sets the ``ResolvedClass/verified`` type of the class at `classUID` (already cached).
     mutating func setVerified(_ type: ObjectIdentifier, forClass classUID: Int) {
         if let i = uids.firstIndex(of: classUID) {
@@ -184,6 +193,9 @@ struct ResolvedClassCache {
 
 
 extension KeyedUnarchiver.DecodingState {
+    /// ``knownKeyObjects`` with no key found.
+    static let noKnownKeyObjects = [Int](repeating: -1, count: StandardKey.count)
+
     /// The state of a new decode of an archive of `objectCount` `$objects` and `uidCount` plist objects, made in
     /// place of this one (a ``KeyedUnarchiver/Scratch``'s): every field as a new decode starts it, only the
     /// storage of the bit sets, the key path and a few tables kept.
@@ -195,6 +207,8 @@ extension KeyedUnarchiver.DecodingState {
         var keyObjects = self.keyObjects
         var requestCaches = self.requestCaches
         var keyLookups = self.keyLookups
+        var knownKeyObjects = self.knownKeyObjects
+        var classCache = self.classCache
         // The old value goes; what was kept above has one owner again.
         self = KeyedUnarchiver.DecodingState(frame: top, instances: InstanceTable(count: objectCount),
                                               inProgress: inProgress, registeredKeys: registeredKeys)
@@ -203,11 +217,15 @@ extension KeyedUnarchiver.DecodingState {
         keyObjects.removeAll(keepingCapacity: true)
         requestCaches.removeAll(keepingCapacity: true)
         keyLookups.removeAll(keepingCapacity: true)
+        knownKeyObjects.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
+        classCache.removeAll()
         self.inProgress = inProgress
         self.registeredKeys = registeredKeys
         self.keyPath = keyPath
         self.keyObjects = keyObjects
         self.requestCaches = requestCaches
         self.keyLookups = keyLookups
+        self.knownKeyObjects = knownKeyObjects
+        self.classCache = classCache
     }
 }

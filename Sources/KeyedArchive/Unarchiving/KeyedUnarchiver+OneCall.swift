@@ -30,9 +30,10 @@ extension KeyedUnarchiver {
     /// ``unarchivedObject(ofType:from:registry:requiresSecureCoding:acceptedArchivers:)`` with the decoding
     /// state borrowed from `scratch` (see ``Scratch``): the same result, without allocating the state's tables
     /// again for each of many small archives.
-    package static func unarchivedObject<T>(ofType type: T.Type, from bytes: [UInt8], registry: ClassRegistry,
-                                            requiresSecureCoding: Bool, scratch: Scratch) throws -> T? {
-        try withUnarchiver(for: bytes, registry: registry, allowedTypes: nil, requiresSecureCoding: requiresSecureCoding,
+    /// The scratch's ``Scratch/registry`` resolves the classes.
+    package static func unarchivedObject<T>(ofType type: T.Type, from bytes: [UInt8], requiresSecureCoding: Bool,
+                                            scratch: Scratch) throws -> T? {
+        try withUnarchiver(for: bytes, registry: scratch.registry, allowedTypes: nil, requiresSecureCoding: requiresSecureCoding,
                            acceptedArchivers: .nsKeyedArchiver, maxDepth: 512, maxObjects: 1 << 24, scratch: scratch) { u in
             try u.requireRoot()
             return try u.decodeIfPresent(T.self, forKey: "root")

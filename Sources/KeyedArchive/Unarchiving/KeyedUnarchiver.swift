@@ -85,7 +85,9 @@ public final class KeyedUnarchiver {
         /// Recently found keys and their plist string objects.
         var keyObjects: [(key: String, object: Int)] = []
         /// Per ``StandardKey``, the plist string object that held it last (-1 before it is found).
-        var knownKeyObjects: [Int] = [Int](repeating: -1, count: StandardKey.count)
+        /// Starts as a shared array (copied at the first change): a reused state keeps its own instead of
+        /// allocating one each decode.
+        var knownKeyObjects: [Int] = DecodingState.noKnownKeyObjects
         /// Per resolved class, the keys looked up in request order with their plist string objects: every
         /// object of a class usually reads the same keys in the same order.
         var requestCaches: [[(key: String, object: Int)]] = []
@@ -153,7 +155,7 @@ public final class KeyedUnarchiver {
     }
 
     /// The storage the state came from and goes back to, when the decode borrowed it (see ``Scratch``).
-    private let scratch: Scratch?
+    let scratch: Scratch?
 
     init(reader: ArchiveObjectReader, registry: ClassRegistry, allowedTypes: [Any.Type]?,
          requiresSecureCoding: Bool = false, acceptedArchivers: AcceptedArchivers, maxDepth: Int, maxObjects: Int,
@@ -199,11 +201,20 @@ public final class KeyedUnarchiver {
     /// from a state as new (``DecodingState/reuse(top:objectCount:uidCount:)``, every field made afresh but
     /// the storage of a few tables), and gives it back at its end. One decode at a time uses a scratch
     /// (``take()`` refuses a second); callers keep one per thread or a pool.
+    ///
+    /// A scratch decodes with one registry, given when it is made: the class dictionaries its decodes resolved
+    /// are remembered (``ClassMemo``), so that the next archive of the same classes matches their bytes instead
+    /// of reading their names, looking them up and checking their types' conformances again.
     package final class Scratch {
         private var state: UnsafeMutablePointer<DecodingState>?
         private var lent = false
+        /// The registry every decode with this scratch uses.
+        package let registry: ClassRegistry
+        /// Classes resolved by earlier decodes with this scratch (without allowed types). Used by the one decode
+        /// the scratch is lent to (``take()``), so no access can overlap another: not checked at run time.
+        @exclusivity(unchecked) var classMemo = ClassMemo()
 
-        package init() {}
+        package init(registry: ClassRegistry) { self.registry = registry }
 
         /// The kept state, lent to one decode; `nil` when there is none yet or it is lent.
         func take() -> UnsafeMutablePointer<DecodingState>? {

@@ -26,6 +26,16 @@ final class ResolvedClass {
     /// Codable bridge: the last Swift type found named in `chain` (checked once per class and type).
     var verified: ObjectIdentifier?
 
+    /// A class resolved as `template` was, in another archive (``ClassMemo``), at `slot` of this one.
+    init(resolvedAs template: ResolvedClass, slot: Int) {
+        chain = template.chain
+        kind = template.kind
+        substitutes = template.substitutes
+        self.slot = slot
+        unregisteredName = template.unregisteredName
+        allowed = template.allowed
+    }
+
     init(chain: [String], kind: Kind, slot: Int, unregisteredName: String?, allowedTypes: [Any.Type]?) {
         self.chain = chain
         self.kind = kind
@@ -87,6 +97,12 @@ extension KeyedUnarchiver {
         guard case .dictionary(let d) = try reader.value(objectReference(classUID)) else {
             throw bad("$class refers to object \(classUID), which is not a class dictionary")
         }
+        // A scratch's decodes share one registry and no allowed types: a class dictionary holding the same
+        // names as one an earlier decode resolved resolves the same way.
+        let memo = allowedTypes == nil ? scratch : nil
+        if let memo, let template = memo.classMemo.match(d, reader) {
+            return keep(ResolvedClass(resolvedAs: template, slot: state.pointee.requestCaches.count), at: classUID)
+        }
         var name: String?
         var chain: [String]?
         for i in 0..<d.count {
@@ -114,18 +130,27 @@ extension KeyedUnarchiver {
         let fullChain = chain ?? [name]
         var kind = ResolvedClass.Kind.generic
         var unregistered: String?
+        // A class the registry's fallback resolved is not remembered: the fallback is the caller's code.
+        var remembered = true
         if let registered = registry.type(forClassName: name) {
             // A type registered for typedstreams only is no type here.
             if let keyed = ResolvedClass.keyedKind(of: registered) { kind = keyed } else { unregistered = name }
         } else if let standard = StandardClass(className: name) {
             kind = .standard(standard)
         } else if let fallback = registry.fallbackType(forClassName: name, classChain: fullChain) {
+            remembered = false
             if let keyed = ResolvedClass.keyedKind(of: fallback) { kind = keyed } else { unregistered = name }
         } else if !registry.decodesUnknownClassesAsArchivedObjects {
             unregistered = name
         }
         let resolved = ResolvedClass(chain: fullChain, kind: kind, slot: state.pointee.requestCaches.count,
                                      unregisteredName: unregistered, allowedTypes: allowedTypes)
+        if let memo, remembered { memo.classMemo.remember(resolved, named: name, chain: chain) }
+        return keep(resolved, at: classUID)
+    }
+
+    /// Files `resolved` as the class at `classUID` of this archive, with its key request cache.
+    private func keep(_ resolved: ResolvedClass, at classUID: Int) -> ResolvedClass {
         state.pointee.requestCaches.append([])
         state.pointee.classCache[classUID] = resolved
         return resolved

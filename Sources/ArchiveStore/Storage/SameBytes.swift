@@ -1,0 +1,14 @@
+import ArchivePlatform
+
+/// Whether `a` and `b` hold the same bytes, by `memcmp(3)`: a record's key is compared on every read of it,
+/// where `[UInt8] ==` compares byte by byte.
+@inline(__always)
+func sameBytes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    guard a.count == b.count else { return false }
+    return a.withUnsafeBytes { p in
+        b.withUnsafeBytes { q in
+            guard let left = p.baseAddress, let right = q.baseAddress else { return true }   // both empty
+            return Kernel.bytesEqual(left, right, count: p.count)
+        }
+    }
+}

@@ -1,0 +1,48 @@
+@testable import ArchiveStore
+import Testing
+
+/// The decoded-record cache: a ring of at most `capacity` records by frame offset, the oldest dropped first,
+/// emptied when the log changes, never holding class instances.
+@Suite("DecodedRecords")
+struct DecodedRecordsTests {
+    final class Box { let value: Int; init(_ value: Int) { self.value = value } }
+
+    @Test func keepsAtMostItsCapacityAndDropsTheOldestFirst() {
+        var cache = DecodedRecords<String>(capacity: 3)
+        #expect(cache.record(at: 10, generation: 7, inode: 1) == nil)   // adopts the log (7, 1)
+        for offset in [10, 20, 30] { cache.keep("r\(offset)", at: offset, generation: 7, inode: 1) }
+        #expect([10, 20, 30].map { cache.record(at: $0, generation: 7, inode: 1) } == ["r10", "r20", "r30"])
+        cache.keep("r40", at: 40, generation: 7, inode: 1)   // drops 10, the oldest
+        cache.keep("r50", at: 50, generation: 7, inode: 1)   // drops 20
+        #expect([10, 20, 30, 40, 50].map { cache.record(at: $0, generation: 7, inode: 1) } == [nil, nil, "r30", "r40", "r50"])
+        cache.keep("again", at: 30, generation: 7, inode: 1)   // an offset kept already keeps its record
+        #expect(cache.record(at: 30, generation: 7, inode: 1) == "r30")
+        for offset in [60, 70, 80] { cache.keep("r\(offset)", at: offset, generation: 7, inode: 1) }
+        #expect([30, 40, 50, 60, 70, 80].map { cache.record(at: $0, generation: 7, inode: 1) } == [nil, nil, nil, "r60", "r70", "r80"])
+    }
+
+    @Test func anotherLogOrFileEmptiesIt() {
+        var cache = DecodedRecords<String>(capacity: 4)
+        _ = cache.record(at: 0, generation: 1, inode: 1)
+        cache.keep("a", at: 8, generation: 1, inode: 1)
+        cache.keep("stale", at: 16, generation: 2, inode: 1)   // for another log: not kept
+        #expect(cache.record(at: 8, generation: 1, inode: 1) == "a")
+        #expect(cache.record(at: 8, generation: 2, inode: 1) == nil)   // a new log: emptied
+        #expect(cache.record(at: 8, generation: 2, inode: 1) == nil)
+        cache.keep("b", at: 8, generation: 2, inode: 1)
+        #expect(cache.record(at: 8, generation: 2, inode: 1) == "b")
+        #expect(cache.record(at: 8, generation: 2, inode: 9) == nil)   // another file: emptied
+        #expect(cache.record(at: 8, generation: 2, inode: 9) == nil)
+    }
+
+    @Test func classInstancesAndACapacityOfZeroAreNeverKept() {
+        var boxes = DecodedRecords<Box>(capacity: 8)
+        _ = boxes.record(at: 0, generation: 1, inode: 1)
+        boxes.keep(Box(1), at: 0, generation: 1, inode: 1)
+        #expect(boxes.record(at: 0, generation: 1, inode: 1) == nil)
+        var none = DecodedRecords<Int>(capacity: 0)
+        _ = none.record(at: 0, generation: 1, inode: 1)
+        none.keep(5, at: 0, generation: 1, inode: 1)
+        #expect(none.record(at: 0, generation: 1, inode: 1) == nil)
+    }
+}
