@@ -458,7 +458,7 @@ final class StoreHandle {
         }
         let bytes = try fileSystem.read(fd, count: RecordLog.headerSize + 2 * RecordLog.slotSize, at: 0, path)
         counters.slotReads.add(1)
-        if bytes == lastSlots { return .current }   // not a byte changed since the last check that found it current
+        if sameBytes(bytes, lastSlots) { return .current }   // not a byte changed since the last check that found it current
         // The header is checked again too (a few bytes): a file damaged or replaced in place since it was opened
         // is opened again, and reported then.
         guard bytes.count == RecordLog.headerSize + 2 * RecordLog.slotSize, RecordLog.isLog(bytes),

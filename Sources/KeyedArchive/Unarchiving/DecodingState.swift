@@ -135,11 +135,13 @@ struct ResolvedClassCache {
 
     /// Empty, as a new cache is, keeping the storage of its short arrays (a reused decoding state's).
     mutating func removeAll() {
-        uids.removeAll(keepingCapacity: true)
-        classes.removeAll(keepingCapacity: true)
-        overflow = [:]
-        recentUIDs = []
-        recentClasses = []
+        uids.empty()
+        classes.empty()
+        if !overflow.isEmpty { overflow = [:] }
+        if !recentUIDs.isEmpty {
+            recentUIDs = []
+            recentClasses = []
+        }
     }
 
     /// Sets the ``ResolvedClass/verified`` type of the class at `classUID` (already cached).
@@ -214,9 +216,9 @@ extension KeyedUnarchiver.DecodingState {
                                               inProgress: inProgress, registeredKeys: registeredKeys)
         inProgress.reset(count: objectCount)
         registeredKeys.reset(count: uidCount)
-        keyObjects.removeAll(keepingCapacity: true)
-        requestCaches.removeAll(keepingCapacity: true)
-        keyLookups.removeAll(keepingCapacity: true)
+        keyObjects.empty()
+        requestCaches.empty()
+        keyLookups.empty()
         knownKeyObjects.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
         classCache.removeAll()
         self.inProgress = inProgress
@@ -227,5 +229,15 @@ extension KeyedUnarchiver.DecodingState {
         self.keyLookups = keyLookups
         self.knownKeyObjects = knownKeyObjects
         self.classCache = classCache
+    }
+}
+
+extension Array {
+    /// Removes every element, keeping the storage: for the few elements a reused state's tables hold, one
+    /// `removeLast()` each costs less than `removeAll(keepingCapacity:)`, which goes through the general
+    /// `replaceSubrange`.
+    @inline(__always)
+    mutating func empty() {
+        while !isEmpty { removeLast() }
     }
 }
