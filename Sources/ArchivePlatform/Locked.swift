@@ -6,7 +6,9 @@
 ///
 /// Mirrors `OSAllocatedUnfairLock<State>` and Swift's `Mutex<Value>` (which need macOS 13 and 15).
 package final class Locked<State>: @unchecked Sendable { // Sendable: `state` is only touched while `mutex` is held.
-    private var state: State
+    /// Not checked for exclusive access at run time: the mutex makes every access exclusive (a body that
+    /// reached `withLock` again on the same value would wait on itself, never overlap).
+    @exclusivity(unchecked) private var state: State
     private let mutex = KernelMutex()
 
     package init(_ state: State) { self.state = state }

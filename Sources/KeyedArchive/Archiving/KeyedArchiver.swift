@@ -84,20 +84,24 @@ public final class KeyedArchiver {
         set { state.pointee.maxDepth = newValue }
     }
 
+    // The tables below are read and changed only by the archiver's own methods, each access short (a lookup,
+    // an insert) with no call out to other code while it lasts, so no two accesses can overlap: they are not
+    // checked at run time (an archive of a small record made about a hundred such checks).
+
     /// Whether a non-finite date fails the archive (see ``archivedData(withRootObject:refusingUnreadableValues:)``).
-    var refusesNonFiniteDates = false
-    var conditionals: [ObjectIdentifier] = []
-    var integerObjects: [Int64: Int32] = [:]
-    var realObjects: [UInt64: Int32] = [:]
-    var boolObjects: [Int32] = [-1, -1]
-    var nullObjectUID: Int32 = -1
-    var chainObjects: [[String]: Int32] = [:]
-    var keyNodes: [String: Int32] = [:]
-    var classNames: [ObjectIdentifier: String] = [:]
+    @exclusivity(unchecked) var refusesNonFiniteDates = false
+    @exclusivity(unchecked) var conditionals: [ObjectIdentifier] = []
+    @exclusivity(unchecked) var integerObjects: [Int64: Int32] = [:]
+    @exclusivity(unchecked) var realObjects: [UInt64: Int32] = [:]
+    @exclusivity(unchecked) var boolObjects: [Int32] = [-1, -1]
+    @exclusivity(unchecked) var nullObjectUID: Int32 = -1
+    @exclusivity(unchecked) var chainObjects: [[String]: Int32] = [:]
+    @exclusivity(unchecked) var keyNodes: [String: Int32] = [:]
+    @exclusivity(unchecked) var classNames: [ObjectIdentifier: String] = [:]
     /// Class dictionary UIDs of the types named by `classForKeyedArchiver` when not the object's own.
-    var substituteClassUIDs: [ObjectIdentifier: Int32] = [:]
-    var failure: KeyedArchiveError?
-    var finished = false
+    @exclusivity(unchecked) var substituteClassUIDs: [ObjectIdentifier: Int32] = [:]
+    @exclusivity(unchecked) var failure: KeyedArchiveError?
+    @exclusivity(unchecked) var finished = false
 
     /// An archiver with an empty archive. Mirrors `NSKeyedArchiver(requiringSecureCoding:)`.
     public init(outputFormat: PlistFormat = .binary) {
