@@ -815,27 +815,31 @@ package struct BinaryPlistBuffer {
     }
 
     package mutating func writeString(_ s: String) {
-        var utf8 = s.utf8
-        let isASCII: Bool = utf8.withContiguousStorageIfAvailable { buf in
-            var high: UInt8 = 0
-            for b in buf { high |= b }
-            return high < 0x80
-        } ?? {
+        // An ASCII string is copied from its UTF-8 storage in one go (a bridged string without contiguous
+        // UTF-8 is made contiguous first).
+        let written: Bool? = s.utf8.withContiguousStorageIfAvailable { buf in writeASCII(buf) }
+        if written == true { return }
+        if written == nil {
             var copy = s
             copy.makeContiguousUTF8()
-            utf8 = copy.utf8
-            return !copy.utf8.contains { $0 >= 0x80 }
-        }()
-        if isASCII {
-            writeMarker(0x50, count: utf8.count)
-            bytes.append(contentsOf: utf8)
-        } else {
-            let units = Array(s.utf16)
-            writeMarker(0x60, count: units.count)
-            for u in units {
-                bytes.append(UInt8(u >> 8))
-                bytes.append(UInt8(u & 0xFF))
-            }
+            if copy.utf8.withContiguousStorageIfAvailable({ buf in writeASCII(buf) }) == true { return }
         }
+        let units = Array(s.utf16)
+        writeMarker(0x60, count: units.count)
+        for u in units {
+            bytes.append(UInt8(u >> 8))
+            bytes.append(UInt8(u & 0xFF))
+        }
+    }
+
+    /// Writes `utf8` as an ASCII string object and returns `true`; writes nothing and returns `false` when a
+    /// byte is not ASCII.
+    private mutating func writeASCII(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        var high: UInt8 = 0
+        for b in utf8 { high |= b }
+        guard high < 0x80 else { return false }
+        writeMarker(0x50, count: utf8.count)
+        bytes.append(contentsOf: utf8)
+        return true
     }
 }
