@@ -5,7 +5,9 @@
 // only).
 //
 // Checks: no trap; every error thrown is a `KeyedArchiveError`; with unknown classes allowed, a decoded root
-// archives again and that archive decodes again. Leaks (objects kept alive by reference cycles the decode
+// archives again and that archive decodes again; a decode with a scratch kept from one input to the next (as a
+// store keeps one, with the classes it resolved: its `ClassMemo`) ends as the fresh decode does: the same error
+// code, or a root of the same type (and class chain, for an `ArchivedObject`). Leaks (objects kept alive by reference cycles the decode
 // made) are reported by LeakSanitizer when run with `-detect_leaks=1`.
 import BinaryPlist
 #if canImport(FoundationEssentials)
@@ -100,6 +102,22 @@ private func keyed<R>(_ what: String, _ body: () throws -> R) -> R? {
     }
 }
 
+/// Kept from one input to the next, as a store keeps them.
+private let scratches = [KeyedUnarchiver.Scratch(registry: registry), KeyedUnarchiver.Scratch(registry: generic)]
+
+/// How a decode ended: its error's code, or its root's type (and class chain, for an `ArchivedObject`).
+private func outcome(_ body: () throws -> Any?) -> String {
+    do {
+        guard let root = try body() else { return "nil" }
+        if let object = root as? ArchivedObject { return "ArchivedObject \(object.classChain)" }
+        return "\(type(of: root))"
+    } catch let error as KeyedArchiveError {
+        return "error \(error.code)"
+    } catch {
+        unarchiverFinding("a decode threw \(type(of: error)): \(error)")
+    }
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     guard let start, count > 0 else { return 0 }
@@ -118,6 +136,12 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
                 try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: again, registry: generic, requiresSecureCoding: false)
             }
         }
+    }
+    // The same decodes with a kept scratch end as the fresh ones.
+    for (scratch, classes) in zip(scratches, [registry, generic]) {
+        let fresh = outcome { try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: bytes, registry: classes, requiresSecureCoding: false) }
+        let kept = outcome { try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: bytes, requiresSecureCoding: false, scratch: scratch) }
+        if fresh != kept { unarchiverFinding("with a kept scratch: \(kept), fresh: \(fresh)") }
     }
     // Secure decoding of given root types.
     _ = keyed("secure Shape") {

@@ -173,7 +173,7 @@ build_target() {
     build_module ArchiveModel $(find "$root/Sources/ArchiveModel" -name '*.swift')
         build_module KeyedArchive $(find "$root/Sources/KeyedArchive" -name '*.swift')
         build_module ArchiveInspection "$root"/Sources/ArchiveInspection/*.swift
-        swiftc -sanitize=fuzzer,address -parse-as-library "$optimize" -g -module-name "$(echo "$target" | tr -d -)Fuzz" -I "$build/modules" "$entry" \
+        swiftc -sanitize=fuzzer,address -parse-as-library "$optimize" -g -module-name "$(echo "$target" | tr -d -)Fuzz" -package-name KeyedArchiveStore -I "$build/modules" "$entry" \
             -L "$build" -lArchiveInspection -lKeyedArchive -lArchiveModel -lBinaryPlist -lm -o "$binary" >"$build/$target.build.log" 2>&1 \
             || { cat "$build/$target.build.log" >&2; echo "Error: building $binary failed" >&2; exit 2; }
         return
