@@ -23,11 +23,7 @@ extension ArchiveRepository {
             records.reserveCapacity(rows.count)
             let (generation, inode) = (handle.generation, handle.inode)
             // The records decoded lately, taken in one go; the others read and decoded.
-            var kept: [Record?] = []
-            kept.reserveCapacity(rows.count)
-            decodedRecords.withLock { cache in
-                for row in rows { kept.append(cache.record(at: row.offset, generation: generation, inode: inode)) }
-            }
+            let kept = decodedRecords.records(at: rows.lazy.map(\.offset), generation: generation, inode: inode)
             for i in 0..<rows.count {
                 let row = rows[i]
                 if let kept = kept[i] {

@@ -73,7 +73,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// What is wrong with the record type's index declarations, if anything (queries then throw it).
     let indexDeclarationProblem: StoreError?
     /// Records decoded lately, by frame offset (see ``DecodedRecords``).
-    let decodedRecords: Locked<DecodedRecords<Record>>
+    let decodedRecords: DecodedRecordCache<Record>
     /// The observers of ``changes()``.
     let changeObservers = Locked<[UInt64: ChangeObserver]>([:])
     /// The thread that waits for other processes' commits while there are observers.
@@ -117,7 +117,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
             .creating(NewItemAttributes(protection: options.fileProtection, excludedFromBackup: options.excludedFromBackup))
         registry = RepositoryFile<Record>.registry
         migrationRegistry = MigratedRecord<Record>.registry
-        decodedRecords = Locked(DecodedRecords(capacity: options.decodedRecordCacheCapacity))
+        decodedRecords = DecodedRecordCache(capacity: options.decodedRecordCacheCapacity)
         indexDeclarationProblem = Self.indexDeclarationProblem(path: path)
     }
 
@@ -304,12 +304,12 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// The record with `id`, or `nil`. Reads one frame.
     public func get(_ id: Record.ID) throws(StoreError) -> Record? {
         let key = Self.key(id)
-        let found = try withStore { store throws(StoreError) -> Found in
+        let found = try withStore { store throws(StoreError) -> FoundRecord in
             switch store {
             case .absent:
                 return .none
             case .singleArchive(let bytes):
-                return .record(try RepositoryFile<Record>.decode(bytes, path: path).records.first { Self.key($0.id) == key })
+                return .singleArchive(bytes)
             case .log(let handle):
                 try checkVersion(handle.state.recordVersion)
                 guard let frame = try handle.liveFrame(for: key) else { return .none }
@@ -318,23 +318,18 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         }
         switch found {
         case .none: return nil
-        case .record(let record): return record
+        case .singleArchive(let bytes):
+            return try RepositoryFile<Record>.decode(bytes, path: path).records.first { Self.key($0.id) == key }
         case .frame(let frame, let version, let generation, let inode):
             return try decodeKept(frame, version: version, generation: generation, inode: inode)
         }
     }
 
-    private enum Found {
-        case none
-        case record(Record?)
-        case frame(LogFrame, Int, UInt64, UInt64)
-    }
-
     /// The record of `frame`, from ``decodedRecords`` when it was decoded lately, else decoded and kept.
     func decodeKept(_ frame: LogFrame, version: Int, generation: UInt64, inode: UInt64) throws(StoreError) -> Record {
-        if let kept = decodedRecords.withLock({ $0.record(at: frame.offset, generation: generation, inode: inode) }) { return kept }
+        if let kept = decodedRecords.record(at: frame.offset, generation: generation, inode: inode) { return kept }
         let record = try decode(frame, version: version)
-        decodedRecords.withLock { $0.keep(record, at: frame.offset, generation: generation, inode: inode) }
+        decodedRecords.keep(record, at: frame.offset, generation: generation, inode: inode)
         return record
     }
 
@@ -485,4 +480,12 @@ extension ArchiveRepository where Record: ExpiringRecord {
         }
         return records
     }
+}
+
+/// What ``ArchiveRepository/get(_:)`` found under the store's lock, decoded after it: not nested in the generic
+/// class, so that a `get` asks the runtime for no type metadata of it.
+private enum FoundRecord {
+    case none
+    case singleArchive([UInt8])
+    case frame(LogFrame, Int, UInt64, UInt64)
 }
