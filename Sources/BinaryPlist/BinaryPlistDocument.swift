@@ -111,7 +111,18 @@ public struct BinaryPlistDocument: Sendable {
         // Every offset must point inside the object area [8, table).
         let width = trailer.offsetWidth
         let badEntry: Int? = bytes.withUnsafeBytes { raw in
+            // One pass takes the largest `offset - 8` (wrapping, so that an offset below 8 is huge) with one
+            // unaligned 8-byte load per entry (the 32-byte trailer follows the table) and no branch per entry;
+            // only when it is out of range does a second pass find the first bad entry, for the error.
+            let shift = UInt64(64 - 8 * width)
+            var largest: UInt64 = 0
             var p = table
+            for _ in 0..<count {
+                largest = max(largest, (UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: p, as: UInt64.self)) &>> shift) &- 8)
+                p &+= width
+            }
+            guard largest >= UInt64(table - 8) else { return nil }
+            p = table
             for i in 0..<count {
                 let off = readBigEndian(raw, p, width)
                 if off < 8 || off >= UInt64(table) { return i }

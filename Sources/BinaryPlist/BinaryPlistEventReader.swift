@@ -215,6 +215,10 @@ extension BinaryPlistDocument {
                 return .date(PlistDate(secondsSinceReferenceDate: Double(bitPattern: readBigEndian(raw, start &+ 1, 8))))
             case 0x0 where marker == 0x08 || marker == 0x09:
                 return .bool(marker == 0x09)
+            case 0x8 where marker & 0x0F < 8 && Int(marker & 0x0F) &+ 1 <= objects.left(start &+ 1):
+                // A UID of 1 to 8 bytes (a keyed archive's references, most of a nib's values); wider ones and
+                // truncated ones are read, or refused, by `rare`.
+                return .uid(PlistUID(readBigEndian(raw, start &+ 1, Int(marker & 0x0F) &+ 1)))
             default:
                 return try rare(index, start, marker)
             }
@@ -336,7 +340,7 @@ extension BinaryPlistDocument {
 }
 
 extension BinaryPlistObjects {
-    /// UTF-16 strings, null, other widths, UIDs and every malformed marker, read by ``scalar(_:start:marker:)``.
+    /// UTF-16 strings, null, other widths, UIDs wider than 8 bytes or truncated, and every malformed marker, read by ``scalar(_:start:marker:)``.
     @usableFromInline @inline(never)
     func rareWalkScalar(_ index: Int, _ start: Int, _ marker: UInt8) throws(PlistError) -> Event {
         if marker >> 4 == 0x6 {

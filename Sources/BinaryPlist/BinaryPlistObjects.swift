@@ -225,11 +225,15 @@ package struct BinaryPlistObjects {
     @usableFromInline
     func checkReferences(at p: Int, count: Int, _ index: Int, _ start: Int) throws(PlistError) {
         try checkFits(count, referenceWidth, at: p, index, start)
+        // The buffer, width and shift as locals, so that they stay in registers (as properties of `self` they
+        // were loaded again for each reference); `end` does not overflow: the references fit in the object area.
+        let raw = self.raw, width = referenceWidth, shift = referenceShift
+        let end = p &+ count &* width
         var largest: UInt64 = 0
         var q = p
-        for _ in 0..<count {
-            largest = max(largest, referenceBits(at: q))
-            q += referenceWidth
+        while q < end {
+            largest = max(largest, UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: q, as: UInt64.self)) &>> shift)
+            q &+= width
         }
         guard largest >= UInt64(objectCount) else { return }
         q = p
