@@ -102,19 +102,56 @@ private func keyed<R>(_ what: String, _ body: () throws -> R) -> R? {
     }
 }
 
+/// A registry with a renamed class and a fallback (asked for every class it does not know; it names one type).
+private let renaming = registry.renaming("Polygon", to: FuzzShape.self).resolvingUnknownClasses { name, _ in
+    name == "Hexagon" ? FuzzCircle.self : nil
+}
+private let registries = [registry, generic, renaming]
 /// Kept from one input to the next, as a store keeps them.
-private let scratches = [KeyedUnarchiver.Scratch(registry: registry), KeyedUnarchiver.Scratch(registry: generic)]
+private let scratches = registries.map { KeyedUnarchiver.Scratch(registry: $0) }
 
-/// How a decode ended: its error's code, or its root's type (and class chain, for an `ArchivedObject`).
+/// The objects of an archive as a sorted list, whatever their order: each object's kind and value, a
+/// dictionary's sorted keys and its class's name. (The bytes themselves are no fingerprint: a Swift dictionary's
+/// order depends on its storage, so two equal graphs may be written in two orders.)
+private func objectsFingerprint(_ bytes: [UInt8]) -> String {
+    guard case .dictionary(let top)? = try? PropertyList.decode(bytes), case .array(let objects)? = top["$objects"] else {
+        return "unreadable"
+    }
+    func className(_ value: PlistValue?) -> String {
+        guard case .uid(let uid)? = value, Int(uid.value) < objects.count,
+              case .dictionary(let d) = objects[Int(uid.value)], case .string(let name)? = d["$classname"] else { return "?" }
+        return name
+    }
+    return objects.map { object -> String in
+        switch object {
+        case .dictionary(let d):
+            let keys = d.entries.compactMap(\.key.stringValue).sorted()
+            return "d \(className(d["$class"])) \(keys)"
+        case .array(let a): return "a \(a.count)"
+        default: return "\(object)"
+        }
+    }.sorted().joined(separator: "|")
+}
+
+/// How a decode ended: its error's code, or its root's type and the objects of the archive it writes again (the
+/// whole graph: a class resolved otherwise anywhere in it changes them), or the code of the error writing it gives.
 private func outcome(_ body: () throws -> Any?) -> String {
+    let root: Any?
     do {
-        guard let root = try body() else { return "nil" }
-        if let object = root as? ArchivedObject { return "ArchivedObject \(object.classChain)" }
-        return "\(type(of: root))"
+        root = try body()
     } catch let error as KeyedArchiveError {
         return "error \(error.code)"
     } catch {
         unarchiverFinding("a decode threw \(type(of: error)): \(error)")
+    }
+    guard let root else { return "nil" }
+    do {
+        let bytes: [UInt8] = try KeyedArchiver.archivedData(withRootObject: root)
+        return "\(type(of: root)) \(objectsFingerprint(bytes))"
+    } catch let error as KeyedArchiveError {
+        return "\(type(of: root)), writing it again: \(error.code)"
+    } catch {
+        unarchiverFinding("re-archiving threw \(type(of: error)): \(error)")
     }
 }
 
@@ -138,7 +175,7 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
         }
     }
     // The same decodes with a kept scratch end as the fresh ones.
-    for (scratch, classes) in zip(scratches, [registry, generic]) {
+    for (scratch, classes) in zip(scratches, registries) {
         let fresh = outcome { try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: bytes, registry: classes, requiresSecureCoding: false) }
         let kept = outcome { try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: bytes, requiresSecureCoding: false, scratch: scratch) }
         if fresh != kept { unarchiverFinding("with a kept scratch: \(kept), fresh: \(fresh)") }

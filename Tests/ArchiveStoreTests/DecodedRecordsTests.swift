@@ -45,4 +45,56 @@ struct DecodedRecordsTests {
         none.keep(5, at: 0, generation: 1, inode: 1)
         #expect(none.record(at: 0, generation: 1, inode: 1) == nil)
     }
+
+    @Test func capacityOneAndAnEvictedOffsetKeptAgain() {
+        var cache = DecodedRecords<String>(capacity: 1)
+        _ = cache.record(at: 0, generation: 1, inode: 1)
+        cache.keep("a", at: 8, generation: 1, inode: 1)
+        cache.keep("b", at: 16, generation: 1, inode: 1)
+        #expect(cache.record(at: 8, generation: 1, inode: 1) == nil)
+        #expect(cache.record(at: 16, generation: 1, inode: 1) == "b")
+        cache.keep("a2", at: 8, generation: 1, inode: 1)
+        #expect(cache.record(at: 8, generation: 1, inode: 1) == "a2")
+        #expect(cache.record(at: 16, generation: 1, inode: 1) == nil)
+
+        var ring = DecodedRecords<Int>(capacity: 3)
+        _ = ring.record(at: 0, generation: 1, inode: 1)
+        // Pseudo-random keeps (offsets 0..<8) against a first-in-first-out model.
+        var model: [(Int, Int)] = []
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for i in 0..<5000 {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let offset = Int(seed >> 61)
+            if !model.contains(where: { $0.0 == offset }) {
+                if model.count == 3 { model.removeFirst() }
+                model.append((offset, i))
+            }
+            ring.keep(i, at: offset, generation: 1, inode: 1)
+            for o in 0..<8 {
+                let expected = model.first(where: { $0.0 == o })?.1
+                if ring.record(at: o, generation: 1, inode: 1) != expected { Issue.record("offset \(o) at step \(i)"); return }
+            }
+        }
+    }
+
+    /// Eight tasks reading and keeping at once: every record found is the one kept at its offset.
+    @Test func theLockedCacheFromManyThreads() async {
+        let cache = DecodedRecordCache<Int>(capacity: 4)
+        await withTaskGroup(of: Void.self) { group in
+            for t in 0..<8 {
+                group.addTask {
+                    for i in 0..<20_000 {
+                        let gen = UInt64(i / 5000)
+                        let offset = (i * 7 + t) % 16
+                        if let r = cache.record(at: offset, generation: gen, inode: 1) {
+                            if r != offset * 1000 { Issue.record("wrong record") }
+                        } else {
+                            cache.keep(offset * 1000, at: offset, generation: gen, inode: 1)
+                        }
+                        _ = cache.records(at: [offset, offset + 1], generation: gen, inode: 1)
+                    }
+                }
+            }
+        }
+    }
 }

@@ -53,11 +53,46 @@ struct ClassMemoTests {
         #expect(strict.classMemo.count == 1)   // the unknown class is remembered as unknown
     }
 
-    /// A class dictionary holding `$classname` twice is never matched: it is read in full, as without a memo.
-    @Test func aClassDictionaryWithAKeyTwiceIsReadInFull() throws {
-        let scratch = KeyedUnarchiver.Scratch(registry: Self.generic)
-        let plain = try archive(["Thing", "NSObject"])
-        #expect(try chain(plain, scratch) == ["Thing", "NSObject"])
+    func hexagon() throws -> [UInt8] {
+        let archiver = KeyedArchiver()
+        archiver.setClassName("Hexagon", for: Circle.self)
+        archiver.encode(Circle(centerX: 0, centerY: 0, radius: 1), forKey: "root")
+        return try archiver.finishEncoding()
+    }
+
+    /// The registry's contract: the fallback is asked once per class in each archive. A class that reached it is
+    /// not remembered, whatever it answered: a fallback that answered nil is asked again for the next archive.
+    @Test func aFallbackThatAnsweredNilIsAskedAgainForTheNextArchive() throws {
+        let bytes = try hexagon()
+        func registry(_ log: FallbackLog) -> ClassRegistry {
+            shapeRegistry.resolvingUnknownClasses { name, _ in
+                log.withLock { names -> (any ArchivableClass.Type)? in
+                    names.append(name)
+                    return names.count >= 2 ? Circle.self : nil   // "a plug-in loaded since"
+                }
+            }
+        }
+        // Without a scratch: asked once per archive; the second archive decodes.
+        let freshLog = FallbackLog()
+        let fresh = registry(freshLog)
+        #expect(throws: KeyedArchiveError.self) { _ = try KeyedUnarchiver.unarchivedObject(ofType: Circle.self, from: bytes, registry: fresh, requiresSecureCoding: false) }
+        let freshSecond = try KeyedUnarchiver.unarchivedObject(ofType: Circle.self, from: bytes, registry: fresh, requiresSecureCoding: false)
+        #expect(freshSecond?.radius == 1)
+        #expect(freshLog.withLock { $0.count } == 2)
+        // With a kept scratch: the same two decodes must end the same way.
+        let keptLog = FallbackLog()
+        let scratch = KeyedUnarchiver.Scratch(registry: registry(keptLog))
+        #expect(throws: KeyedArchiveError.self) { _ = try KeyedUnarchiver.unarchivedObject(ofType: Circle.self, from: bytes, requiresSecureCoding: false, scratch: scratch) }
+        let keptSecond = try KeyedUnarchiver.unarchivedObject(ofType: Circle.self, from: bytes, requiresSecureCoding: false, scratch: scratch)
+        #expect(keptSecond?.radius == 1)
+        #expect(keptLog.withLock { $0.count } == 2)
+    }
+
+    /// A class dictionary with `$classname` twice whose two names resolve differently (a registered type, an
+    /// unknown class): the kept scratch must end as the fresh decode does.
+    @Test func aClassNameTwiceThatResolvesDifferently() throws {
+        let registry = shapeRegistry.allowingUnknownClasses()
+        let plain = try KeyedArchiver.archivedData(withRootObject: Circle(centerX: 0, centerY: 0, radius: 1))
         guard case .dictionary(var top) = try PropertyList.decode(plain), case .array(var objects)? = top["$objects"],
               let classIndex = objects.firstIndex(where: { $0.dictionaryValue?["$classname"] != nil }),
               case .dictionary(let classDictionary) = objects[classIndex] else {
@@ -69,8 +104,47 @@ struct ClassMemoTests {
         objects[classIndex] = .dictionary(PlistDictionary(entries: entries))
         top["$objects"] = .array(objects)
         let twice = try PropertyList.encode(.dictionary(top))
-        let fresh = try KeyedUnarchiver.unarchivedObject(ofType: ArchivedObject.self, from: twice, registry: Self.generic,
-                                                         requiresSecureCoding: false)?.classChain
-        #expect(try chain(twice, scratch) == fresh)
+        // The written plist really holds the key twice.
+        guard case .dictionary(let reread) = try PropertyList.decode(twice), case .array(let rereadObjects)? = reread["$objects"],
+              case .dictionary(let rereadClass) = rereadObjects[classIndex] else {
+            Issue.record("unexpected archive shape")
+            return
+        }
+        #expect(rereadClass.entries.filter { $0.key == .string("$classname") }.count == 2)
+
+        let scratch = KeyedUnarchiver.Scratch(registry: registry)
+        _ = try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: plain, requiresSecureCoding: false, scratch: scratch)
+        func outcome(_ body: () throws -> Any?) -> String {
+            do { return try body().map { "\(type(of: $0))" } ?? "nil" } catch let e as KeyedArchiveError { return "\(e.code)" } catch { return "\(error)" }
+        }
+        let fresh = outcome { try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: twice, registry: registry, requiresSecureCoding: false) }
+        let kept = outcome { try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: twice, requiresSecureCoding: false, scratch: scratch) }
+        #expect(kept == fresh)
+    }
+
+    /// `$classname` or `$classes` twice, the first bad and the second good: the full read fails on the first,
+    /// so the kept scratch must fail too (this is what the memo's duplicate-key guard is for).
+    @Test(arguments: ["$classname", "$classes"])
+    func aBadFirstCopyOfAClassKey(_ key: String) throws {
+        let registry = shapeRegistry.allowingUnknownClasses()
+        let plain = try KeyedArchiver.archivedData(withRootObject: Circle(centerX: 0, centerY: 0, radius: 1))
+        guard case .dictionary(var top) = try PropertyList.decode(plain), case .array(var objects)? = top["$objects"],
+              let classIndex = objects.firstIndex(where: { $0.dictionaryValue?["$classname"] != nil }),
+              case .dictionary(let classDictionary) = objects[classIndex] else {
+            Issue.record("unexpected archive shape")
+            return
+        }
+        let entries = [PlistDictionary.Entry(key: .string(key), value: .integer(PlistInteger(7)))] + classDictionary.entries
+        objects[classIndex] = .dictionary(PlistDictionary(entries: entries))
+        top["$objects"] = .array(objects)
+        let twice = try PropertyList.encode(.dictionary(top))
+        let scratch = KeyedUnarchiver.Scratch(registry: registry)
+        _ = try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: plain, requiresSecureCoding: false, scratch: scratch)
+        func outcome(_ body: () throws -> Any?) -> String {
+            do { return try body().map { "\(type(of: $0))" } ?? "nil" } catch let e as KeyedArchiveError { return "\(e.code)" } catch { return "\(error)" }
+        }
+        let fresh = outcome { try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: twice, registry: registry, requiresSecureCoding: false) }
+        let kept = outcome { try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: twice, requiresSecureCoding: false, scratch: scratch) }
+        #expect(kept == fresh)
     }
 }

@@ -88,6 +88,9 @@ public struct ClassRegistry: Sendable {
         fallback?(name, classChain)
     }
 
+    /// Whether a fallback is set (``resolvingUnknownClasses(_:)``).
+    package var hasFallback: Bool { fallback != nil }
+
     /// The registered class names, sorted (for error messages).
     package var registeredClassNames: [String] { byName.keys.sorted() }
 

@@ -411,9 +411,10 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         do {
             if version == Record.archiveFormatVersion {
                 let scratch = scratches.withLock { $0.popLast() } ?? KeyedUnarchiver.Scratch(registry: registry)
+                // Given back after a failed decode too: the unarchiver leaves the scratch as a new one starts.
+                defer { scratches.withLock { if $0.count < 8 { $0.append(scratch) } } }
                 record = try KeyedUnarchiver.unarchivedObject(ofType: Record.self, from: frame.payload,
                                                               requiresSecureCoding: false, scratch: scratch)
-                scratches.withLock { if $0.count < 8 { $0.append(scratch) } }
             } else {
                 record = try RecordMigration.$version.withValue(version) {
                     try KeyedUnarchiver.unarchivedObject(ofType: MigratedRecord<Record>.self, from: frame.payload,

@@ -29,7 +29,11 @@ struct ClassMemo {
     /// Remembers `resolved`, read from a dictionary whose `$classname` is `name` and whose `$classes` is `chain`.
     mutating func remember(_ resolved: ResolvedClass, named name: String, chain: [String]?) {
         guard entries.count < Self.capacity, Self.isASCII(name), chain?.allSatisfy(Self.isASCII) ?? true else { return }
-        entries.append(Entry(name: Array(name.utf8), chain: chain.map { $0.map { Array($0.utf8) } }, resolved: resolved))
+        let nameBytes = Array(name.utf8)
+        let chainBytes = chain.map { $0.map { Array($0.utf8) } }
+        // Once each: a dictionary that is never matched (one with a key twice) is resolved, and offered, at every read.
+        guard !entries.contains(where: { $0.name == nameBytes && $0.chain == chainBytes }) else { return }
+        entries.append(Entry(name: nameBytes, chain: chainBytes, resolved: resolved))
     }
 
     /// The class remembered for the class dictionary `d`, or `nil` when none matches (or reading it fails: the

@@ -135,8 +135,8 @@ struct ResolvedClassCache {
 
     /// Empty, as a new cache is, keeping the storage of its short arrays (a reused decoding state's).
     mutating func removeAll() {
-        uids.empty()
-        classes.empty()
+        uids.removeEachKeepingStorage()
+        classes.removeEachKeepingStorage()
         if !overflow.isEmpty { overflow = [:] }
         if !recentUIDs.isEmpty {
             recentUIDs = []
@@ -216,9 +216,9 @@ extension KeyedUnarchiver.DecodingState {
                                               inProgress: inProgress, registeredKeys: registeredKeys)
         inProgress.reset(count: objectCount)
         registeredKeys.reset(count: uidCount)
-        keyObjects.empty()
-        requestCaches.empty()
-        keyLookups.empty()
+        keyObjects.removeEachKeepingStorage()
+        requestCaches.removeEachKeepingStorage()
+        keyLookups.removeEachKeepingStorage()
         knownKeyObjects.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
         classCache.removeAll()
         self.inProgress = inProgress
@@ -237,7 +237,7 @@ extension Array {
     /// `removeLast()` each costs less than `removeAll(keepingCapacity:)`, which goes through the general
     /// `replaceSubrange`.
     @inline(__always)
-    mutating func empty() {
+    mutating func removeEachKeepingStorage() {
         while !isEmpty { removeLast() }
     }
 }

@@ -137,11 +137,15 @@ extension KeyedUnarchiver {
             if let keyed = ResolvedClass.keyedKind(of: registered) { kind = keyed } else { unregistered = name }
         } else if let standard = StandardClass(className: name) {
             kind = .standard(standard)
-        } else if let fallback = registry.fallbackType(forClassName: name, classChain: fullChain) {
-            remembered = false
-            if let keyed = ResolvedClass.keyedKind(of: fallback) { kind = keyed } else { unregistered = name }
-        } else if !registry.decodesUnknownClassesAsArchivedObjects {
-            unregistered = name
+        } else {
+            // The fallback is the caller's code, asked once per class in each archive: a class that reached it is
+            // not remembered, whatever it answered (nil included).
+            if registry.hasFallback { remembered = false }
+            if let fallback = registry.fallbackType(forClassName: name, classChain: fullChain) {
+                if let keyed = ResolvedClass.keyedKind(of: fallback) { kind = keyed } else { unregistered = name }
+            } else if !registry.decodesUnknownClassesAsArchivedObjects {
+                unregistered = name
+            }
         }
         let resolved = ResolvedClass(chain: fullChain, kind: kind, slot: state.pointee.requestCaches.count,
                                      unregisteredName: unregistered, allowedTypes: allowedTypes)

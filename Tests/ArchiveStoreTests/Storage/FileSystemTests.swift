@@ -95,8 +95,8 @@ struct ChecksumTests {
         for split in [0, 1, 7, 8, 9, 500, 1000] {
             #expect(Checksum.crc32(continuing: Checksum.crc32(long, 0..<split), long, split..<1000) == Checksum.crc32(long))
         }
-        // Longer inputs, also from an odd offset (eight-byte loads that are not aligned): values from Python's
-        // zlib.crc32(bytes((i * 37 + 11) % 256 for i in range(n))).
+        // Longer inputs, one from an odd offset: Python's zlib.crc32 of b[0:1000] and of b[5:1003], where
+        // b = bytes((i * 37 + 11) % 256 for i in range(1003)).
         let pattern = (0..<1003).map { UInt8(($0 * 37 + 11) % 256) }
         #expect(Checksum.crc32(pattern, 0..<1000) == 0xC390_5A1D)
         #expect(Checksum.crc32(pattern, 5..<1003) == 0x2D68_9A6E)
