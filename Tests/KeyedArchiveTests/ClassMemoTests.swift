@@ -88,63 +88,66 @@ struct ClassMemoTests {
         #expect(keptLog.withLock { $0.count } == 2)
     }
 
-    /// A class dictionary with `$classname` twice whose two names resolve differently (a registered type, an
-    /// unknown class): the kept scratch must end as the fresh decode does.
-    @Test func aClassNameTwiceThatResolvesDifferently() throws {
-        let registry = shapeRegistry.allowingUnknownClasses()
-        let plain = try KeyedArchiver.archivedData(withRootObject: Circle(centerX: 0, centerY: 0, radius: 1))
+    /// A Circle's archive, and the same archive with its class dictionary's entries changed by `change`.
+    func circleArchive(changingItsClass change: ([PlistDictionary.Entry]) -> [PlistDictionary.Entry]) throws -> (plain: [UInt8], changed: [UInt8]) {
+        let plain = try KeyedArchiver.archivedData(withRootObject: Circle(centerX: 0, centerY: 0, radius: 1)) as [UInt8]
         guard case .dictionary(var top) = try PropertyList.decode(plain), case .array(var objects)? = top["$objects"],
               let classIndex = objects.firstIndex(where: { $0.dictionaryValue?["$classname"] != nil }),
               case .dictionary(let classDictionary) = objects[classIndex] else {
             Issue.record("unexpected archive shape")
-            return
+            return (plain, plain)
         }
-        var entries = classDictionary.entries
-        entries.append(PlistDictionary.Entry(key: .string("$classname"), value: .string("Other")))
-        objects[classIndex] = .dictionary(PlistDictionary(entries: entries))
+        objects[classIndex] = .dictionary(PlistDictionary(entries: change(classDictionary.entries)))
         top["$objects"] = .array(objects)
-        let twice = try PropertyList.encode(.dictionary(top))
+        return (plain, try PropertyList.encode(.dictionary(top)))
+    }
+
+    /// How `changed` decodes fresh and with a scratch that read `plain` before: the root's type or the error's code.
+    func outcomes(_ archives: (plain: [UInt8], changed: [UInt8]), registry: ClassRegistry) throws -> (fresh: String, kept: String) {
+        let scratch = KeyedUnarchiver.Scratch(registry: registry)
+        _ = try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: archives.plain, requiresSecureCoding: false, scratch: scratch)
+        #expect(scratch.classMemo.count == 1)
+        func outcome(_ body: () throws -> Any?) -> String {
+            do {
+                return try body().map { "\(type(of: $0))" } ?? "nil"
+            } catch let error as KeyedArchiveError {
+                return "\(error.code)"
+            } catch {
+                return "\(type(of: error))"
+            }
+        }
+        let fresh = outcome {
+            try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: archives.changed, registry: registry, requiresSecureCoding: false)
+        }
+        let kept = outcome {
+            try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: archives.changed, requiresSecureCoding: false, scratch: scratch)
+        }
+        return (fresh, kept)
+    }
+
+    /// A class dictionary with `$classname` twice whose two names resolve differently (a registered type, an
+    /// unknown class; the last one read wins): the kept scratch ends as the fresh decode does.
+    @Test func aClassNameTwiceThatResolvesDifferently() throws {
+        let archives = try circleArchive { $0 + [PlistDictionary.Entry(key: .string("$classname"), value: .string("Other"))] }
         // The written plist really holds the key twice.
-        guard case .dictionary(let reread) = try PropertyList.decode(twice), case .array(let rereadObjects)? = reread["$objects"],
-              case .dictionary(let rereadClass) = rereadObjects[classIndex] else {
+        guard case .dictionary(let top) = try PropertyList.decode(archives.changed), case .array(let objects)? = top["$objects"],
+              let classDictionary = objects.first(where: { $0.dictionaryValue?["$classname"] != nil })?.dictionaryValue else {
             Issue.record("unexpected archive shape")
             return
         }
-        #expect(rereadClass.entries.filter { $0.key == .string("$classname") }.count == 2)
-
-        let scratch = KeyedUnarchiver.Scratch(registry: registry)
-        _ = try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: plain, requiresSecureCoding: false, scratch: scratch)
-        func outcome(_ body: () throws -> Any?) -> String {
-            do { return try body().map { "\(type(of: $0))" } ?? "nil" } catch let e as KeyedArchiveError { return "\(e.code)" } catch { return "\(error)" }
-        }
-        let fresh = outcome { try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: twice, registry: registry, requiresSecureCoding: false) }
-        let kept = outcome { try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: twice, requiresSecureCoding: false, scratch: scratch) }
+        #expect(classDictionary.entries.filter { $0.key == .string("$classname") }.count == 2)
+        let (fresh, kept) = try outcomes(archives, registry: shapeRegistry.allowingUnknownClasses())
+        #expect(fresh == "ArchivedObject")
         #expect(kept == fresh)
     }
 
     /// `$classname` or `$classes` twice, the first bad and the second good: the full read fails on the first,
-    /// so the kept scratch must fail too (this is what the memo's duplicate-key guard is for).
+    /// so the kept scratch fails too (what the memo's guard against a key twice is for).
     @Test(arguments: ["$classname", "$classes"])
     func aBadFirstCopyOfAClassKey(_ key: String) throws {
-        let registry = shapeRegistry.allowingUnknownClasses()
-        let plain = try KeyedArchiver.archivedData(withRootObject: Circle(centerX: 0, centerY: 0, radius: 1))
-        guard case .dictionary(var top) = try PropertyList.decode(plain), case .array(var objects)? = top["$objects"],
-              let classIndex = objects.firstIndex(where: { $0.dictionaryValue?["$classname"] != nil }),
-              case .dictionary(let classDictionary) = objects[classIndex] else {
-            Issue.record("unexpected archive shape")
-            return
-        }
-        let entries = [PlistDictionary.Entry(key: .string(key), value: .integer(PlistInteger(7)))] + classDictionary.entries
-        objects[classIndex] = .dictionary(PlistDictionary(entries: entries))
-        top["$objects"] = .array(objects)
-        let twice = try PropertyList.encode(.dictionary(top))
-        let scratch = KeyedUnarchiver.Scratch(registry: registry)
-        _ = try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: plain, requiresSecureCoding: false, scratch: scratch)
-        func outcome(_ body: () throws -> Any?) -> String {
-            do { return try body().map { "\(type(of: $0))" } ?? "nil" } catch let e as KeyedArchiveError { return "\(e.code)" } catch { return "\(error)" }
-        }
-        let fresh = outcome { try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: twice, registry: registry, requiresSecureCoding: false) }
-        let kept = outcome { try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: twice, requiresSecureCoding: false, scratch: scratch) }
+        let archives = try circleArchive { [PlistDictionary.Entry(key: .string(key), value: .integer(PlistInteger(7)))] + $0 }
+        let (fresh, kept) = try outcomes(archives, registry: shapeRegistry.allowingUnknownClasses())
+        #expect(fresh == "invalidClass")
         #expect(kept == fresh)
     }
 }
