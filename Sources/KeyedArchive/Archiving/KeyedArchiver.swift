@@ -86,7 +86,7 @@ public final class KeyedArchiver {
 
     // The tables below are read and changed only by the archiver's own methods, each access short (a lookup,
     // an insert) with no call out to other code while it lasts, so no two accesses can overlap: they are not
-    // checked at run time (an archive of a small record made about a hundred such checks).
+    // checked at run time (an archive of a small record made some thirty such checks).
 
     /// Whether a non-finite date fails the archive (see ``archivedData(withRootObject:refusingUnreadableValues:)``).
     @exclusivity(unchecked) var refusesNonFiniteDates = false
