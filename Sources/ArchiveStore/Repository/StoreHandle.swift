@@ -648,16 +648,22 @@ final class StoreHandle {
                                             chained: isChained),
               header.length == entry.length, header.kind == .put, header.verify(bytes, at: start)
         else { throw StoreError(.corrupt, "a frame fails its checksum", path: path, offset: entry.offset) }
+        return verifiedFrame(header, in: bytes, at: start, offset: entry.offset)
+    }
+
+    /// The frame whose `header`, at `start` of `bytes`, was verified (its checksum matched).
+    private static func verifiedFrame(_ header: FrameHeader, in bytes: [UInt8], at start: Int, offset: Int) -> LogFrame {
         let keyEnd = start + FrameHeader.size + header.keyLength
-        return LogFrame(header: header, offset: entry.offset, key: Array(bytes[start + FrameHeader.size..<keyEnd]),
+        return LogFrame(header: header, offset: offset, key: Array(bytes[start + FrameHeader.size..<keyEnd]),
                         payload: Array(bytes[keyEnd..<start + header.length]))
     }
 
     /// Calls `body` with the frame of each of `entries` (in log order), verified, reading neighbouring frames
     /// together.
     func forEachFrame(_ entries: [LiveEntry], _ body: (LogFrame) throws(StoreError) -> Bool) throws(StoreError) {
-        try forEachRawFrame(entries) { entry, bytes, start, _ throws(StoreError) -> Bool in
-            try body(try Self.frame(in: bytes, at: start, of: entry, isChained: isChained, path: path))
+        // `forEachRawFrame` has verified each header and checksum: the frame is made from them, not read again.
+        try forEachRawFrame(entries) { entry, bytes, start, header throws(StoreError) -> Bool in
+            try body(Self.verifiedFrame(header, in: bytes, at: start, offset: entry.offset))
         }
     }
 
