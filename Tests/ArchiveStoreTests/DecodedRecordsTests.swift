@@ -1,3 +1,4 @@
+import ArchivePlatform
 @testable import ArchiveStore
 import Testing
 
@@ -77,21 +78,21 @@ struct DecodedRecordsTests {
         }
     }
 
-    /// Eight tasks reading and keeping at once: every record found is the one kept at its offset.
+    /// Eight tasks reading and keeping at once through the repository's lock: every record found is the one kept
+    /// at its offset.
     @Test func theLockedCacheFromManyThreads() async {
-        let cache = DecodedRecordCache<Int>(capacity: 4)
+        let cache = Locked(DecodedRecords<Int>(capacity: 4))
         await withTaskGroup(of: Void.self) { group in
             for t in 0..<8 {
                 group.addTask {
                     for i in 0..<20_000 {
                         let gen = UInt64(i / 5000)
                         let offset = (i * 7 + t) % 16
-                        if let r = cache.record(at: offset, generation: gen, inode: 1) {
+                        if let r = cache.withLock({ $0.record(at: offset, generation: gen, inode: 1) }) {
                             if r != offset * 1000 { Issue.record("wrong record") }
                         } else {
-                            cache.keep(offset * 1000, at: offset, generation: gen, inode: 1)
+                            cache.withLock { $0.keep(offset * 1000, at: offset, generation: gen, inode: 1) }
                         }
-                        _ = cache.records(at: [offset, offset + 1], generation: gen, inode: 1)
                     }
                 }
             }

@@ -23,7 +23,9 @@ extension ArchiveRepository {
             records.reserveCapacity(rows.count)
             let (generation, inode) = (handle.generation, handle.inode)
             // The records decoded lately, taken in one go; the others read and decoded.
-            let kept = decodedRecords.records(at: rows.lazy.map(\.offset), generation: generation, inode: inode)
+            let kept = decodedRecords.withLock { cache in
+                rows.map { cache.record(at: $0.offset, generation: generation, inode: inode) }
+            }
             for i in 0..<rows.count {
                 let row = rows[i]
                 if let kept = kept[i] {

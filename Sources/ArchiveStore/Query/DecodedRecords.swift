@@ -1,5 +1,3 @@
-import ArchivePlatform
-
 /// Records decoded lately, by their frame's offset in one log (a frame is never changed once committed, so an
 /// offset of the same log always names the same record): a query or `get` that returns them again returns the
 /// copies kept here instead of decoding their archives again. At most ``RepositoryOptions/decodedRecordCacheCapacity``
@@ -50,36 +48,5 @@ struct DecodedRecords<Record> {
             offsets[next] = offset
             next = (next + 1) % capacity
         }
-    }
-}
-
-/// ``DecodedRecords`` behind a lock, as the repository keeps them: a class, so that a `get` reaches the cache
-/// through the instance rather than asking the runtime for the type metadata of a generic struct and of the
-/// closures that would change it in place (the repository's code runs unspecialized for the record type).
-final class DecodedRecordCache<Record>: @unchecked Sendable { // Sendable: `records` is only touched while `mutex` is held.
-    @exclusivity(unchecked) private var records: DecodedRecords<Record>
-    private let mutex = KernelMutex()
-
-    init(capacity: Int) { records = DecodedRecords(capacity: capacity) }
-
-    /// ``DecodedRecords/record(at:generation:inode:)`` under the lock.
-    func record(at offset: Int, generation: UInt64, inode: UInt64) -> Record? {
-        mutex.lock()
-        defer { mutex.unlock() }
-        return records.record(at: offset, generation: generation, inode: inode)
-    }
-
-    /// The records kept at `offsets` (`nil` for those not kept), under one taking of the lock.
-    func records(at offsets: some Sequence<Int>, generation: UInt64, inode: UInt64) -> [Record?] {
-        mutex.lock()
-        defer { mutex.unlock() }
-        return offsets.map { records.record(at: $0, generation: generation, inode: inode) }
-    }
-
-    /// ``DecodedRecords/keep(_:at:generation:inode:)`` under the lock.
-    func keep(_ record: Record, at offset: Int, generation: UInt64, inode: UInt64) {
-        mutex.lock()
-        defer { mutex.unlock() }
-        records.keep(record, at: offset, generation: generation, inode: inode)
     }
 }

@@ -73,7 +73,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// What is wrong with the record type's index declarations, if anything (queries then throw it).
     let indexDeclarationProblem: StoreError?
     /// Records decoded lately, by frame offset (see ``DecodedRecords``).
-    let decodedRecords: DecodedRecordCache<Record>
+    let decodedRecords: Locked<DecodedRecords<Record>>
     /// The observers of ``changes()``.
     let changeObservers = Locked<[UInt64: ChangeObserver]>([:])
     /// The thread that waits for other processes' commits while there are observers.
@@ -117,7 +117,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
             .creating(NewItemAttributes(protection: options.fileProtection, excludedFromBackup: options.excludedFromBackup))
         registry = RepositoryFile<Record>.registry
         migrationRegistry = MigratedRecord<Record>.registry
-        decodedRecords = DecodedRecordCache(capacity: options.decodedRecordCacheCapacity)
+        decodedRecords = Locked(DecodedRecords(capacity: options.decodedRecordCacheCapacity))
         indexDeclarationProblem = Self.indexDeclarationProblem(path: path)
     }
 
@@ -327,9 +327,9 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
 
     /// The record of `frame`, from ``decodedRecords`` when it was decoded lately, else decoded and kept.
     func decodeKept(_ frame: LogFrame, version: Int, generation: UInt64, inode: UInt64) throws(StoreError) -> Record {
-        if let kept = decodedRecords.record(at: frame.offset, generation: generation, inode: inode) { return kept }
+        if let kept = decodedRecords.withLock({ $0.record(at: frame.offset, generation: generation, inode: inode) }) { return kept }
         let record = try decode(frame, version: version)
-        decodedRecords.keep(record, at: frame.offset, generation: generation, inode: inode)
+        decodedRecords.withLock { $0.keep(record, at: frame.offset, generation: generation, inode: inode) }
         return record
     }
 
