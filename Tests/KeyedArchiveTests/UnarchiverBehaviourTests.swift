@@ -37,6 +37,47 @@ struct UnarchiverBehaviourTests {
         }
     }
 
+    /// `decode` and `decodeIfPresent` of `String`, `Date` and `Data` go through functions made for each type;
+    /// they answer as the general path does (reached here through `Any`): the value, `nil` or
+    /// `valueNotFound` for a missing key or `$null`, `typeMismatch` for another class, with the key path.
+    @Test(arguments: [false, true])
+    func typeMadeDecodesAnswerAsTheGeneralPath(secure: Bool) throws {
+        let archiver = KeyedArchiver()
+        let date = Date(timeIntervalSinceReferenceDate: 12_345.5)
+        archiver.encode("text", forKey: "string")
+        archiver.encode(date, forKey: "date")
+        archiver.encode(Data([1, 2, 3]), forKey: "data")
+        archiver.encode(Optional<String>.none, forKey: "null")
+        archiver.encode(7, forKey: "number")
+        let bytes = try archiver.finishEncoding()
+        try KeyedUnarchiver.withUnarchiver(for: bytes, requiresSecureCoding: secure) { (u: KeyedUnarchiver) throws in
+            #expect(try u.decode(String.self, forKey: "string") == "text")
+            #expect(try u.decodeIfPresent(String.self, forKey: "string") == "text")
+            #expect(try u.decode(Date.self, forKey: "date") == date)
+            #expect(try u.decodeIfPresent(Date.self, forKey: "date") == date)
+            #expect(try u.decode(Data.self, forKey: "data") == Data([1, 2, 3]))
+            #expect(try u.decodeIfPresent(Data.self, forKey: "data") == Data([1, 2, 3]))
+            for key in ["null", "absent"] {
+                #expect(try u.decodeIfPresent(String.self, forKey: key) == nil)
+                #expect(try u.decodeIfPresent(Date.self, forKey: key) == nil)
+                #expect(try u.decodeIfPresent(Data.self, forKey: key) == nil)
+                for error in [expectKeyedError(.valueNotFound) { try u.decode(String.self, forKey: key) },
+                              expectKeyedError(.valueNotFound) { try u.decode(Date.self, forKey: key) },
+                              expectKeyedError(.valueNotFound) { try u.decode(Data.self, forKey: key) }] {
+                    #expect(error?.keyPath == key)
+                }
+            }
+            // Another class under the key: a type mismatch naming the key.
+            let mismatches: [(String, KeyedArchiveError?)] = [
+                ("date", expectKeyedError(.typeMismatch) { try u.decode(String.self, forKey: "date") }),
+                ("data", expectKeyedError(.typeMismatch) { try u.decode(Date.self, forKey: "data") }),
+                ("string", expectKeyedError(.typeMismatch) { try u.decodeIfPresent(Data.self, forKey: "string") }),
+                ("number", expectKeyedError(.typeMismatch) { try u.decode(String.self, forKey: "number") }),
+            ]
+            for (key, error) in mismatches { #expect(error?.keyPath == key) }
+        }
+    }
+
     @Test func a64BitValueReadAsInt32IsARangeError() throws {
         let archiver = KeyedArchiver()
         archiver.encode(Int64(1) << 40, forKey: "big")

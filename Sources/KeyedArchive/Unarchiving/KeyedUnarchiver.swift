@@ -344,20 +344,103 @@ public final class KeyedUnarchiver {
 
     /// The object for `key` as `T`; throws ``KeyedArchiveError/Code/valueNotFound`` when the key is missing
     /// or holds `$null`. Mirrors `decodeObject(of:forKey:)`.
+    ///
+    /// Inlinable so that a caller's `init(coder:)` asking for a `String`, `Date` or `Data` calls a decode
+    /// made for that type: the generic path asks the runtime for `T?`'s metadata and casts each value
+    /// (about 1,000 instructions a field), where the answer is the same.
+    @inlinable
     public func decode<T>(_ type: T.Type, forKey key: String) throws -> T {
-        guard let v = try decodeIfPresent(T.self, forKey: key) else {
-            throw error(.valueNotFound, "no value for key \"\(key)\"", key: key)
-        }
-        return v
+        if T.self == String.self, let value = try decodeString(forKey: key) as? T { return value }
+        if T.self == Date.self, let value = try decodeDate(forKey: key) as? T { return value }
+        if T.self == Data.self, let value = try decodeData(forKey: key) as? T { return value }
+        return try decodeAny(T.self, forKey: key)
     }
 
     /// The object for `key` as `T`, or `nil` when the key is missing or holds `$null`.
+    @inlinable
     public func decodeIfPresent<T>(_ type: T.Type, forKey key: String) throws -> T? {
+        if T.self == String.self {
+            guard let value = try decodeStringIfPresent(forKey: key) else { return nil }
+            return value as? T
+        }
+        if T.self == Date.self {
+            guard let value = try decodeDateIfPresent(forKey: key) else { return nil }
+            return value as? T
+        }
+        if T.self == Data.self {
+            guard let value = try decodeDataIfPresent(forKey: key) else { return nil }
+            return value as? T
+        }
+        return try decodeAnyIfPresent(T.self, forKey: key)
+    }
+
+    /// ``decode(_:forKey:)`` for any `T`.
+    @usableFromInline
+    func decodeAny<T>(_ type: T.Type, forKey key: String) throws -> T {
+        guard let v = try decodeAnyIfPresent(T.self, forKey: key) else { throw missingValue(key) }
+        return v
+    }
+
+    /// ``decodeIfPresent(_:forKey:)`` for any `T`.
+    @usableFromInline
+    func decodeAnyIfPresent<T>(_ type: T.Type, forKey key: String) throws -> T? {
         guard let ref = try valueReference(forKey: key) else { return nil }
         if T.self == String.self, let s = directString(ref) { return s as? T }
         if T.self == Date.self, let d = directDate(ref) { return d as? T }
         if requiresSecureCoding { try request(T.self, at: ref, key: key) }
         return try typed(reader.value(ref), T.self, key: key)
+    }
+
+    /// ``decodeIfPresent(_:forKey:)`` for a `String`: the same checks and answers, made for the type.
+    @usableFromInline
+    func decodeStringIfPresent(forKey key: String) throws -> String? {
+        guard let ref = try valueReference(forKey: key) else { return nil }
+        if let s = directString(ref) { return s }
+        if requiresSecureCoding { try request(String.self, at: ref, key: key) }
+        return try typed(reader.value(ref), String.self, key: key)
+    }
+
+    /// ``decode(_:forKey:)`` for a `String`.
+    @usableFromInline
+    func decodeString(forKey key: String) throws -> String {
+        guard let value = try decodeStringIfPresent(forKey: key) else { throw missingValue(key) }
+        return value
+    }
+
+    /// ``decodeIfPresent(_:forKey:)`` for a `Date`, as ``decodeStringIfPresent(forKey:)``.
+    @usableFromInline
+    func decodeDateIfPresent(forKey key: String) throws -> Date? {
+        guard let ref = try valueReference(forKey: key) else { return nil }
+        if let d = directDate(ref) { return d }
+        if requiresSecureCoding { try request(Date.self, at: ref, key: key) }
+        return try typed(reader.value(ref), Date.self, key: key)
+    }
+
+    /// ``decode(_:forKey:)`` for a `Date`.
+    @usableFromInline
+    func decodeDate(forKey key: String) throws -> Date {
+        guard let value = try decodeDateIfPresent(forKey: key) else { throw missingValue(key) }
+        return value
+    }
+
+    /// ``decodeIfPresent(_:forKey:)`` for `Data`, as ``decodeStringIfPresent(forKey:)``.
+    @usableFromInline
+    func decodeDataIfPresent(forKey key: String) throws -> Data? {
+        guard let ref = try valueReference(forKey: key) else { return nil }
+        if requiresSecureCoding { try request(Data.self, at: ref, key: key) }
+        return try typed(reader.value(ref), Data.self, key: key)
+    }
+
+    /// ``decode(_:forKey:)`` for `Data`.
+    @usableFromInline
+    func decodeData(forKey key: String) throws -> Data {
+        guard let value = try decodeDataIfPresent(forKey: key) else { throw missingValue(key) }
+        return value
+    }
+
+    /// The error of ``decode(_:forKey:)`` for a key with no value.
+    private func missingValue(_ key: String) -> KeyedArchiveError {
+        error(.valueNotFound, "no value for key \"\(key)\"", key: key)
     }
 
     /// The object for `key` as `T`, where only `allowedTypes` (and their subclasses) may be instantiated for
