@@ -172,3 +172,29 @@ struct HashedString: HashTableKey {
         return h ^ (h >> 29)
     }
 }
+
+/// A `$classes` chain with its hash, the key of the archiver's class dictionaries: the chain's names hashed as
+/// ``HashedString`` hashes them, folded in order.
+struct HashedChain: HashTableKey {
+    let hash: UInt64
+    let chain: [String]
+
+    init(_ chain: [String]) {
+        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(chain.count)
+        for name in chain { h = (h ^ HashedString.hash(name)) &* 0xFF51_AFD7_ED55_8CCD; h ^= h >> 32 }
+        self.init(hash: h, chain: chain)
+    }
+
+    private init(hash: UInt64, chain: [String]) {
+        self.hash = hash
+        self.chain = chain
+    }
+
+    static var placeholder: HashedChain { HashedChain(hash: 0, chain: []) }
+
+    @inline(__always)
+    var tableHash: Int { Int(truncatingIfNeeded: hash) }
+
+    @inline(__always)
+    static func == (a: HashedChain, b: HashedChain) -> Bool { a.hash == b.hash && a.chain == b.chain }
+}

@@ -95,8 +95,11 @@ public final class KeyedArchiver {
     @exclusivity(unchecked) var realObjects: [UInt64: Int32] = [:]
     @exclusivity(unchecked) var boolObjects: [Int32] = [-1, -1]
     @exclusivity(unchecked) var nullObjectUID: Int32 = -1
-    @exclusivity(unchecked) var chainObjects: [[String]: Int32] = [:]
-    @exclusivity(unchecked) var keyNodes: [String: Int32] = [:]
+    /// Class dictionaries by `$classes` chain, and key strings' plist nodes: tables of the project's cheap
+    /// string hash (``HashedString``), where `Dictionary`'s seeded hashing of each key was a tenth of a small
+    /// archive's work.
+    @exclusivity(unchecked) var chainObjects = HashTable<HashedChain>(capacity: 8)
+    @exclusivity(unchecked) var keyNodes = StringTable(capacity: 16)
     @exclusivity(unchecked) var classNames: [ObjectIdentifier: String] = [:]
     /// Class dictionary UIDs of the types named by `classForKeyedArchiver` when not the object's own.
     @exclusivity(unchecked) var substituteClassUIDs: [ObjectIdentifier: Int32] = [:]
@@ -150,8 +153,8 @@ public final class KeyedArchiver {
         realObjects.removeAll(keepingCapacity: true)
         boolObjects = [-1, -1]
         nullObjectUID = -1
-        chainObjects.removeAll(keepingCapacity: true)
-        keyNodes.removeAll(keepingCapacity: true)
+        chainObjects.removeAll()
+        keyNodes.removeAll()
         substituteClassUIDs.removeAll(keepingCapacity: true)
         failure = nil
         finished = false
@@ -327,9 +330,10 @@ public final class KeyedArchiver {
 
     @inline(__always)
     func keyNode(_ key: String) -> Int32 {
-        if let n = keyNodes[key] { return n }
+        let hashed = HashedString(key)
+        if let n = keyNodes[hashed] { return n }
         let n = state.pointee.builder.string(key)
-        keyNodes[key] = n
+        keyNodes.insert(hashed, n)
         return n
     }
 
@@ -634,11 +638,12 @@ public final class KeyedArchiver {
 
     /// The class dictionary `{$classes, $classname}` for a chain, created once.
     func classObject(chain: [String]) -> Int32 {
-        if let uid = chainObjects[chain] { return uid }
+        let hashed = HashedChain(chain)
+        if let uid = chainObjects[hashed] { return uid }
         let classes = state.pointee.builder.collection(.array, chain.map { state.pointee.builder.string($0) })
         let pairs: [Int32] = [keyNode("$classes"), classes, keyNode("$classname"), state.pointee.builder.string(chain.first ?? "")]
         let uid = bareObject(state.pointee.builder.dictionary(pairs: pairs[...]))
-        chainObjects[chain] = uid
+        chainObjects.insert(hashed, uid)
         return uid
     }
 
