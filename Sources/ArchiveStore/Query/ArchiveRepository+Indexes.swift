@@ -9,10 +9,9 @@ extension ArchiveRepository {
     }
 
     /// The record's values for each declared index; `nil` when none is declared.
-    static func indexValues(of record: Record) -> [IndexValue]? {
-        let indexes = Record.indexes
-        guard !indexes.isEmpty else { return nil }
-        return indexes.map { $0.value(record) }
+    func indexValues(of record: Record) -> [IndexValue]? {
+        guard hasIndexes else { return nil }
+        return Record.indexes.map { $0.value(record) }
     }
 
     /// The file of the index named `name` (`<path>.index-<name>`).
@@ -44,7 +43,7 @@ extension ArchiveRepository {
     /// changed reaches the property indexes that follow it and the observers of ``changes()``.
     func followTable(_ state: inout ReaderState, _ handle: StoreHandle) {
         let observing = changeObservers.withLock { !$0.isEmpty }
-        guard !Record.indexes.isEmpty || observing else {
+        guard hasIndexes || observing else {
             // Nobody follows the table any more (the last observer left): the journal stops growing.
             handle.stopJournal()
             return
@@ -89,7 +88,7 @@ extension ArchiveRepository {
             if values == nil {
                 guard let frame = try? handle.frame(added), let record = try? decode(frame, version: handle.state.recordVersion)
                 else { return false }
-                values = Self.indexValues(of: record)
+                values = indexValues(of: record)
             }
             indexes.insert(offset: added.offset, length: added.length, values: values ?? [])
         }
@@ -125,7 +124,7 @@ extension ArchiveRepository {
            let added = indexes.reconcile(with: handle.table) {
             var i = 0
             try forEachRecord(of: handle, added, version: version) { record throws(StoreError) -> Bool in
-                indexes.insert(offset: added[i].offset, length: added[i].length, values: Self.indexValues(of: record) ?? [])
+                indexes.insert(offset: added[i].offset, length: added[i].length, values: indexValues(of: record) ?? [])
                 i += 1
                 return true
             }

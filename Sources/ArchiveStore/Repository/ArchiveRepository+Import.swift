@@ -87,7 +87,7 @@ extension ArchiveRepository {
                 }
                 let offset = builder.size
                 try builder.put(key: key, hash: hash, expiryBits: (Self.expiry(record) ?? .nan).bitPattern, payload: payload,
-                                replacing: nil, values: Self.indexValues(of: record))
+                                replacing: nil, values: indexValues(of: record))
                 added.insert(LiveEntry(hash: hash, offset: offset, length: builder.size - offset, expiryBits: 0))
                 progress?(read, total)
                 if builder.bytes.count >= options.tuning.writeAheadBytes {
@@ -147,7 +147,7 @@ extension ArchiveRepository {
                     continue
                 }
                 try builder.add(key: key, expiryBits: (Self.expiry(record) ?? .nan).bitPattern, payload: payload)
-                if let values = Self.indexValues(of: record) { indexValues.append(values) }
+                if let values = self.indexValues(of: record) { indexValues.append(values) }
                 progress?(read, total)
             }
         } catch {

@@ -155,7 +155,7 @@ extension ArchiveRepository {
         }
         // Where each frame goes, for the property indexes to move with them (frames are copied in log order).
         var moved: [Int: (offset: Int, length: Int)] = [:]
-        let follows = !Record.indexes.isEmpty && !reencoding
+        let follows = hasIndexes && !reencoding
             && reader.withLock { state in state.indexes?.handle === handle && state.indexes?.committed == handle.state.committed }
         if follows {
             moved.reserveCapacity(entries.count)
@@ -233,7 +233,9 @@ extension ArchiveRepository {
             do throws(StoreError) {
                 for change in changes where !change.isDelete {
                     try builder.add(key: change.key, expiryBits: change.expiryBits, payload: change.payload)
-                    if let values = change.record.flatMap(Self.indexValues(of:)) { indexValues.append(values) }
+                    if let record = transaction.record(of: change), let values = self.indexValues(of: record) {
+                        indexValues.append(values)
+                    }
                 }
             } catch {
                 builder.abandon()
@@ -253,7 +255,8 @@ extension ArchiveRepository {
                 builder.delete(key: change.key, hash: change.hash, replacing: replacing)
             } else {
                 try builder.put(key: change.key, hash: change.hash, expiryBits: change.expiryBits, payload: change.payload,
-                                replacing: change.replacing, values: change.record.flatMap(Self.indexValues(of:)))
+                                replacing: change.replacing,
+                                values: hasIndexes ? transaction.record(of: change).flatMap(indexValues(of:)) : nil)
             }
         }
         let commit = builder.finish()

@@ -64,6 +64,9 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     let counters = StoreCounters()
     /// The classes a record decodes with (built once: a registry is a dictionary of names).
     let registry: ClassRegistry
+    /// Whether the record type declares property indexes (`Record.indexes` is not empty), read once: the
+    /// declarations are made again, with the runtime's generic metadata, at each read of `Record.indexes`.
+    let hasIndexes: Bool
     /// The same, for records archived at an older version, read through the record's migration.
     let migrationRegistry: ClassRegistry
     /// Decoding state kept between records (see `KeyedUnarchiver.Scratch`), one per decode at a time.
@@ -119,6 +122,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         migrationRegistry = MigratedRecord<Record>.registry
         decodedRecords = Locked(DecodedRecords(capacity: options.decodedRecordCacheCapacity))
         indexDeclarationProblem = Self.indexDeclarationProblem(path: path)
+        hasIndexes = !Record.indexes.isEmpty
     }
 
     /// The platform's data directory for an application or store named `name`: `~/Library/Application

@@ -25,24 +25,13 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
     /// The change staged for each key, as a position in `changes`.
     private var positions: [[UInt8]: Int] = [:]
     /// The staged changes in the order of their last staging (`nil`: superseded).
-    private var changes: [Change?] = []
+    private var changes: [StagedChange?] = []
+    /// The records put, in the order they were staged (``StagedChange/record`` is a position here).
+    private var records: [Record] = []
     /// The table index of each key's record in the store, as looked up once (`nil` inside: none).
     private var existing: [[UInt8]: Int?] = [:]
     /// Records added less records removed.
     private var countChange = 0
-
-    /// One staged change.
-    struct Change {
-        var key: [UInt8]
-        var hash: UInt64
-        var isDelete: Bool
-        /// The record put (for reads inside the transaction).
-        var record: Record?
-        var payload: [UInt8]
-        var expiryBits: UInt64
-        /// The table index of the record it replaces or removes.
-        var replacing: Int?
-    }
 
     init(repository: ArchiveRepository<Record>, handle: StoreHandle?) {
         self.repository = repository
@@ -52,7 +41,15 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
     func end() { isOpen = false }
 
     /// The staged changes, in order.
-    var stagedChanges: [Change] { changes.compactMap { $0 } }
+    var stagedChanges: [StagedChange] {
+        var staged: [StagedChange] = []
+        staged.reserveCapacity(changes.count)
+        for case let change? in changes { staged.append(change) }
+        return staged
+    }
+
+    /// The record a staged put puts.
+    func record(of change: StagedChange) -> Record? { change.isDelete ? nil : records[change.record] }
 
     private func checkOpen() throws(StoreError) {
         guard isOpen else {
@@ -80,7 +77,7 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
     public func get(_ id: Record.ID) throws(StoreError) -> Record? {
         try checkOpen()
         let key = ArchiveRepository<Record>.key(id)
-        if let position = positions[key], let change = changes[position] { return change.isDelete ? nil : change.record }
+        if let position = positions[key], let change = changes[position] { return record(of: change) }
         guard let index = try existingIndex(key), let handle else { return nil }
         let (frame, version) = try repository.reader.withLock { _ throws(StoreError) in
             (try handle.frame(handle.table.entries[index]), handle.state.recordVersion)
@@ -138,17 +135,12 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
     /// Stages the removal of the record with `id`, which exists (the caller read it).
     func stageRemoval(of id: Record.ID) throws(StoreError) {
         let key = ArchiveRepository<Record>.key(id)
-        try stage(Change(key: key, hash: hash(key), isDelete: true, record: nil, payload: [],
-                         expiryBits: Double.nan.bitPattern, replacing: nil))
-    }
-
-    /// What a put requires of the id.
-    enum Requirement {
-        case absent, present, either
+        try stage(StagedChange(key: key, hash: hash(key), isDelete: true, record: -1, payload: [],
+                               expiryBits: Double.nan.bitPattern, replacing: nil))
     }
 
     /// Stages a put of `record`, archived as `payload` (the single-record calls archive before they lock).
-    func stagePut(_ record: Record, payload: [UInt8], requires requirement: Requirement) throws(StoreError) {
+    func stagePut(_ record: Record, payload: [UInt8], requires requirement: PutRequirement) throws(StoreError) {
         let key = ArchiveRepository<Record>.key(record.id)
         switch requirement {
         case .absent:
@@ -160,12 +152,14 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
         case .either:
             break
         }
-        try stage(Change(key: key, hash: hash(key), isDelete: false, record: record, payload: payload,
-                         expiryBits: (ArchiveRepository<Record>.expiry(record) ?? .nan).bitPattern, replacing: nil))
+        let expiryBits = (ArchiveRepository<Record>.expiry(record) ?? .nan).bitPattern
+        records.append(record)
+        try stage(StagedChange(key: key, hash: hash(key), isDelete: false, record: records.count - 1, payload: payload,
+                               expiryBits: expiryBits, replacing: nil))
     }
 
     /// Stages `change` as the key's last, with what it replaces in the store.
-    private func stage(_ change: Change) throws(StoreError) {
+    private func stage(_ change: StagedChange) throws(StoreError) {
         var change = change
         let before = try exists(change.key)
         change.replacing = try existingIndex(change.key)
@@ -174,6 +168,26 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
         changes.append(change)
         countChange += (change.isDelete ? 0 : 1) - (before ? 1 : 0)
     }
+}
+
+/// One change a ``RepositoryTransaction`` staged. Not nested in the generic class, so that staging and
+/// committing it asks the runtime for no generic metadata (the repository's code runs unspecialized for the
+/// caller's record type).
+struct StagedChange {
+    var key: [UInt8]
+    var hash: UInt64
+    var isDelete: Bool
+    /// The position of the record put among the transaction's records (-1 for a removal).
+    var record: Int
+    var payload: [UInt8]
+    var expiryBits: UInt64
+    /// The table index of the record it replaces or removes.
+    var replacing: Int?
+}
+
+/// What a put requires of the record's id.
+enum PutRequirement {
+    case absent, present, either
 }
 
 extension ArchiveRepository {
