@@ -46,6 +46,11 @@ final class StoreHandle {
     var indexDamaged: Bool
     /// The header and slots as the last ``refresh()`` that found the handle current read them.
     private var lastSlots: [UInt8] = []
+    /// Where ``refresh(unpublished:)`` reads the header and slots, and ``takeUnpublished(size:unpublished:)``
+    /// a frame's header: storage kept from read to read (every new array costs an allocation and the runtime's
+    /// lookup of its storage type).
+    private var slotBuffer = [UInt8](repeating: 0, count: RecordLog.headerSize + 2 * RecordLog.slotSize)
+    private var headerBuffer = [UInt8](repeating: 0, count: FrameHeader.size)
     /// The writer's view of the file's size: the log is kept written with zeros past its last commit, a chunk
     /// at a time, so that a commit overwrites blocks the file already has and its sync need not change the
     /// file's size (see ``appendAndSync(_:)``). Only writers, under the writer lock, touch it.
@@ -318,8 +323,8 @@ final class StoreHandle {
         // Usually zeros written ahead: nothing to take, and no lock to ask for. A read that fails is an error
         // (taking it for "nothing there" would let a writer write over commits made past the slot).
         guard size - state.committed >= FrameHeader.size else { return }
-        let prefix = try fileSystem.read(fd, count: FrameHeader.size, at: state.committed, path)
-        guard let first = try? FrameHeader(prefix, at: 0, available: size - state.committed, fileOffset: state.committed, path: path,
+        guard try fileSystem.read(fd, into: &headerBuffer, at: state.committed, path) == FrameHeader.size,
+              let first = try? FrameHeader(headerBuffer, at: 0, available: size - state.committed, fileOffset: state.committed, path: path,
                                            chained: true),
               first.link == state.chain
         else { return }
@@ -456,9 +461,11 @@ final class StoreHandle {
             let bytes = try fileSystem.read(fd, count: RecordLog.firstFrame, at: 0, path)
             return bytes == legacyPrologue ? .current : .stale
         }
-        let bytes = try fileSystem.read(fd, count: RecordLog.headerSize + 2 * RecordLog.slotSize, at: 0, path)
+        let read = try fileSystem.read(fd, into: &slotBuffer, at: 0, path)
         counters.slotReads.add(1)
-        if sameBytes(bytes, lastSlots) { return .current }   // not a byte changed since the last check that found it current
+        // Not a byte changed since the last check that found it current.
+        if read == slotBuffer.count && sameBytes(slotBuffer, lastSlots) { return .current }
+        let bytes = read == slotBuffer.count ? slotBuffer : Array(slotBuffer[0..<read])
         // The header is checked again too (a few bytes): a file damaged or replaced in place since it was opened
         // is opened again, and reported then.
         guard bytes.count == RecordLog.headerSize + 2 * RecordLog.slotSize, RecordLog.isLog(bytes),
@@ -636,19 +643,34 @@ final class StoreHandle {
     }
 
     /// The whole frame of `entry`, verified.
+    /// The payload is the bytes read, moved down over the header and key in their own storage: one array
+    /// fewer made for each record read.
     func frame(_ entry: LiveEntry) throws(StoreError) -> LogFrame {
-        let bytes = try fileSystem.read(fd, count: entry.length, at: entry.offset, path)
-        return try Self.frame(in: bytes, at: 0, of: entry, isChained: isChained, path: path)
+        var bytes = try fileSystem.read(fd, count: entry.length, at: entry.offset, path)
+        let header = try Self.verifiedHeader(in: bytes, at: 0, of: entry, isChained: isChained, path: path)
+        let keyEnd = FrameHeader.size + header.keyLength
+        let key = Array(bytes[FrameHeader.size..<keyEnd])
+        bytes.removeSubrange(0..<keyEnd)
+        return LogFrame(header: header, offset: entry.offset, key: key, payload: bytes)
     }
 
     /// The frame of `entry` at `start` of `bytes`, verified.
     static func frame(in bytes: [UInt8], at start: Int, of entry: LiveEntry, isChained: Bool, path: String) throws(StoreError) -> LogFrame {
+        let header = try verifiedHeader(in: bytes, at: start, of: entry, isChained: isChained, path: path)
+        return verifiedFrame(header, in: bytes, at: start, offset: entry.offset)
+    }
+
+    /// The header of the frame of `entry` at `start` of `bytes`, the frame whole, a put of the entry's length
+    /// matching its checksum.
+    /// - Throws: ``StoreError/Code/corrupt`` with the frame's offset.
+    private static func verifiedHeader(in bytes: [UInt8], at start: Int, of entry: LiveEntry, isChained: Bool,
+                                       path: String) throws(StoreError) -> FrameHeader {
         guard bytes.count - start >= entry.length,
               let header = try? FrameHeader(bytes, at: start, available: entry.length, fileOffset: entry.offset, path: path,
                                             chained: isChained),
               header.length == entry.length, header.kind == .put, header.verify(bytes, at: start)
         else { throw StoreError(.corrupt, "a frame fails its checksum", path: path, offset: entry.offset) }
-        return verifiedFrame(header, in: bytes, at: start, offset: entry.offset)
+        return header
     }
 
     /// The frame whose `header`, at `start` of `bytes`, was verified (its checksum matched).

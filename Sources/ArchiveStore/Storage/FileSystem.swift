@@ -243,6 +243,31 @@ package struct FileSystem: Sendable {
         return bytes
     }
 
+    /// Reads `buffer.count` bytes at `offset` into `buffer` (its storage reused: no array is made), and returns
+    /// how many were read, fewer only at the end of the file. The same call as ``read(_:count:at:_:)`` for the
+    /// seam's faults.
+    package func read(_ fd: FileDescriptor, into buffer: inout [UInt8], at offset: Int, _ path: String) throws(StoreError) -> Int {
+        _ = try injected(.read, path)
+        var readError: Errno?
+        let count = buffer.count
+        let initialized = buffer.withUnsafeMutableBytes { raw -> Int in
+            var initialized = 0
+            while initialized < count {
+                do throws(Errno) {
+                    let n = try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[initialized...]), at: offset + initialized)
+                    if n == 0 { break }
+                    initialized += n
+                } catch {
+                    readError = error
+                    break
+                }
+            }
+            return initialized
+        }
+        if let readError { throw failure("read", path, readError) }
+        return initialized
+    }
+
     /// Reads from the current position to the end (`read(2)`): a regular file, a pipe, a FIFO or a
     /// terminal, as `cat` reads them. `nil` when more than `limit` bytes come.
     package func readToEnd(_ fd: FileDescriptor, _ path: String, limit: Int) throws(StoreError) -> [UInt8]? {
