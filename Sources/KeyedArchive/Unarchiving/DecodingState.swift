@@ -218,7 +218,19 @@ extension KeyedUnarchiver.DecodingState {
         registeredKeys.reset(count: uidCount)
         keyObjects.removeEachKeepingStorage()
         requestCaches.removeEachKeepingStorage()
-        keyLookups.removeEachKeepingStorage()
+        if keyLookups.count > 64 {
+            keyLookups.removeEachKeepingStorage()
+        } else {
+            // Emptied in place: the next archive's records (a repository reads one class per archive) fill the
+            // storage of the last one's instead of growing new arrays; no record matches until one is recorded.
+            keyLookups.withUnsafeMutableBufferPointer { records in
+                for r in records.indices {
+                    records[r].keyBytes.removeAll(keepingCapacity: true)
+                    records[r].answers.removeAll(keepingCapacity: true)
+                    records[r].lastUse = 0
+                }
+            }
+        }
         knownKeyObjects.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
         classCache.removeAll()
         self.inProgress = inProgress

@@ -34,7 +34,7 @@ extension KeyedUnarchiver {
     /// Sets up the current frame (an object of class slot `slot`) to replay a record whose key objects are
     /// its own, or to record its lookups into the older of its class's records.
     @inline(__always)
-    func beginKeyLookups(slot: Int) {
+    func beginKeyLookups(slot: Int, memo: KeyAnswerMemo? = nil) {
         let keyBytes = reader.objects.keyReferenceBytes(state.pointee.frame.fields)
         let first = slot * Self.recordsPerSlot
         if state.pointee.keyLookups.count < first + Self.recordsPerSlot {
@@ -62,6 +62,21 @@ extension KeyedUnarchiver {
         state.pointee.frame.lookupRecord = record
         state.pointee.frame.lookupGeneration = generation
         state.pointee.frame.replaying = replaying
+        if !replaying, let memo { useKeyAnswers(memo, record: record) }
+    }
+
+    /// An object of a class with lookups kept across archives (``KeyAnswerMemo``), whose key objects no record of
+    /// this archive has: the kept answers become its record's when its keys are the kept ones, else its lookups
+    /// are kept for the next archives when its keys can be.
+    private func useKeyAnswers(_ memo: KeyAnswerMemo, record: Int) {
+        let fields = state.pointee.frame.fields
+        if memo.holds(fields, reader) {
+            state.pointee.keyLookups[record].answers.append(contentsOf: memo.answers)
+            state.pointee.frame.replaying = true
+        } else if memo.startRecording(fields, reader) {
+            state.pointee.frame.memo = memo
+            state.pointee.frame.memoToken = memo.token
+        }
     }
 
     /// Whether two byte ranges are equal, eight bytes at a time.
@@ -131,6 +146,66 @@ extension KeyedUnarchiver {
             state.pointee.frame.lookupRecord = -1
             return
         }
-        state.pointee.keyLookups[r].answers.append((key, position ?? -1, key.utf8.first == UInt8(ascii: "$")))
+        let answer = (key: key, position: position ?? -1, dollar: key.utf8.first == UInt8(ascii: "$"))
+        state.pointee.keyLookups[r].answers.append(answer)
+        if let memo = state.pointee.frame.memo, memo.token == state.pointee.frame.memoToken, request == memo.answers.count {
+            memo.answers.append(answer)
+        }
+    }
+}
+
+/// The key lookups of one class's objects, kept across the archives a ``KeyedUnarchiver/Scratch`` decodes (a
+/// repository reads one record, of the same class, per archive), so that the next archive's object of the
+/// class whose dictionary holds the same keys gets them back instead of searching.
+///
+/// Kept only for a dictionary whose keys are all ASCII strings, no two the same: there, whatever the key objects
+/// and whatever is known of them, the lookup of a key finds the one position holding it, or none. So the
+/// answers are those of any dictionary holding the same key strings in the same order, which a new archive's
+/// dictionary is checked for, key by key, before they are used (then as a record of this archive is replayed:
+/// request by request, each request's key compared, the general path taking over at the first difference).
+final class KeyAnswerMemo {
+    /// The kept dictionary's keys, UTF-8, in dictionary order.
+    private(set) var keys: [[UInt8]] = []
+    /// Its lookups in request order, as ``KeyLookupRecord/answers``.
+    var answers: [(key: String, position: Int, dollar: Bool)] = []
+    /// Changed whenever an object starts recording here: an object nested in another of its class takes the
+    /// memo over, and the outer one's later lookups are no longer added.
+    private(set) var token: UInt64 = 0
+    /// The most keys a kept dictionary has.
+    static let largestDictionary = 32
+
+    /// Whether `fields` holds exactly the kept keys, in order (a key that cannot be read does not match).
+    func holds(_ fields: ArchiveObjectReader.DictionaryView, _ reader: ArchiveObjectReader) -> Bool {
+        guard !keys.isEmpty, fields.count == keys.count else { return false }
+        for i in 0..<keys.count {
+            guard let ref = try? reader.keyReference(fields, i),
+                  (try? keys[i].withUnsafeBufferPointer({ try reader.isString(ref, equalTo: $0) })) == true
+            else { return false }
+        }
+        return true
+    }
+
+    /// Starts keeping the lookups of an object with the keys of `fields`, when they are ASCII strings, no two the
+    /// same; returns whether it did (the answers kept before are dropped either way).
+    func startRecording(_ fields: ArchiveObjectReader.DictionaryView, _ reader: ArchiveObjectReader) -> Bool {
+        keys.removeAll(keepingCapacity: true)
+        answers.removeAll(keepingCapacity: true)
+        token &+= 1
+        guard fields.count > 0, fields.count <= Self.largestDictionary else { return false }
+        for i in 0..<fields.count {
+            guard let ref = try? reader.keyReference(fields, i), let key = try? reader.string(ref),
+                  key.utf8.allSatisfy({ $0 < 0x80 })
+            else {
+                keys.removeAll(keepingCapacity: true)
+                return false
+            }
+            let bytes = Array(key.utf8)
+            guard !keys.contains(bytes) else {
+                keys.removeAll(keepingCapacity: true)
+                return false
+            }
+            keys.append(bytes)
+        }
+        return true
     }
 }

@@ -218,7 +218,7 @@ extension KeyedUnarchiver {
     /// no generic result box per object.
     @inline(__always)
     func openFrame(_ uid: Int, _ chain: [String], _ fields: ArchiveObjectReader.DictionaryView, key: String,
-                   slot: Int = -1) throws -> Frame {
+                   slot: Int = -1, keyAnswers: KeyAnswerMemo? = nil) throws -> Frame {
         guard state.pointee.depth < maxDepth else {
             throw error(.depthLimitExceeded, "objects nest deeper than \(maxDepth)", key: key, uid: uid)
         }
@@ -226,7 +226,7 @@ extension KeyedUnarchiver {
         // Swapped in and out rather than copied: a copy of a frame retains and releases its class chain.
         var other = Frame(uid: uid, fields: fields, classChain: chain, slot: slot)
         swap(&state.pointee.frame, &other)
-        if slot >= 0 { beginKeyLookups(slot: slot) }
+        if slot >= 0 { beginKeyLookups(slot: slot, memo: keyAnswers) }
         state.pointee.keyPath.push(key, element: element)
         state.pointee.depth += 1
         return other
@@ -332,7 +332,8 @@ extension KeyedUnarchiver {
             defer { if keeps { state.pointee.keepsMutableClasses = true } }
             return try withRequestChecked(resolved, uid: uid, key: key) {
                 if resolved.substitutes { return try decodeSubstituting(type, uid: uid, resolved, fields, key: key) }
-                var outer = try openFrame(uid, resolved.chain, fields, key: key, slot: resolved.slot)
+                var outer = try openFrame(uid, resolved.chain, fields, key: key, slot: resolved.slot,
+                                          keyAnswers: resolved.keyAnswers)
                 state.pointee.inProgress.insert(uid)
                 let object: any KeyedArchivable
                 do {

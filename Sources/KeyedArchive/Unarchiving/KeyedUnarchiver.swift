@@ -152,6 +152,10 @@ public final class KeyedUnarchiver {
         var lookupGeneration = 0
         /// Whether the lookups are answered from the record (else they are recorded into it).
         var replaying = false
+        /// The class's lookups kept across archives that this object's lookups are recorded into too, while
+        /// the memo's token is `memoToken` (see ``KeyAnswerMemo``).
+        var memo: KeyAnswerMemo?
+        var memoToken: UInt64 = 0
     }
 
     /// The storage the state came from and goes back to, when the decode borrowed it (see ``Scratch``).

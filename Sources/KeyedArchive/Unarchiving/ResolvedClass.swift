@@ -25,6 +25,9 @@ final class ResolvedClass {
     let allowed: Bool
     /// Codable bridge: the last Swift type found named in `chain` (checked once per class and type).
     var verified: ObjectIdentifier?
+    /// The key lookups of the class's objects kept across the archives of one scratch (``KeyAnswerMemo``):
+    /// shared by every class resolved as this one; `nil` outside a scratch and for the standard classes.
+    let keyAnswers: KeyAnswerMemo?
 
     /// A class resolved as `template` was, in another archive (``ClassMemo``), at `slot` of this one.
     init(resolvedAs template: ResolvedClass, slot: Int) {
@@ -34,13 +37,16 @@ final class ResolvedClass {
         self.slot = slot
         unregisteredName = template.unregisteredName
         allowed = template.allowed
+        keyAnswers = template.keyAnswers
     }
 
-    init(chain: [String], kind: Kind, slot: Int, unregisteredName: String?, allowedTypes: [Any.Type]?) {
+    init(chain: [String], kind: Kind, slot: Int, unregisteredName: String?, allowedTypes: [Any.Type]?,
+         keepsKeyAnswers: Bool = false) {
         self.chain = chain
         self.kind = kind
         self.slot = slot
         self.unregisteredName = unregisteredName
+        if keepsKeyAnswers, case .custom = kind { keyAnswers = KeyAnswerMemo() } else { keyAnswers = nil }
         if let allowedTypes, let type = Self.decodedType(of: kind) {
             allowed = allowedTypes.contains(where: { isType(type, kindOf: $0) })
         } else {
@@ -148,7 +154,8 @@ extension KeyedUnarchiver {
             }
         }
         let resolved = ResolvedClass(chain: fullChain, kind: kind, slot: state.pointee.requestCaches.count,
-                                     unregisteredName: unregistered, allowedTypes: allowedTypes)
+                                     unregisteredName: unregistered, allowedTypes: allowedTypes,
+                                     keepsKeyAnswers: memo != nil && remembered)
         if let memo, remembered { memo.classMemo.remember(resolved, named: name, chain: chain) }
         return keep(resolved, at: classUID)
     }
