@@ -2,26 +2,6 @@ import BinaryPlist
 @testable import KeyedArchive
 import Testing
 
-/// Reads `kind`, then `x` (kind 0) or `y` (otherwise), then `note`, then whether there is an `x`.
-private final class MemoProbe: KeyedArchivable {
-    static var archivedClassName: String { "Reading" }
-    var kind = 0
-    var x = 0.0
-    var y: String?
-    var note: String?
-    var hasX = false
-    init(coder: KeyedUnarchiver) throws {
-        kind = try coder.decode(Int.self, forKey: "kind")
-        if kind == 0 { x = try coder.decode(Double.self, forKey: "x") } else { y = try coder.decodeIfPresent(String.self, forKey: "y") }
-        note = try coder.decodeIfPresent(String.self, forKey: "note")
-        hasX = try coder.containsValue(forKey: "x")
-    }
-    func encode(with coder: KeyedArchiver) {}
-
-    /// What the object read, to compare two reads of one archive.
-    var summary: String { "\(kind) \(x) \(y ?? "-") \(note ?? "-") \(hasX)" }
-}
-
 /// One node of a chain of one class, each read inside its parent's `init(coder:)`.
 private final class MemoNode: KeyedArchivable {
     static var archivedClassName: String { "Node" }
@@ -43,7 +23,7 @@ private final class MemoNode: KeyedArchivable {
 /// read through the scratch gives what a first read of it gives, whatever the archives before it held.
 @Suite("Key answers kept across archives")
 struct KeyAnswerMemoTests {
-    private let registry = ClassRegistry([MemoProbe.self, MemoNode.self])
+    private let registry = ClassRegistry([LookupProbe.self, MemoNode.self])
 
     /// An archive whose root is one `Reading` object with `entries` (and `$class`), in that order.
     private func reading(_ entries: [(String, PlistValue)]) throws -> [UInt8] {
@@ -55,10 +35,10 @@ struct KeyAnswerMemoTests {
 
     private func read(_ bytes: [UInt8], _ scratch: KeyedUnarchiver.Scratch?) throws -> String {
         if let scratch {
-            return try #require(try KeyedUnarchiver.unarchivedObject(ofType: MemoProbe.self, from: bytes, requiresSecureCoding: false,
+            return try #require(try KeyedUnarchiver.unarchivedObject(ofType: LookupProbe.self, from: bytes, requiresSecureCoding: false,
                                                                      scratch: scratch)).summary
         }
-        return try #require(try KeyedUnarchiver.unarchivedObject(ofType: MemoProbe.self, from: bytes, registry: registry,
+        return try #require(try KeyedUnarchiver.unarchivedObject(ofType: LookupProbe.self, from: bytes, registry: registry,
                                                                  requiresSecureCoding: false)).summary
     }
 

@@ -2,23 +2,6 @@ import BinaryPlist
 @testable import KeyedArchive
 import Testing
 
-/// Reads `kind`, then `x` (kind 0) or `y` (otherwise), then `note`, then whether there is an `x`.
-private final class LookupProbe: KeyedArchivable {
-    static var archivedClassName: String { "Reading" }
-    var kind = 0
-    var x = 0.0
-    var y: String?
-    var note: String?
-    var hasX = false
-    init(coder: KeyedUnarchiver) throws {
-        kind = try coder.decode(Int.self, forKey: "kind")
-        if kind == 0 { x = try coder.decode(Double.self, forKey: "x") } else { y = try coder.decodeIfPresent(String.self, forKey: "y") }
-        note = try coder.decodeIfPresent(String.self, forKey: "note")
-        hasX = try coder.containsValue(forKey: "x")
-    }
-    func encode(with coder: KeyedArchiver) {}
-}
-
 /// Reads `kind`, then the unkeyed value `$0` (raw key "$0", kind 0) or the user key "$0" (raw key "$$0").
 private final class EscapedKeyProbe: KeyedArchivable {
     static var archivedClassName: String { "Escaped" }
