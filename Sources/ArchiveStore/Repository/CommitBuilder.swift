@@ -30,9 +30,11 @@ struct CommitBuilder {
     /// Bytes handed out by ``drain()``.
     private(set) var drained = 0
     private(set) var frames = 0
+    /// The chain after the last sealed frame.
     private var chain: UInt32
-    /// The last frame's position in `bytes` and the chain before it.
-    private var last: (at: Int, link: UInt32)?
+    /// The last frame's position in `bytes` and length: appended, not sealed (linked and checksummed) until the
+    /// next frame comes or the commit ends, so that each frame is checksummed once, with its commit flag.
+    private var unsealed: (at: Int, length: Int)?
 
     init(start: Int, chain: UInt32, path: String) {
         self.start = start
@@ -68,34 +70,38 @@ struct CommitBuilder {
 
     private mutating func append(_ kind: FrameKind, key: [UInt8], hash: UInt64, expiryBits: UInt64, payload: [UInt8],
                                  replacing: Int?) {
+        seal(endsCommit: false)
         let at = bytes.count
-        let checksum = FrameHeader.append(kind: kind, key: key, expiryBits: expiryBits, payload: payload, link: chain,
-                                          endsCommit: false, to: &bytes)
+        FrameHeader.appendUnsealed(kind: kind, key: key, expiryBits: expiryBits, payload: payload, to: &bytes)
         let length = bytes.count - at
         applied.append(Applied(key: keepsKeys ? key : [], values: nil, hash: hash, offset: drained + at, length: length, expiryBits: expiryBits, replacing: replacing,
                                isDelete: kind == .delete))
-        last = (at, chain)
-        chain = LogState.chain(chain, after: checksum)
+        unsealed = (at, length)
         frames += 1
     }
 
-    /// The bytes built so far but the last frame, to be written before the commit; `nil` when there are none.
+    /// Links and checksums the last frame appended, flagged as the end of the commit or not.
+    private mutating func seal(endsCommit: Bool) {
+        guard let frame = unsealed else { return }
+        let checksum = FrameHeader.relink(&bytes, at: frame.at, length: frame.length, link: chain, endsCommit: endsCommit)
+        chain = LogState.chain(chain, after: checksum)
+        unsealed = nil
+    }
+
+    /// The bytes built so far but the last frame (each of them sealed), to be written before the commit; `nil`
+    /// when there are none.
     mutating func drain() -> [UInt8]? {
-        guard let last, last.at > 0 else { return nil }
-        let out = Array(bytes[0..<last.at])
-        bytes.removeSubrange(0..<last.at)
-        drained += last.at
-        self.last = (0, last.link)
+        guard let frame = unsealed, frame.at > 0 else { return nil }
+        let out = Array(bytes[0..<frame.at])
+        bytes.removeSubrange(0..<frame.at)
+        drained += frame.at
+        unsealed = (0, frame.length)
         return out
     }
 
     /// The commit: the last frame flagged as its end.
     mutating func finish() -> StoreHandle.Commit {
-        if let last {
-            let length = bytes.count - last.at
-            let checksum = FrameHeader.relink(&bytes, at: last.at, length: length, link: last.link, endsCommit: true)
-            chain = LogState.chain(last.link, after: checksum)
-        }
+        seal(endsCommit: true)
         return StoreHandle.Commit(start: start, writtenAhead: drained, bytes: bytes, frames: frames, chain: chain, changes: applied)
     }
 }

@@ -71,18 +71,26 @@ struct FrameHeader: Sendable {
     static func append(kind: FrameKind, key: [UInt8], expiryBits: UInt64, payload: [UInt8], link: UInt32, endsCommit: Bool,
                        to bytes: inout [UInt8]) -> UInt32 {
         let start = bytes.count
-        appendLittleEndian(UInt64(FrameHeader.size + key.count + payload.count), width: 4, to: &bytes)
-        bytes.append(kind.rawValue)
-        bytes.append(endsCommit ? commitFlag : 0)
-        appendLittleEndian(UInt64(key.count), width: 2, to: &bytes)
-        appendLittleEndian(expiryBits, width: 8, to: &bytes)
-        appendLittleEndian(0, width: 4, to: &bytes)   // checksum, filled below
-        appendLittleEndian(UInt64(link), width: 4, to: &bytes)
-        bytes += key
-        bytes += payload
+        appendUnsealed(kind: kind, key: key, expiryBits: expiryBits, payload: payload, to: &bytes)
+        bytes[start + 5] = endsCommit ? commitFlag : 0
+        for i in 0..<4 { bytes[start + 20 + i] = UInt8(truncatingIfNeeded: link >> UInt32(8 * i)) }
         let crc = Checksum.crc32(continuing: Checksum.crc32(bytes, start..<start + 16), bytes, start + 20..<bytes.count)
         for i in 0..<4 { bytes[start + 16 + i] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * i)) }
         return crc
+    }
+
+    /// Appends the frame of a record to `bytes` with no link, flags or checksum yet: ``relink(_:at:length:link:endsCommit:)``
+    /// seals it once its place in the chain and whether it ends its commit are known (one checksum a frame).
+    static func appendUnsealed(kind: FrameKind, key: [UInt8], expiryBits: UInt64, payload: [UInt8], to bytes: inout [UInt8]) {
+        appendLittleEndian(UInt64(FrameHeader.size + key.count + payload.count), width: 4, to: &bytes)
+        bytes.append(kind.rawValue)
+        bytes.append(0)
+        appendLittleEndian(UInt64(key.count), width: 2, to: &bytes)
+        appendLittleEndian(expiryBits, width: 8, to: &bytes)
+        appendLittleEndian(0, width: 4, to: &bytes)   // checksum
+        appendLittleEndian(0, width: 4, to: &bytes)   // link
+        bytes += key
+        bytes += payload
     }
 
     /// Rewrites, in place, the link and commit flag of the frame at `start` of `bytes` (whole, verified) and its
