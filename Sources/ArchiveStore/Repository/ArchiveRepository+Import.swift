@@ -86,7 +86,7 @@ extension ArchiveRepository {
                     continue
                 }
                 let offset = builder.size
-                try builder.put(key: key, hash: hash, expiryBits: (Self.expiry(record) ?? .nan).bitPattern, payload: payload,
+                try builder.put(key: key, hash: hash, expiryBits: (expiry(record) ?? .nan).bitPattern, payload: payload,
                                 replacing: nil, values: indexValues(of: record))
                 added.insert(LiveEntry(hash: hash, offset: offset, length: builder.size - offset, expiryBits: 0))
                 progress?(read, total)
@@ -146,7 +146,7 @@ extension ArchiveRepository {
                     progress?(read, total)
                     continue
                 }
-                try builder.add(key: key, expiryBits: (Self.expiry(record) ?? .nan).bitPattern, payload: payload)
+                try builder.add(key: key, expiryBits: (expiry(record) ?? .nan).bitPattern, payload: payload)
                 if let values = self.indexValues(of: record) { indexValues.append(values) }
                 progress?(read, total)
             }

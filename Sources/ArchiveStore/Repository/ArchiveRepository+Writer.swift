@@ -121,7 +121,7 @@ extension ArchiveRepository {
             for record in records {
                 let key = Self.key(record.id)
                 guard seen.insert(key).inserted else { continue }
-                try builder.add(key: key, expiryBits: (Self.expiry(record) ?? .nan).bitPattern, payload: try archived(record))
+                try builder.add(key: key, expiryBits: (expiry(record) ?? .nan).bitPattern, payload: try archived(record))
             }
         } catch {
             builder.abandon()
@@ -142,7 +142,7 @@ extension ArchiveRepository {
                 if reencoding {
                     let frame = try StoreHandle.frame(in: bytes, at: start, of: entry, isChained: handle.isChained, path: path)
                     let record = try decode(frame, version: version)
-                    try builder.add(key: frame.key, expiryBits: (Self.expiry(record) ?? .nan).bitPattern,
+                    try builder.add(key: frame.key, expiryBits: (expiry(record) ?? .nan).bitPattern,
                                     payload: try archived(record))
                 } else {
                     try builder.add(frameIn: bytes, at: start, header: header)

@@ -67,6 +67,9 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// Whether the record type declares property indexes (`Record.indexes` is not empty), read once: the
     /// declarations are made again, with the runtime's generic metadata, at each read of `Record.indexes`.
     let hasIndexes: Bool
+    /// Whether records may be ``ExpiringRecord``s, decided once for a value type (asking each record costs a
+    /// conformance lookup in the runtime); always for a class, whose subclasses may conform.
+    let expires: Bool
     /// The same, for records archived at an older version, read through the record's migration.
     let migrationRegistry: ClassRegistry
     /// Decoding state kept between records (see `KeyedUnarchiver.Scratch`), one per decode at a time.
@@ -123,6 +126,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         decodedRecords = Locked(DecodedRecords(capacity: options.decodedRecordCacheCapacity))
         indexDeclarationProblem = Self.indexDeclarationProblem(path: path)
         hasIndexes = !Record.indexes.isEmpty
+        expires = Record.self is any ExpiringRecord.Type || Record.self is AnyClass
     }
 
     /// The platform's data directory for an application or store named `name`: `~/Library/Application
@@ -290,7 +294,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         case .records(let records):
             for record in records {
                 if let included,
-                   !included(LiveEntry(hash: 0, offset: 0, length: 1, expiryBits: (Self.expiry(record) ?? .nan).bitPattern)) {
+                   !included(LiveEntry(hash: 0, offset: 0, length: 1, expiryBits: (expiry(record) ?? .nan).bitPattern)) {
                     continue
                 }
                 guard try body(record) else { return }
@@ -368,14 +372,18 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// one record, and strings are compared by their bytes, as `NSString` compares them).
     static func key(_ id: Record.ID) -> [UInt8] {
         // A string id is its own description: no generic description is made for it.
-        if Record.ID.self == String.self, let string = id as? String { return Array(string.utf8) }
+        if Record.ID.self == String.self {
+            // The same type: its bytes read as a String, without the runtime's dynamic cast.
+            return withUnsafePointer(to: id) { $0.withMemoryRebound(to: String.self, capacity: 1) { Array($0.pointee.utf8) } }
+        }
         return Array(String(describing: id).utf8)
     }
 
     /// The record's expiry as its frame keeps it: seconds since 1970, `nil` for a record that is not an
     /// ``ExpiringRecord`` or has no expiry date.
-    static func expiry(_ record: Record) -> Double? {
-        (record as? any ExpiringRecord)?.expiryDate?.timeIntervalSince1970
+    func expiry(_ record: Record) -> Double? {
+        guard expires else { return nil }
+        return (record as? any ExpiringRecord)?.expiryDate?.timeIntervalSince1970
     }
 
     /// The record's keyed archive. With ``RepositoryOptions/verifiesRecords`` it is read back first, so that a

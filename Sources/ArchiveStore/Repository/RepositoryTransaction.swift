@@ -152,7 +152,7 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
         case .either:
             break
         }
-        let expiryBits = (ArchiveRepository<Record>.expiry(record) ?? .nan).bitPattern
+        let expiryBits = (repository.expiry(record) ?? .nan).bitPattern
         records.append(record)
         try stage(StagedChange(key: key, hash: hash(key), isDelete: false, record: records.count - 1, payload: payload,
                                expiryBits: expiryBits, replacing: nil))
