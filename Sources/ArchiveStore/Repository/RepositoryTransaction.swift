@@ -30,6 +30,8 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
     private var records: [Record] = []
     /// The table index of each key's record in the store, as looked up once (`nil` inside: none).
     private var existing: [[UInt8]: Int?] = [:]
+    /// The last key looked up in `existing`, and its answer: a one-record change asks three times for one key.
+    private var lastExisting: (key: [UInt8], index: Int?)?
     /// Records added less records removed.
     private var countChange = 0
 
@@ -59,15 +61,23 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
 
     /// The table index of `key`'s record in the store (as it was when the transaction began), looked up once.
     private func existingIndex(_ key: [UInt8]) throws(StoreError) -> Int? {
-        if let known = existing[key] { return known }
-        guard let handle else {
+        if let last = lastExisting, sameBytes(last.key, key) { return last.index }
+        let index: Int?
+        if let known = existing[key] {
+            index = known
+        } else if let handle {
+            index = try repository.reader.withLock { _ throws(StoreError) in try handle.locate(key, hash: handle.keyHash(key)) }
+            existing[key] = .some(index)
+        } else {
+            index = nil
             existing[key] = .some(nil)
-            return nil
         }
-        let index = try repository.reader.withLock { _ throws(StoreError) in try handle.locate(key, hash: handle.keyHash(key)) }
-        existing[key] = .some(index)
+        lastExisting = (key, index)
         return index
     }
+
+    /// The position in `changes` of the change staged for `key`, if any (no lookup before the first).
+    private func stagedPosition(_ key: [UInt8]) -> Int? { changes.isEmpty ? nil : positions[key] }
 
     private func hash(_ key: [UInt8]) -> UInt64 { handle?.keyHash(key) ?? 0 }
 
@@ -77,7 +87,7 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
     public func get(_ id: Record.ID) throws(StoreError) -> Record? {
         try checkOpen()
         let key = ArchiveRepository<Record>.key(id)
-        if let position = positions[key], let change = changes[position] { return record(of: change) }
+        if let position = stagedPosition(key), let change = changes[position] { return record(of: change) }
         guard let index = try existingIndex(key), let handle else { return nil }
         let (frame, version) = try repository.reader.withLock { _ throws(StoreError) in
             (try handle.frame(handle.table.entries[index]), handle.state.recordVersion)
@@ -92,7 +102,7 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
     }
 
     private func exists(_ key: [UInt8]) throws(StoreError) -> Bool {
-        if let position = positions[key], let change = changes[position] { return !change.isDelete }
+        if let position = stagedPosition(key), let change = changes[position] { return !change.isDelete }
         return try existingIndex(key) != nil
     }
 
@@ -163,7 +173,7 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
         var change = change
         let before = try exists(change.key)
         change.replacing = try existingIndex(change.key)
-        if let position = positions[change.key] { changes[position] = nil }
+        if let position = stagedPosition(change.key) { changes[position] = nil }
         positions[change.key] = changes.count
         changes.append(change)
         countChange += (change.isDelete ? 0 : 1) - (before ? 1 : 0)
