@@ -163,7 +163,7 @@ public final class TypedStreamUnarchiver {
 
     /// The next object, an object of a mutable class as its plain value: what a Foundation class's decoding
     /// reads its parts with.
-    func decodePlainObject() throws -> Any? {
+    package func decodePlainObject() throws -> Any? {
         let value = try decodeObject()
         return keepsMutableClasses ? ArchivedMutableObject.plain(value) : value
     }

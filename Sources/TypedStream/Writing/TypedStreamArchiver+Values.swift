@@ -31,9 +31,9 @@ extension TypedStreamArchiver {
         case let d as Double: writeDouble(d)
         case let b as Bool: writeBool(b)
         case let d as Data: writeNSData([UInt8](d))
-        case let d as Date: writeNSDate(d)
-        case let url as URL: writeNSURL(url)
-        case is ArchivedNull: writeNSNull()
+        case let d as Date: NSDateClass.encode(stream: d, to: self)
+        case let url as URL: NSURLClass.encode(stream: url, to: self)
+        case let null as ArchivedNull: NSNullClass.encode(stream: null, to: self)
         case let v as ArchivedValue: writeNSValue(v)
         case let a as ArchivedAttributedString: writeNSAttributedString(a)
         case let o as ArchivedObject:
@@ -61,6 +61,8 @@ extension TypedStreamArchiver {
         case let array as [Any]: writeNSArray(array)
         case let set as Set<AnyHashable>: writeNSSet(set)
         case let dictionary as [AnyHashable: Any]: writeNSDictionary(dictionary.map { (key: $0.key, value: $0.value) })
+        // The other classes, by their files in ArchiveModel.
+        case _ where StandardClass.encodeStream(value, to: self): break
         default:
             record(TypedStreamError(.unsupportedType, "a value of type \(type(of: value)) is not TypedStreamEncodable nor a Foundation class typedstreams hold"))
             writer.byte(TypedStreamTag.nil)
@@ -71,7 +73,7 @@ extension TypedStreamArchiver {
     /// Foundation would archive for it.
     func writePlistValue(_ p: PlistValue) {
         switch p {
-        case .null: writeNSNull()
+        case .null: NSNullClass.encode(stream: ArchivedNull(), to: self)
         case .bool(let b): writeBool(b)
         case .integer(let i):
             if let v = i.int64Value { writeInteger(v) } else if let u = i.uint64Value { writeUnsigned(u) } else {
@@ -79,7 +81,7 @@ extension TypedStreamArchiver {
                 writer.byte(TypedStreamTag.nil)
             }
         case .real(let d): writeDouble(d)
-        case .date(let d): writeNSDate(Date(timeIntervalSinceReferenceDate: d.secondsSinceReferenceDate))
+        case .date(let d): NSDateClass.encode(stream: Date(timeIntervalSinceReferenceDate: d.secondsSinceReferenceDate), to: self)
         case .data(let d): writeNSData(d)
         case .string(let s): writeNSString(s)
         case .array(let a): writeNSArray(a.map { $0 as Any })
