@@ -87,6 +87,7 @@ extension StandardClass {
         case .indexSet, .mutableIndexSet: try NSIndexSetClass.decode(keyed: r)
         case .indexPath: try NSIndexPathClass.decode(keyed: r)
         case .timeZone: try NSTimeZoneClass.decode(keyed: r)
+        case .attributedString, .mutableAttributedString: try NSAttributedStringClass.decode(keyed: r)
         default: nil
         }
     }
@@ -104,6 +105,7 @@ extension StandardClass {
         case let path as IndexPath: NSIndexPathClass.encode(keyed: path, to: w)
         case let zone as ArchivedTimeZone: NSTimeZoneClass.encode(keyed: zone, to: w)
         case let zone as TimeZone: NSTimeZoneClass.encode(keyed: ArchivedTimeZone(zone), to: w)
+        case let string as ArchivedAttributedString: NSAttributedStringClass.encode(keyed: string, to: w)
         default: nil
         }
     }
@@ -114,6 +116,8 @@ extension StandardClass {
         switch (self, value) {
         case (.mutableOrderedSet, let set as ArchivedOrderedSet): NSOrderedSetClass.encodeFields(keyed: set, to: w)
         case (.mutableIndexSet, let set as ArchivedIndexSet): NSIndexSetClass.encodeFields(keyed: set, to: w)
+        case (.mutableAttributedString, let string as ArchivedAttributedString):
+            NSAttributedStringClass.encodeFields(keyed: string, mutable: true, to: w)
         default: return false
         }
         return true
@@ -127,6 +131,7 @@ extension StandardClass {
         case .date: try NSDateClass.decode(stream: r)
         case .url: try NSURLClass.decode(stream: r)
         case .null: try NSNullClass.decode(stream: r)
+        case .attributedString, .mutableAttributedString: try NSAttributedStringClass.decode(stream: r)
         default: nil
         }
     }
@@ -138,6 +143,8 @@ extension StandardClass {
         case let date as Date: NSDateClass.encode(stream: date, to: w)
         case let url as URL: NSURLClass.encode(stream: url, to: w)
         case let null as ArchivedNull: NSNullClass.encode(stream: null, to: w)
+        case let string as ArchivedAttributedString:
+            NSAttributedStringClass.encode(stream: string, as: .attributedString, identity: nil, to: w)
         default: return false
         }
         return true

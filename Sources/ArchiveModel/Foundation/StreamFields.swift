@@ -1,3 +1,5 @@
+import BinaryPlist
+
 /// The values of the typedstream's current object, as a Foundation class's typedstream decoding reads them:
 /// groups by their type encoding (`"d"`, `"c"`, `"@"`), the values in them, counts checked against the bytes
 /// left, and an error at an offset of the stream. The typedstream unarchiver conforms.
@@ -5,6 +7,8 @@
 /// Mirrors the part of `NSUnarchiver` (`decodeValue(ofObjCType:at:)`, `decodeObject()`) that Foundation's own
 /// classes decode with.
 package protocol StreamFieldReader: AnyObject {
+    /// Whether the next byte ends the current object.
+    func atEndOfObject() throws -> Bool
     /// The offset of the next byte of the stream.
     var streamOffset: Int { get }
     /// Reads the header of the next group, which must hold the types of `encoding`.
@@ -13,6 +17,9 @@ package protocol StreamFieldReader: AnyObject {
     func readDouble() throws -> Double
     /// The next group, one integer of type `encoding` (`"c"`, `"i"`), as an `Int`, and its offset.
     func decodeInteger(encoding: String) throws -> (value: Int, offset: Int)
+    /// The next group, integers of the types of `encoding` (`"iI"`; a type of another width or sign that the
+    /// stream holds there is read as it is), in order.
+    func decodeIntegers(encoding: String) throws -> [PlistInteger]
     /// The next group, one count of type `encoding` of the elements of `what`: at least 0 and at most the
     /// bytes left.
     func decodeCount(encoding: String, of what: String) throws -> Int
@@ -45,4 +52,6 @@ package protocol StreamFieldWriter: AnyObject {
     func writeRawUnsigned(_ value: UInt64)
     /// A group of one object. Mirrors `NSCoder.encode(_:)`.
     func encodeObject(_ object: Any?)
+    /// A group of one new, unshared string object of `standard` (`NSString` or `NSMutableString`).
+    func encodeString(_ string: String, as standard: StandardClass)
 }

@@ -32,10 +32,7 @@ extension KeyedArchiver {
         case (.mutableArray, let a as any ArchiveEncodableArray): arrayFields(a)
         case (.mutableDictionary, let d as any ArchiveEncodableDictionary): dictionaryFields(d)
         case (.mutableSet, let s as any ArchiveEncodableSet): setFields(s)
-        case (.mutableAttributedString, let s as ArchivedAttributedString):
-            // Apple's mutable attributed string holds a mutable string.
-            attributedStringFields(s) { mutableObject(ArchivedMutableObject(className: "NSMutableString", value: s.string)) }
-        // The classes of ArchiveModel's files (NSMutableOrderedSet, NSMutableIndexSet).
+        // The classes of ArchiveModel's files (NSMutableOrderedSet, NSMutableIndexSet, NSMutableAttributedString).
         case _ where standard.encodeKeyedFields(object.value, to: self): break
         default:
             record(KeyedArchiveError(.unsupportedType, "an \(object.className) cannot hold a value of type \(type(of: object.value))",

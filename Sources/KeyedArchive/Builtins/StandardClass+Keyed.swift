@@ -17,7 +17,6 @@ extension KeyedUnarchiver {
         case .set, .mutableSet: return try decodeNSSet(uid: uid)
         case .dictionary, .mutableDictionary: return try decodeNSDictionary(uid: uid)
         case .value: return try decodeNSValue(uid: uid)
-        case .attributedString, .mutableAttributedString: return try decodeNSAttributedString(uid: uid)
         default:
             guard let value = try standard.decodeKeyed(from: self) else {
                 throw error(.invalidValue, "\(standard.className) has no keyed decoding", uid: uid)
@@ -42,7 +41,6 @@ extension KeyedArchiver {
         case let url as URL: return urlObject(url)
         case is ArchivedNull: return nullObject()
         case let v as ArchivedValue: return valueObject(v)
-        case let string as ArchivedAttributedString: return attributedStringObject(string)
         case let i as Int64: return integerObject(i)
         case let i as Int32: return integerObject(Int64(i))
         case let i as Int16: return integerObject(Int64(i))

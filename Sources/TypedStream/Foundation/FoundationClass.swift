@@ -15,7 +15,6 @@ extension TypedStreamUnarchiver {
         case .array, .mutableArray: try decodeNSArray()
         case .dictionary, .mutableDictionary: try decodeNSDictionary()
         case .set, .mutableSet: try decodeNSSet()
-        case .attributedString, .mutableAttributedString: try decodeNSAttributedString()
         // Read through its end by decodeNSValue (an unknown type encoding makes it a generic object).
         case .value: try decodeNSNumber()
         default: try standard.decodeStream(from: self)

@@ -1,4 +1,5 @@
 import ArchiveModel
+import BinaryPlist
 
 /// The typedstream unarchiver as the field reader the Foundation classes' files
 /// (`ArchiveModel/Foundation/Classes/`) decode with.
@@ -17,6 +18,16 @@ extension TypedStreamUnarchiver: StreamFieldReader {
         let type: ObjCType
         do { type = try ObjCType.parse(encoding) } catch { throw located(error) }
         return try decodeInteger(type)
+    }
+
+    package func decodeIntegers(encoding: String) throws -> [PlistInteger] {
+        let requested: [ObjCType]
+        do { requested = try ObjCType.parseList(encoding) } catch { throw located(error) }
+        let types = try expectGroup(requested)
+        var values: [PlistInteger] = []
+        values.reserveCapacity(types.count)
+        for t in types { values.append(try readInteger(t)) }
+        return values
     }
 
     package func decodeCount(encoding: String, of what: String) throws -> Int {
@@ -39,4 +50,9 @@ extension TypedStreamArchiver: StreamFieldWriter {
     package func writeRawDouble(_ value: Double) { writer.double(value) }
     package func writeRawSigned(_ value: Int64) { writer.signed(value) }
     package func writeRawUnsigned(_ value: UInt64) { writer.unsigned(value) }
+
+    package func encodeString(_ string: String, as standard: StandardClass) {
+        writeGroupHeader("@")
+        writeNSString(string, as: standard)
+    }
 }

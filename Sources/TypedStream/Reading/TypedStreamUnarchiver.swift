@@ -290,7 +290,7 @@ public final class TypedStreamUnarchiver {
     }
 
     /// Whether the next byte ends the current object.
-    func atEndOfObject() throws -> Bool {
+    package func atEndOfObject() throws -> Bool {
         do { return try scanner.peekByte() == TypedStreamTag.endOfObject } catch { throw located(error) }
     }
 }

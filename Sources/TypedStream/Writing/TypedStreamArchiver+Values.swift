@@ -35,7 +35,8 @@ extension TypedStreamArchiver {
         case let url as URL: NSURLClass.encode(stream: url, to: self)
         case let null as ArchivedNull: NSNullClass.encode(stream: null, to: self)
         case let v as ArchivedValue: writeNSValue(v)
-        case let a as ArchivedAttributedString: writeNSAttributedString(a)
+        case let a as ArchivedAttributedString:
+            NSAttributedStringClass.encode(stream: a, as: .attributedString, identity: nil, to: self)
         case let o as ArchivedObject:
             if !writeReferenceIfShared(o) { writeArchivedObject(o) }
         case let m as ArchivedMutableObject:
@@ -214,7 +215,7 @@ extension TypedStreamArchiver {
         case (.mutableDictionary, let d as [AnyHashable: Any]):
             writeNSDictionary(d.map { (key: $0.key, value: $0.value) }, as: foundation, identity: object)
         case (.mutableAttributedString, let s as ArchivedAttributedString):
-            writeNSAttributedString(s, as: foundation, identity: object)
+            NSAttributedStringClass.encode(stream: s, as: foundation, identity: object, to: self)
         default:
             record(TypedStreamError(.unsupportedType, "an \(object.className) cannot hold a value of type \(type(of: object.value))"))
             writer.byte(TypedStreamTag.nil)
