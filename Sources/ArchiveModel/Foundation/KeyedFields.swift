@@ -49,6 +49,10 @@ extension KeyedFieldReader {
 ///
 /// Mirrors the part of `NSKeyedArchiver` (`encode(_:forKey:)`) that Foundation's own classes encode with.
 package protocol KeyedFieldWriter: AnyObject {
+    /// The string object of `string`: a bare plist string, one object per distinct string; its UID.
+    func stringObject(_ string: String) -> Int32
+    /// A new data object of `data`: bare plist data; its UID.
+    func dataObject(_ data: Data) -> Int32
     /// A new object of `standard` whose fields `body` adds; its UID.
     func writeObject(of standard: StandardClass, _ body: () -> Void) -> Int32
     /// The archive's one object of `standard`, a class with no fields (`NSNull`); its UID.
@@ -57,6 +61,8 @@ package protocol KeyedFieldWriter: AnyObject {
     func setInteger(_ value: Int64, forRawKey key: String)
     /// A real field of the current object.
     func setReal(_ value: Double, forRawKey key: String)
+    /// A string field of the current object, the string inline (not an `NSString` object).
+    func setInlineString(_ string: String, forRawKey key: String)
     /// A data field of the current object, the bytes inline (not an `NSData` object).
     func setData(_ bytes: [UInt8], forRawKey key: String)
     /// A field of the current object referring to `value` encoded as an object (`$null` for `nil`).

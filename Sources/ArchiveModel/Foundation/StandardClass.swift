@@ -77,8 +77,14 @@ package enum StandardClass: Int, Sendable, CaseIterable {
 extension StandardClass {
     /// Decodes the keyed reader's current object, of this class, by its file's keyed decoding; `nil` for a
     /// class whose keyed decoding is still the keyed codec's own (`KeyedArchive/Builtins/`).
+    @inlinable
     package func decodeKeyed<R: KeyedFieldReader>(from r: R) throws -> Any? {
         switch self {
+        case .string, .mutableString: try NSStringClass.decode(keyed: r)
+        case .array, .mutableArray: try NSArrayClass.decode(keyed: r)
+        case .set, .mutableSet: try NSSetClass.decode(keyed: r)
+        case .dictionary, .mutableDictionary: try NSDictionaryClass.decode(keyed: r)
+        case .data, .mutableData: try NSDataClass.decode(keyed: r)
         case .date: try NSDateClass.decode(keyed: r)
         case .uuid: try NSUUIDClass.decode(keyed: r)
         case .url: try NSURLClass.decode(keyed: r)
@@ -94,8 +100,11 @@ extension StandardClass {
 
     /// Writes `value` as the object of the class its Swift type stands for, by that class's file, and returns
     /// its UID; `nil` when no class's file takes the type.
+    @inlinable
     package static func encodeKeyed<W: KeyedFieldWriter>(_ value: Any, to w: W) -> Int32? {
         switch value {
+        case let string as String: w.stringObject(string)
+        case let data as Data: w.dataObject(data)
         case let date as Date: NSDateClass.encode(keyed: date, to: w)
         case let uuid as UUID: NSUUIDClass.encode(keyed: uuid, to: w)
         case let url as URL: NSURLClass.encode(keyed: url, to: w)
@@ -112,8 +121,11 @@ extension StandardClass {
 
     /// Writes the fields of an object of this class, a mutable one, holding `value`, by its file; `false` when
     /// its file has no such function for the value.
+    @inlinable
     package func encodeKeyedFields<W: KeyedFieldWriter>(_ value: Any, to w: W) -> Bool {
         switch (self, value) {
+        case (.mutableString, let string as String): NSStringClass.encodeFields(keyed: string, to: w)
+        case (.mutableData, let data as Data): NSDataClass.encodeFields(keyed: data, to: w)
         case (.mutableOrderedSet, let set as ArchivedOrderedSet): NSOrderedSetClass.encodeFields(keyed: set, to: w)
         case (.mutableIndexSet, let set as ArchivedIndexSet): NSIndexSetClass.encodeFields(keyed: set, to: w)
         case (.mutableAttributedString, let string as ArchivedAttributedString):
@@ -126,8 +138,14 @@ extension StandardClass {
     /// Decodes the values of a typedstream object of this class (not through its end of object) by its file's
     /// typedstream decoding; `nil` for a class with no typedstream form or whose typedstream decoding is
     /// still the typedstream codec's own (`TypedStream/Foundation/`).
+    @inlinable
     package func decodeStream<R: StreamFieldReader>(from r: R) throws -> Any? {
         switch self {
+        case .string, .mutableString: try NSStringClass.decode(stream: r)
+        case .array, .mutableArray: try NSArrayClass.decode(stream: r)
+        case .set, .mutableSet: try NSSetClass.decode(stream: r)
+        case .dictionary, .mutableDictionary: try NSDictionaryClass.decode(stream: r)
+        case .data, .mutableData: try NSDataClass.decode(stream: r)
         case .date: try NSDateClass.decode(stream: r)
         case .url: try NSURLClass.decode(stream: r)
         case .null: try NSNullClass.decode(stream: r)
@@ -138,8 +156,11 @@ extension StandardClass {
 
     /// Writes `value` as the typedstream object of the class its Swift type stands for, by that class's file;
     /// `false` when no class's file writes the type to typedstreams.
+    @inlinable
     package static func encodeStream<W: StreamFieldWriter>(_ value: Any, to w: W) -> Bool {
         switch value {
+        case let string as String: NSStringClass.encode(stream: string, to: w)
+        case let data as Data: NSDataClass.encode(stream: [UInt8](data), to: w)
         case let date as Date: NSDateClass.encode(stream: date, to: w)
         case let url as URL: NSURLClass.encode(stream: url, to: w)
         case let null as ArchivedNull: NSNullClass.encode(stream: null, to: w)

@@ -1,4 +1,9 @@
 import BinaryPlist
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The values of the typedstream's current object, as a Foundation class's typedstream decoding reads them:
 /// groups by their type encoding (`"d"`, `"c"`, `"@"`), the values in them, counts checked against the bytes
@@ -13,6 +18,11 @@ package protocol StreamFieldReader: AnyObject {
     var streamOffset: Int { get }
     /// Reads the header of the next group, which must hold the types of `encoding`.
     func expectGroup(encoding: String) throws
+    /// The next group, one `+` value (bytes), and the offset of the value.
+    func decodeUnsharedBytes() throws -> (bytes: ArraySlice<UInt8>, offset: Int)
+    /// The next bytes written by `encodeDataObject(_:)`: an `i` length group and a `[Nc]` array group.
+    /// Mirrors `NSCoder.decodeDataObject()`.
+    func decodeDataObject() throws -> Data
     /// The next value of the current group, a `d`.
     func readDouble() throws -> Double
     /// The next group, one integer of type `encoding` (`"c"`, `"i"`), as an `Int`, and its offset.
@@ -50,6 +60,10 @@ package protocol StreamFieldWriter: AnyObject {
     func writeRawSigned(_ value: Int64)
     /// An unsigned integer of type `S`, `I`, `L` or `Q` in the current group.
     func writeRawUnsigned(_ value: UInt64)
+    /// A value of type `+` in the current group: the bytes, unshared.
+    func writeRawUnsharedBytes(_ bytes: [UInt8])
+    /// Bytes as an `i` length group and a `[Nc]` array group. Mirrors `NSCoder.encodeDataObject(_:)`.
+    func writeDataObject(_ bytes: [UInt8])
     /// A group of one object. Mirrors `NSCoder.encode(_:)`.
     func encodeObject(_ object: Any?)
     /// A group of one new, unshared string object of `standard` (`NSString` or `NSMutableString`).

@@ -27,12 +27,10 @@ extension KeyedArchiver {
         state.pointee.retained.append(object)
         openFrame(uid)
         switch (standard, object.value) {
-        case (.mutableString, let s as String): addField(keyNode("NS.string"), state.pointee.builder.string(s))
-        case (.mutableData, let d as Data): addField(keyNode("NS.data"), state.pointee.builder.data(d))
         case (.mutableArray, let a as any ArchiveEncodableArray): arrayFields(a)
         case (.mutableDictionary, let d as any ArchiveEncodableDictionary): dictionaryFields(d)
         case (.mutableSet, let s as any ArchiveEncodableSet): setFields(s)
-        // The classes of ArchiveModel's files (NSMutableOrderedSet, NSMutableIndexSet, NSMutableAttributedString).
+        // NSMutableString, NSMutableData, NSMutableOrderedSet, NSMutableIndexSet, NSMutableAttributedString: by their files in ArchiveModel.
         case _ where standard.encodeKeyedFields(object.value, to: self): break
         default:
             record(KeyedArchiveError(.unsupportedType, "an \(object.className) cannot hold a value of type \(type(of: object.value))",

@@ -28,6 +28,11 @@ extension KeyedArchiver: KeyedFieldWriter {
         addField(k, state.pointee.builder.real(value))
     }
 
+    package func setInlineString(_ string: String, forRawKey key: String) {
+        let k = keyNode(key)
+        addField(k, state.pointee.builder.string(string))
+    }
+
     package func setData(_ bytes: [UInt8], forRawKey key: String) {
         let k = keyNode(key)
         addField(k, state.pointee.builder.data(bytes))
@@ -56,6 +61,23 @@ extension KeyedArchiver: KeyedFieldWriter {
     package func recordInvalidValue(_ reason: String) {
         record(KeyedArchiveError(.invalidValue, reason))
     }
+
+    /// A bare `NSString`, uniqued by value: the builder uniques the string's plist node (one hash of the
+    /// string), and the node's object UID is kept in an array indexed by node.
+    package func stringObject(_ s: String) -> Int32 {
+        let node = Int(state.pointee.builder.string(s))
+        if node < state.pointee.stringUIDs.count {
+            if state.pointee.stringUIDs[node] >= 0 { return state.pointee.stringUIDs[node] }
+        } else {
+            state.pointee.stringUIDs.append(contentsOf: repeatElement(-1, count: node - state.pointee.stringUIDs.count + 1))
+        }
+        let uid = bareObject(Int32(truncatingIfNeeded: node))
+        state.pointee.stringUIDs[node] = uid
+        return uid
+    }
+
+    /// A bare `NSData`.
+    package func dataObject(_ d: Data) -> Int32 { bareObject(state.pointee.builder.data(d)) }
 
     /// An `NSDate` object, by `ArchiveModel`'s `NSDateClass`.
     func dateObject(_ date: Date) -> Int32 { NSDateClass.encode(keyed: date, to: self) }

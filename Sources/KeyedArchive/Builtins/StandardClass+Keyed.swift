@@ -10,12 +10,7 @@ extension KeyedUnarchiver {
     /// Decodes the current frame, an object of a built-in class, by the class's own decoding.
     func decodeStandard(_ standard: StandardClass, uid: Int) throws -> Any {
         switch standard {
-        case .string, .mutableString: return try decodeNSString(uid: uid)
-        case .data, .mutableData: return try decodeNSData(uid: uid)
         case .number: return try decodeNSNumber(uid: uid)
-        case .array, .mutableArray: return try decodeNSArray(uid: uid)
-        case .set, .mutableSet: return try decodeNSSet(uid: uid)
-        case .dictionary, .mutableDictionary: return try decodeNSDictionary(uid: uid)
         case .value: return try decodeNSValue(uid: uid)
         default:
             guard let value = try standard.decodeKeyed(from: self) else {

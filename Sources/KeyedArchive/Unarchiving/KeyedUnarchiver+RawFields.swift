@@ -52,10 +52,6 @@ extension KeyedUnarchiver {
         return result
     }
 
-    func hashableElements(_ rawKey: String) throws -> [AnyHashable] {
-        try elements(rawKey).map { try hashable($0, key: rawKey) }
-    }
-
     package func hashable(_ value: Any?, key: String) throws -> AnyHashable {
         guard let value else { return AnyHashable(ArchivedNull()) }
         guard let h = value as? AnyHashable else {

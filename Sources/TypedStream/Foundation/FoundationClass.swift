@@ -9,12 +9,7 @@ extension TypedStreamUnarchiver {
     /// class with no typedstream form, which is then read as any other class.
     func decodeFoundation(_ standard: StandardClass) throws -> Any? {
         switch standard {
-        case .string, .mutableString: try decodeNSString()
         case .number: try decodeNSNumber()
-        case .data, .mutableData: try decodeNSData()
-        case .array, .mutableArray: try decodeNSArray()
-        case .dictionary, .mutableDictionary: try decodeNSDictionary()
-        case .set, .mutableSet: try decodeNSSet()
         // Read through its end by decodeNSValue (an unknown type encoding makes it a generic object).
         case .value: try decodeNSNumber()
         default: try standard.decodeStream(from: self)

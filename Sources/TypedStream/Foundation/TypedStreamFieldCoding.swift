@@ -14,10 +14,14 @@ extension TypedStreamUnarchiver: StreamFieldReader {
 
     package func readDouble() throws -> Double { try scanner.readDouble() }
 
+    package func decodeUnsharedBytes() throws -> (bytes: ArraySlice<UInt8>, offset: Int) {
+        _ = try expectGroup([.bytes])
+        let start = scanner.position
+        return (try scanner.unsharedString(head: try scanner.readByte(), at: start), start)
+    }
+
     package func decodeInteger(encoding: String) throws -> (value: Int, offset: Int) {
-        let type: ObjCType
-        do { type = try ObjCType.parse(encoding) } catch { throw located(error) }
-        return try decodeInteger(type)
+        try decodeInteger(try integerType(encoding))
     }
 
     package func decodeIntegers(encoding: String) throws -> [PlistInteger] {
@@ -31,9 +35,18 @@ extension TypedStreamUnarchiver: StreamFieldReader {
     }
 
     package func decodeCount(encoding: String, of what: String) throws -> Int {
-        let type: ObjCType
-        do { type = try ObjCType.parse(encoding) } catch { throw located(error) }
-        return try decodeCount(type, of: what)
+        try decodeCount(try integerType(encoding), of: what)
+    }
+
+    /// The type of a one-type encoding; the integer types the Foundation classes count with without a parse.
+    private func integerType(_ encoding: String) throws -> ObjCType {
+        switch encoding {
+        case "i": return .int
+        case "I": return .unsignedInt
+        case "c": return .char
+        default:
+            do { return try ObjCType.parse(encoding) } catch { throw located(error) }
+        }
     }
 
     package func invalidValue(_ reason: String, at offset: Int?) -> any Error { error(.invalidValue, reason, at: offset) }
@@ -50,9 +63,18 @@ extension TypedStreamArchiver: StreamFieldWriter {
     package func writeRawDouble(_ value: Double) { writer.double(value) }
     package func writeRawSigned(_ value: Int64) { writer.signed(value) }
     package func writeRawUnsigned(_ value: UInt64) { writer.unsigned(value) }
+    package func writeRawUnsharedBytes(_ bytes: [UInt8]) { writer.unsharedString(bytes) }
+
+    /// An `i` length and a `[Nc]` array: `encodeDataObject(_:)`'s format.
+    package func writeDataObject(_ bytes: [UInt8]) {
+        writeGroupHeader("i")
+        writer.signed(Int64(bytes.count))
+        writeGroupHeader("[\(bytes.count)c]")
+        writer.raw(bytes)
+    }
 
     package func encodeString(_ string: String, as standard: StandardClass) {
         writeGroupHeader("@")
-        writeNSString(string, as: standard)
+        NSStringClass.encode(stream: string, as: standard, to: self)
     }
 }

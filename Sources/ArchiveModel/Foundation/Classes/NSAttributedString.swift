@@ -31,6 +31,7 @@ package enum NSAttributedStringClass: FoundationClass {
     // MARK: Keyed archives
 
     /// An `NSAttributedString` or `NSMutableAttributedString` object.
+    @inlinable
     package static func decode<R: KeyedFieldReader>(keyed r: R) throws -> Any {
         func attributes(_ value: Any, _ what: String) throws -> [String: Any] {
             guard let d = ArchivedMutableObject.plain(value) as? [AnyHashable: Any] else { throw r.invalidValue("\(what) is not a dictionary") }
@@ -85,6 +86,7 @@ package enum NSAttributedStringClass: FoundationClass {
     }
 
     /// An `NSAttributedString` object, as Apple writes it.
+    @inlinable
     package static func encode<W: KeyedFieldWriter>(keyed value: ArchivedAttributedString, to w: W) -> Int32 {
         w.writeObject(of: .attributedString) { encodeFields(keyed: value, mutable: false, to: w) }
     }
@@ -92,6 +94,7 @@ package enum NSAttributedStringClass: FoundationClass {
     /// The fields of an `NSAttributedString` or (`mutable`) `NSMutableAttributedString` in the current object:
     /// one dictionary for a single run over the whole string, else an array of dictionaries (one a run, in
     /// order) and the runs' lengths and indexes. Apple's mutable attributed string holds a mutable string.
+    @inlinable
     package static func encodeFields<W: KeyedFieldWriter>(keyed value: ArchivedAttributedString, mutable: Bool, to w: W) {
         if mutable {
             w.setMutableObject(className: "NSMutableString", value: value.string, forRawKey: "NSString")
@@ -111,6 +114,7 @@ package enum NSAttributedStringClass: FoundationClass {
 
     // MARK: Typedstreams
 
+    @inlinable
     package static func decode<R: StreamFieldReader>(stream r: R) throws -> Any {
         let stringStart = r.streamOffset
         guard let string = try r.decodePlainObject() as? String else {
@@ -156,6 +160,7 @@ package enum NSAttributedStringClass: FoundationClass {
 
     /// An object of `standard` (`NSAttributedString` or `NSMutableAttributedString`), numbered for `identity`
     /// when given: the string, then one run a dictionary, each run's attributes written as a new dictionary.
+    @inlinable
     package static func encode<W: StreamFieldWriter>(stream value: ArchivedAttributedString, as standard: StandardClass,
                                                      identity: AnyObject?, to w: W) {
         w.writeObject(of: standard, identity: identity) {

@@ -15,6 +15,7 @@ package enum NSDateClass: FoundationClass {
     ]
 
     /// An `NSDate` object: its `NS.time`, real or integer, finite.
+    @inlinable
     package static func decode<R: KeyedFieldReader>(keyed r: R) throws -> Any {
         guard let v = try r.rawField("NS.time") else { throw r.invalidValue("NSDate without NS.time") }
         let seconds: Double
@@ -29,6 +30,7 @@ package enum NSDateClass: FoundationClass {
 
     /// An `NSDate` object (`NS.time`). When the writer refuses non-finite dates, a date the unarchiver would
     /// refuse (an infinite or NaN `NS.time`) fails the archive instead.
+    @inlinable
     package static func encode<W: KeyedFieldWriter>(keyed date: Date, to w: W) -> Int32 {
         if w.refusesNonFiniteDates && !date.timeIntervalSinceReferenceDate.isFinite {
             w.recordInvalidValue("a date of \(date.timeIntervalSinceReferenceDate) seconds is not a finite time; an unarchiver refuses it")
@@ -37,6 +39,7 @@ package enum NSDateClass: FoundationClass {
     }
 
     /// One `d` group: the seconds, finite.
+    @inlinable
     package static func decode<R: StreamFieldReader>(stream r: R) throws -> Any {
         try r.expectGroup(encoding: "d")
         let start = r.streamOffset
@@ -45,6 +48,7 @@ package enum NSDateClass: FoundationClass {
         return Date(timeIntervalSinceReferenceDate: seconds)
     }
 
+    @inlinable
     package static func encode<W: StreamFieldWriter>(stream date: Date, to w: W) {
         w.writeObject(of: .date, identity: nil) {
             w.writeGroup(encoding: "d")

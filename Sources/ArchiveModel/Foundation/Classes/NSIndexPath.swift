@@ -15,6 +15,7 @@ package enum NSIndexPathClass: FoundationClass {
     ]
 
     /// An `NSIndexPath` object.
+    @inlinable
     package static func decode<R: KeyedFieldReader>(keyed r: R) throws -> Any {
         guard case .integer(let storedLength)? = try r.rawField("NSIndexPathLength"), let length = storedLength.intValue,
               length >= 0 else {
@@ -45,6 +46,7 @@ package enum NSIndexPathClass: FoundationClass {
     }
 
     /// An `NSIndexPath` object, with Apple's keys.
+    @inlinable
     package static func encode<W: KeyedFieldWriter>(keyed path: IndexPath, to w: W) -> Int32 {
         w.writeObject(of: .indexPath) {
             w.setInteger(Int64(path.count), forRawKey: "NSIndexPathLength")

@@ -18,6 +18,7 @@ package enum NSIndexSetClass: FoundationClass {
     ]
 
     /// An `NSIndexSet` or `NSMutableIndexSet` object.
+    @inlinable
     package static func decode<R: KeyedFieldReader>(keyed r: R) throws -> Any {
         func integer(_ key: String) throws -> Int {
             guard case .integer(let i)? = try r.rawField(key), let v = i.intValue, v >= 0 else {
@@ -59,11 +60,13 @@ package enum NSIndexSetClass: FoundationClass {
     }
 
     /// An `NSIndexSet` object, with Apple's keys.
+    @inlinable
     package static func encode<W: KeyedFieldWriter>(keyed set: ArchivedIndexSet, to w: W) -> Int32 {
         w.writeObject(of: .indexSet) { encodeFields(keyed: set, to: w) }
     }
 
     /// The fields of an `NSIndexSet` or `NSMutableIndexSet` in the current object.
+    @inlinable
     package static func encodeFields<W: KeyedFieldWriter>(keyed set: ArchivedIndexSet, to w: W) {
         let ranges = set.ranges
         w.setInteger(Int64(ranges.count), forRawKey: "NSRangeCount")

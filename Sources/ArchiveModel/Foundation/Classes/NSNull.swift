@@ -8,15 +8,19 @@ package enum NSNullClass: FoundationClass {
     ]
 
     /// An `NSNull` object.
+    @inlinable
     package static func decode<R: KeyedFieldReader>(keyed r: R) throws -> Any { ArchivedNull() }
 
     /// The archive's one `NSNull` object.
+    @inlinable
     package static func encode<W: KeyedFieldWriter>(keyed null: ArchivedNull, to w: W) -> Int32 {
         w.writeSingleObject(of: .null)
     }
 
+    @inlinable
     package static func decode<R: StreamFieldReader>(stream r: R) throws -> Any { ArchivedNull() }
 
+    @inlinable
     package static func encode<W: StreamFieldWriter>(stream null: ArchivedNull, to w: W) {
         w.writeObject(of: .null, identity: nil) {}
     }

@@ -12,6 +12,7 @@ package enum NSOrderedSetClass: FoundationClass {
     ]
 
     /// An `NSOrderedSet` or `NSMutableOrderedSet` object: `NS.object.<i>` from 0 while present.
+    @inlinable
     package static func decode<R: KeyedFieldReader>(keyed r: R) throws -> Any {
         var items: [AnyHashable] = []
         var i = 0
@@ -23,11 +24,13 @@ package enum NSOrderedSetClass: FoundationClass {
     }
 
     /// An `NSOrderedSet` object.
+    @inlinable
     package static func encode<W: KeyedFieldWriter>(keyed set: ArchivedOrderedSet, to w: W) -> Int32 {
         w.writeObject(of: .orderedSet) { encodeFields(keyed: set, to: w) }
     }
 
     /// The fields of an `NSOrderedSet` or `NSMutableOrderedSet` in the current object.
+    @inlinable
     package static func encodeFields<W: KeyedFieldWriter>(keyed set: ArchivedOrderedSet, to w: W) {
         for (i, element) in set.elements.enumerated() {
             w.setObject(element.base, forRawKey: "NS.object.\(i)")

@@ -16,6 +16,7 @@ package enum NSTimeZoneClass: FoundationClass {
     ]
 
     /// An `NSTimeZone` object.
+    @inlinable
     package static func decode<R: KeyedFieldReader>(keyed r: R) throws -> Any {
         let name = try r.requiredField("NS.name", as: String.self, of: "NSTimeZone")
         var data: Data?
@@ -27,6 +28,7 @@ package enum NSTimeZoneClass: FoundationClass {
     }
 
     /// An `NSTimeZone` object, with Apple's keys: the name, and the tzfile as an `NSMutableData` when known.
+    @inlinable
     package static func encode<W: KeyedFieldWriter>(keyed zone: ArchivedTimeZone, to w: W) -> Int32 {
         w.writeObject(of: .timeZone) {
             w.setString(zone.name, forRawKey: "NS.name")

@@ -14,6 +14,7 @@ package enum NSURLClass: FoundationClass {
     ]
 
     /// An `NSURL` object: `NS.relative` resolved against `NS.base` when there is one.
+    @inlinable
     package static func decode<R: KeyedFieldReader>(keyed r: R) throws -> Any {
         var base: URL?
         if let v = try r.rawField("NS.base") {
@@ -32,6 +33,7 @@ package enum NSURLClass: FoundationClass {
     }
 
     /// An `NSURL` object (`NS.base`, `NS.relative`).
+    @inlinable
     package static func encode<W: KeyedFieldWriter>(keyed url: URL, to w: W) -> Int32 {
         w.writeObject(of: .url) {
             let base = url.baseURL
@@ -41,6 +43,7 @@ package enum NSURLClass: FoundationClass {
     }
 
     /// The flag, the base when the flag says so, and the string.
+    @inlinable
     package static func decode<R: StreamFieldReader>(stream r: R) throws -> Any {
         let (relative, flagStart) = try r.decodeInteger(encoding: "c")
         var base: URL?
@@ -64,6 +67,7 @@ package enum NSURLClass: FoundationClass {
         return url
     }
 
+    @inlinable
     package static func encode<W: StreamFieldWriter>(stream url: URL, to w: W) {
         w.writeObject(of: .url, identity: nil) {
             w.writeGroup(encoding: "c")

@@ -15,6 +15,7 @@ package enum NSUUIDClass: FoundationClass {
     ]
 
     /// An `NSUUID` object: its 16 `NS.uuidbytes`.
+    @inlinable
     package static func decode<R: KeyedFieldReader>(keyed r: R) throws -> Any {
         guard case .other(.data(let b))? = try r.rawField("NS.uuidbytes") else {
             throw r.invalidValue("NSUUID without NS.uuidbytes data")
@@ -25,6 +26,7 @@ package enum NSUUIDClass: FoundationClass {
     }
 
     /// An `NSUUID` object (`NS.uuidbytes`).
+    @inlinable
     package static func encode<W: KeyedFieldWriter>(keyed uuid: UUID, to w: W) -> Int32 {
         w.writeObject(of: .uuid) {
             let u = uuid.uuid
