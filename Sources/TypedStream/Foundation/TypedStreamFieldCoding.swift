@@ -8,7 +8,10 @@ extension TypedStreamUnarchiver: StreamFieldReader {
 
     package func expectGroup(encoding: String) throws {
         let types: [ObjCType]
-        do { types = try ObjCType.parseList(encoding) } catch { throw located(error) }
+        // A date's one group, no parse.
+        if encoding == "d" { types = [.double] } else {
+            do { types = try ObjCType.parseList(encoding) } catch { throw located(error) }
+        }
         _ = try expectGroup(types)
     }
 
@@ -26,7 +29,10 @@ extension TypedStreamUnarchiver: StreamFieldReader {
 
     package func decodeIntegers(encoding: String) throws -> [PlistInteger] {
         let requested: [ObjCType]
-        do { requested = try ObjCType.parseList(encoding) } catch { throw located(error) }
+        // An attributed string's runs: one group each, no parse.
+        if encoding == "iI" { requested = [.int, .unsignedInt] } else {
+            do { requested = try ObjCType.parseList(encoding) } catch { throw located(error) }
+        }
         let types = try expectGroup(requested)
         var values: [PlistInteger] = []
         values.reserveCapacity(types.count)
