@@ -26,7 +26,8 @@ let package = Package(
         // The property-list codec: imports nothing. Double's rounding operations call libm on Linux.
         .target(name: "BinaryPlist", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         // The object model both NSCoding formats share: the `Archived*` values, the class protocol and the one
-        // registry, the Foundation class table. At most FoundationEssentials.
+        // registry, one file per Foundation class (names, chain, versions, both formats' coding over small field
+        // reader/writer protocols the codecs implement) and their one list. At most FoundationEssentials.
         .target(name: "ArchiveModel", dependencies: ["BinaryPlist"]),
         // NSKeyedArchiver / NSKeyedUnarchiver and the Codable bridge: at most FoundationEssentials.
         .target(name: "KeyedArchive", dependencies: ["BinaryPlist", "ArchiveModel"]),

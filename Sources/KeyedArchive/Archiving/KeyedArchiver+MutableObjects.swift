@@ -27,16 +27,11 @@ extension KeyedArchiver {
         state.pointee.retained.append(object)
         openFrame(uid)
         switch (standard, object.value) {
-        case (.mutableString, let s as String): addField(keyNode("NS.string"), state.pointee.builder.string(s))
-        case (.mutableData, let d as Data): addField(keyNode("NS.data"), state.pointee.builder.data(d))
         case (.mutableArray, let a as any ArchiveEncodableArray): arrayFields(a)
         case (.mutableDictionary, let d as any ArchiveEncodableDictionary): dictionaryFields(d)
         case (.mutableSet, let s as any ArchiveEncodableSet): setFields(s)
-        case (.mutableOrderedSet, let s as ArchivedOrderedSet): orderedSetFields(s)
-        case (.mutableIndexSet, let s as ArchivedIndexSet): indexSetFields(s)
-        case (.mutableAttributedString, let s as ArchivedAttributedString):
-            // Apple's mutable attributed string holds a mutable string.
-            attributedStringFields(s) { mutableObject(ArchivedMutableObject(className: "NSMutableString", value: s.string)) }
+        // NSMutableString, NSMutableData, NSMutableOrderedSet, NSMutableIndexSet, NSMutableAttributedString: by their files in ArchiveModel.
+        case _ where standard.encodeKeyedFields(object.value, to: self): break
         default:
             record(KeyedArchiveError(.unsupportedType, "an \(object.className) cannot hold a value of type \(type(of: object.value))",
                                      objectIndex: Int(uid)))

@@ -89,7 +89,7 @@ public final class KeyedArchiver {
     // checked at run time (an archive of a small record made some thirty such checks).
 
     /// Whether a non-finite date fails the archive (see ``archivedData(withRootObject:refusingUnreadableValues:)``).
-    @exclusivity(unchecked) var refusesNonFiniteDates = false
+    @exclusivity(unchecked) package var refusesNonFiniteDates = false
     @exclusivity(unchecked) var conditionals: [ObjectIdentifier] = []
     @exclusivity(unchecked) var integerObjects: [Int64: Int32] = [:]
     @exclusivity(unchecked) var realObjects: [UInt64: Int32] = [:]

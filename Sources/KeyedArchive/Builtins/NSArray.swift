@@ -1,11 +1,6 @@
-/// `NSArray` and `NSMutableArray` (`NS.objects`), as `[Any]`.
-extension KeyedUnarchiver {
-    /// An `NSArray` or `NSMutableArray` object: its `NS.objects`.
-    func decodeNSArray(uid: Int) throws -> Any {
-        return try elements("NS.objects")
-    }
-}
-
+/// The keyed archiver's writing of `NSArray` and `NSMutableArray` (`NS.objects`): its typed-element path is on
+/// its hot path. The class's names, its reading and its typedstream coding are in its ArchiveModel file
+/// (`Foundation/Classes/NSArray.swift`).
 extension KeyedArchiver {
     /// An `NSArray`. Elements of one archivable type are encoded without boxing each in `Any` and looking up
     /// its conformance; an element of another dynamic type (a subclass) takes the general path, as all do

@@ -1,20 +1,6 @@
-/// `NSDictionary` and `NSMutableDictionary` (`NS.keys`, `NS.objects`), as `[AnyHashable: Any]`.
-extension KeyedUnarchiver {
-    /// An `NSDictionary` or `NSMutableDictionary` object: `NS.keys` and `NS.objects`, pair by pair.
-    func decodeNSDictionary(uid: Int) throws -> Any {
-        func invalid(_ reason: String) -> KeyedArchiveError { error(.invalidValue, reason, uid: uid) }
-        let keys = try elements("NS.keys")
-        let values = try elements("NS.objects")
-        guard keys.count == values.count else {
-            throw invalid("NS.keys has \(keys.count) entries but NS.objects has \(values.count)")
-        }
-        var result: [AnyHashable: Any] = [:]
-        result.reserveCapacity(keys.count)
-        for (k, v) in zip(keys, values) { result[try hashable(k, key: "NS.keys")] = v }
-        return result
-    }
-}
-
+/// The keyed archiver's writing of `NSDictionary` and `NSMutableDictionary` (`NS.keys`, `NS.objects`), of
+/// Swift dictionaries held in an `Any`. The class's names, its reading and its typedstream coding are in its
+/// ArchiveModel file (`Foundation/Classes/NSDictionary.swift`).
 extension KeyedArchiver {
     /// An `NSDictionary` of strings, keys in ascending order (as ``deterministicOrder(_:_:)`` orders strings).
     func stringDictionaryObject(_ dictionary: [String: String]) -> Int32 {

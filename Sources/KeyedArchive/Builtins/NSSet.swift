@@ -1,11 +1,6 @@
-/// `NSSet` and `NSMutableSet` (`NS.objects`), as `Set<AnyHashable>`.
-extension KeyedUnarchiver {
-    /// An `NSSet` or `NSMutableSet` object: its `NS.objects`.
-    func decodeNSSet(uid: Int) throws -> Any {
-        return Set(try hashableElements("NS.objects"))
-    }
-}
-
+/// The keyed archiver's writing of `NSSet` and `NSMutableSet` (`NS.objects`), of Swift sets held in an `Any`.
+/// The class's names, its reading and its typedstream coding are in its ArchiveModel file
+/// (`Foundation/Classes/NSSet.swift`).
 extension KeyedArchiver {
     /// An `NSSet` of a set held in an `Any`, members in ``deterministicOrder(_:_:)``.
     func encodableSetObject(_ set: any ArchiveEncodableSet) -> Int32 {

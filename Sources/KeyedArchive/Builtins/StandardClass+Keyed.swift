@@ -3,28 +3,20 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-/// The keyed archive's dispatch over the Foundation classes of ``StandardClass``: which function of its file
-/// (`Builtins/NSString.swift`, ...) decodes and encodes each.
+/// The keyed archive's dispatch over the Foundation classes of ``StandardClass``: the classes whose coding is
+/// still on the keyed codec's hot paths (`Builtins/NSString.swift`, ...) here, every other class by its file
+/// in `ArchiveModel/Foundation/Classes/` through ``StandardClass``'s dispatch.
 extension KeyedUnarchiver {
     /// Decodes the current frame, an object of a built-in class, by the class's own decoding.
     func decodeStandard(_ standard: StandardClass, uid: Int) throws -> Any {
         switch standard {
-        case .string, .mutableString: try decodeNSString(uid: uid)
-        case .data, .mutableData: try decodeNSData(uid: uid)
-        case .number: try decodeNSNumber(uid: uid)
-        case .array, .mutableArray: try decodeNSArray(uid: uid)
-        case .set, .mutableSet: try decodeNSSet(uid: uid)
-        case .orderedSet, .mutableOrderedSet: try decodeNSOrderedSet(uid: uid)
-        case .dictionary, .mutableDictionary: try decodeNSDictionary(uid: uid)
-        case .date: try decodeNSDate(uid: uid)
-        case .uuid: try decodeNSUUID(uid: uid)
-        case .url: try decodeNSURL(uid: uid)
-        case .null: try decodeNSNull(uid: uid)
-        case .value: try decodeNSValue(uid: uid)
-        case .indexSet, .mutableIndexSet: try decodeNSIndexSet(uid: uid)
-        case .attributedString, .mutableAttributedString: try decodeNSAttributedString(uid: uid)
-        case .indexPath: try decodeNSIndexPath(uid: uid)
-        case .timeZone: try decodeNSTimeZone(uid: uid)
+        case .number: return try decodeNSNumber(uid: uid)
+        case .value: return try decodeNSValue(uid: uid)
+        default:
+            guard let value = try standard.decodeKeyed(from: self) else {
+                throw error(.invalidValue, "\(standard.className) has no keyed decoding", uid: uid)
+            }
+            return value
         }
     }
 }
@@ -44,9 +36,6 @@ extension KeyedArchiver {
         case let url as URL: return urlObject(url)
         case is ArchivedNull: return nullObject()
         case let v as ArchivedValue: return valueObject(v)
-        case let set as ArchivedOrderedSet: return orderedSetObject(set)
-        case let set as ArchivedIndexSet: return indexSetObject(set)
-        case let string as ArchivedAttributedString: return attributedStringObject(string)
         case let i as Int64: return integerObject(i)
         case let i as Int32: return integerObject(Int64(i))
         case let i as Int16: return integerObject(Int64(i))
@@ -66,18 +55,16 @@ extension KeyedArchiver {
         case let pairs as OrderedArchiveDictionary: return orderedPairsObject(pairs)
         case let set as OrderedArchiveSet: return orderedMembersObject(set)
         case let bytes as [UInt8]: return bareObject(state.pointee.builder.data(bytes))
-        // The rarer classes last: each failed cast costs every value that reaches this switch. Before
-        // `Encodable`, which `IndexPath` and `TimeZone` also are.
         case let mutable as ArchivedMutableObject: return mutableObject(mutable)
-        case let path as IndexPath: return indexPathObject(path)
-        case let zone as ArchivedTimeZone: return timeZoneObject(zone)
-        case let zone as TimeZone: return timeZoneObject(ArchivedTimeZone(zone))
-        case let encodable as any Encodable: return encodeCodableValue(encodable)
-        default:
-            record(KeyedArchiveError(.unsupportedType,
-                                     "a value of type \(type(of: value)) is not KeyedArchivable nor a standard class",
-                                     objectIndex: state.pointee.objectNodes.count))
-            return 0
+        default: break
         }
+        // The rarer classes last, by their files in ArchiveModel: each failed cast costs every value that
+        // reaches this point. Before `Encodable`, which `IndexPath` and `TimeZone` also are.
+        if let uid = StandardClass.encodeKeyed(value, to: self) { return uid }
+        if let encodable = value as? any Encodable { return encodeCodableValue(encodable) }
+        record(KeyedArchiveError(.unsupportedType,
+                                 "a value of type \(type(of: value)) is not KeyedArchivable nor a standard class",
+                                 objectIndex: state.pointee.objectNodes.count))
+        return 0
     }
 }

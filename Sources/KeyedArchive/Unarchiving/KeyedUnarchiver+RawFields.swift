@@ -7,7 +7,7 @@ import Foundation
 /// Reading the raw fields of the current object: the helpers the built-in classes decode with.
 extension KeyedUnarchiver {
     /// The raw value of a raw key of the current frame.
-    func rawField(_ rawKey: String) throws -> ArchiveObjectReader.Value? {
+    package func rawField(_ rawKey: String) throws -> BinaryPlistObjects.Value? {
         guard let i = try position(ofRawKey: rawKey) else { return nil }
         return try reader.value(reader.valueReference(state.pointee.frame.fields, i))
     }
@@ -24,19 +24,19 @@ extension KeyedUnarchiver {
 
     /// A field value as a natural Swift value, an object of a mutable class as its plain value: what a
     /// Foundation class's decoding reads its parts with.
-    func plainValue(_ v: ArchiveObjectReader.Value, key: String) throws -> Any? {
+    package func plainValue(_ v: BinaryPlistObjects.Value, key: String) throws -> Any? {
         let value = try anyValue(v, key: key)
         return state.pointee.keepsMutableClasses ? ArchivedMutableObject.plain(value) : value
     }
 
     /// A field value as a natural Swift value (`nil` for `$null`).
-    func anyValue(_ v: ArchiveObjectReader.Value, key: String) throws -> Any? {
+    package func anyValue(_ v: BinaryPlistObjects.Value, key: String) throws -> Any? {
         try typed(v, Any.self, key: key)
     }
 
     /// The decoded elements of an inline array of references. Each is decoded under `rawKey` with its index
     /// kept aside (``DecodingState/elements``): key paths name it `rawKey.i`, with no string made per element.
-    func elements(_ rawKey: String) throws -> [Any] {
+    package func elements(_ rawKey: String) throws -> [Any] {
         guard let refs = try elementArray(rawKey) else { return [] }
         var result: [Any] = []
         result.reserveCapacity(refs.count)
@@ -52,11 +52,7 @@ extension KeyedUnarchiver {
         return result
     }
 
-    func hashableElements(_ rawKey: String) throws -> [AnyHashable] {
-        try elements(rawKey).map { try hashable($0, key: rawKey) }
-    }
-
-    func hashable(_ value: Any?, key: String) throws -> AnyHashable {
+    package func hashable(_ value: Any?, key: String) throws -> AnyHashable {
         guard let value else { return AnyHashable(ArchivedNull()) }
         guard let h = value as? AnyHashable else {
             throw error(.invalidValue, "a \(Swift.type(of: value)) cannot be a dictionary key or set member", key: key)

@@ -624,7 +624,7 @@ public final class KeyedUnarchiver {
         error(.typeMismatch, "expected \(expected), found \(describe(v))", key: key)
     }
 
-    func describe(_ v: ArchiveObjectReader.Value) -> String {
+    package func describe(_ v: BinaryPlistObjects.Value) -> String {
         switch v {
         case .uid(let u): "a reference to object \(u)"
         case .integer(let i): "the integer \(i)"

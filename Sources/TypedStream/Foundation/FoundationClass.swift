@@ -1,27 +1,18 @@
 import ArchiveModel
 
-/// The Foundation classes the typedstream reader and writer know are KeyedArchive's one list of them
+/// The Foundation classes the typedstream reader and writer know are ArchiveModel's one list of them
 /// (`StandardClass`: names, chains, `NSArchiver` versions); this is the typedstream side of its dispatch:
-/// which function of its file (`Foundation/NSString.swift`, ...) decodes each class that has a typedstream
-/// form.
+/// the classes whose typedstream coding is still the codec's own (`Foundation/NSString.swift`, ...) here,
+/// every other class by its file in `ArchiveModel/Foundation/Classes/` through `StandardClass`'s dispatch.
 extension TypedStreamUnarchiver {
     /// Decodes the values of an object of a Foundation class (not through its end of object); `nil` for a
     /// class with no typedstream form, which is then read as any other class.
     func decodeFoundation(_ standard: StandardClass) throws -> Any? {
         switch standard {
-        case .string, .mutableString: try decodeNSString()
         case .number: try decodeNSNumber()
-        case .data, .mutableData: try decodeNSData()
-        case .date: try decodeNSDate()
-        case .array, .mutableArray: try decodeNSArray()
-        case .dictionary, .mutableDictionary: try decodeNSDictionary()
-        case .set, .mutableSet: try decodeNSSet()
-        case .url: try decodeNSURL()
-        case .null: decodeNSNull()
-        case .attributedString, .mutableAttributedString: try decodeNSAttributedString()
         // Read through its end by decodeNSValue (an unknown type encoding makes it a generic object).
         case .value: try decodeNSNumber()
-        case .orderedSet, .mutableOrderedSet, .uuid, .indexSet, .mutableIndexSet, .indexPath, .timeZone: nil
+        default: try standard.decodeStream(from: self)
         }
     }
 }

@@ -163,7 +163,7 @@ public final class TypedStreamUnarchiver {
 
     /// The next object, an object of a mutable class as its plain value: what a Foundation class's decoding
     /// reads its parts with.
-    func decodePlainObject() throws -> Any? {
+    package func decodePlainObject() throws -> Any? {
         let value = try decodeObject()
         return keepsMutableClasses ? ArchivedMutableObject.plain(value) : value
     }
@@ -290,7 +290,7 @@ public final class TypedStreamUnarchiver {
     }
 
     /// Whether the next byte ends the current object.
-    func atEndOfObject() throws -> Bool {
+    package func atEndOfObject() throws -> Bool {
         do { return try scanner.peekByte() == TypedStreamTag.endOfObject } catch { throw located(error) }
     }
 }

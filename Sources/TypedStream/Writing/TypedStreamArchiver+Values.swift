@@ -26,16 +26,17 @@ extension TypedStreamArchiver {
             value = inner
         }
         switch value {
-        case let s as String: writeNSString(s)
+        case let s as String: NSStringClass.encode(stream: s, to: self)
         case let i as Int: writeInteger(Int64(i))
         case let d as Double: writeDouble(d)
         case let b as Bool: writeBool(b)
-        case let d as Data: writeNSData([UInt8](d))
-        case let d as Date: writeNSDate(d)
-        case let url as URL: writeNSURL(url)
-        case is ArchivedNull: writeNSNull()
+        case let d as Data: NSDataClass.encode(stream: [UInt8](d), to: self)
+        case let d as Date: NSDateClass.encode(stream: d, to: self)
+        case let url as URL: NSURLClass.encode(stream: url, to: self)
+        case let null as ArchivedNull: NSNullClass.encode(stream: null, to: self)
         case let v as ArchivedValue: writeNSValue(v)
-        case let a as ArchivedAttributedString: writeNSAttributedString(a)
+        case let a as ArchivedAttributedString:
+            NSAttributedStringClass.encode(stream: a, as: .attributedString, identity: nil, to: self)
         case let o as ArchivedObject:
             if !writeReferenceIfShared(o) { writeArchivedObject(o) }
         case let m as ArchivedMutableObject:
@@ -56,11 +57,14 @@ extension TypedStreamArchiver {
         case let u as UInt16: writeInteger(Int64(u))
         case let u as UInt8: writeInteger(Int64(u))
         case let f as Float: writeFloat(f)
-        case let bytes as [UInt8] where type(of: value) == [UInt8].self: writeNSData(bytes)
+        case let bytes as [UInt8] where type(of: value) == [UInt8].self: NSDataClass.encode(stream: bytes, to: self)
         case let p as PlistValue: writePlistValue(p)
-        case let array as [Any]: writeNSArray(array)
-        case let set as Set<AnyHashable>: writeNSSet(set)
-        case let dictionary as [AnyHashable: Any]: writeNSDictionary(dictionary.map { (key: $0.key, value: $0.value) })
+        case let array as [Any]: NSArrayClass.encode(stream: array, to: self)
+        case let set as Set<AnyHashable>: NSSetClass.encode(stream: set, to: self)
+        case let dictionary as [AnyHashable: Any]:
+            NSDictionaryClass.encode(stream: dictionary.map { (key: $0.key, value: $0.value) }, to: self)
+        // The other classes, by their files in ArchiveModel.
+        case _ where StandardClass.encodeStream(value, to: self): break
         default:
             record(TypedStreamError(.unsupportedType, "a value of type \(type(of: value)) is not TypedStreamEncodable nor a Foundation class typedstreams hold"))
             writer.byte(TypedStreamTag.nil)
@@ -71,7 +75,7 @@ extension TypedStreamArchiver {
     /// Foundation would archive for it.
     func writePlistValue(_ p: PlistValue) {
         switch p {
-        case .null: writeNSNull()
+        case .null: NSNullClass.encode(stream: ArchivedNull(), to: self)
         case .bool(let b): writeBool(b)
         case .integer(let i):
             if let v = i.int64Value { writeInteger(v) } else if let u = i.uint64Value { writeUnsigned(u) } else {
@@ -79,12 +83,13 @@ extension TypedStreamArchiver {
                 writer.byte(TypedStreamTag.nil)
             }
         case .real(let d): writeDouble(d)
-        case .date(let d): writeNSDate(Date(timeIntervalSinceReferenceDate: d.secondsSinceReferenceDate))
-        case .data(let d): writeNSData(d)
-        case .string(let s): writeNSString(s)
-        case .array(let a): writeNSArray(a.map { $0 as Any })
-        case .set(let s): writeNSArray(s.map { $0 as Any })
-        case .dictionary(let d): writeNSDictionary(d.entries.map { (key: AnyHashable($0.key), value: $0.value as Any) })
+        case .date(let d): NSDateClass.encode(stream: Date(timeIntervalSinceReferenceDate: d.secondsSinceReferenceDate), to: self)
+        case .data(let d): NSDataClass.encode(stream: d, to: self)
+        case .string(let s): NSStringClass.encode(stream: s, to: self)
+        case .array(let a): NSArrayClass.encode(stream: a.map { $0 as Any }, to: self)
+        case .set(let s): NSArrayClass.encode(stream: s.map { $0 as Any }, to: self)
+        case .dictionary(let d):
+            NSDictionaryClass.encode(stream: d.entries.map { (key: AnyHashable($0.key), value: $0.value as Any) }, to: self)
         case .uid:
             record(TypedStreamError(.unsupportedType, "a keyed-archive UID has no typedstream form"))
             writer.byte(TypedStreamTag.nil)
@@ -205,14 +210,14 @@ extension TypedStreamArchiver {
             return writer.byte(TypedStreamTag.nil)
         }
         switch (foundation, object.value) {
-        case (.mutableString, let s as String): writeNSString(s, as: foundation, identity: object)
-        case (.mutableData, let d as Data): writeNSData([UInt8](d), as: foundation, identity: object)
-        case (.mutableArray, let a as [Any]): writeNSArray(a, as: foundation, identity: object)
-        case (.mutableSet, let s as Set<AnyHashable>): writeNSSet(s, as: foundation, identity: object)
+        case (.mutableString, let s as String): NSStringClass.encode(stream: s, as: foundation, identity: object, to: self)
+        case (.mutableData, let d as Data): NSDataClass.encode(stream: [UInt8](d), as: foundation, identity: object, to: self)
+        case (.mutableArray, let a as [Any]): NSArrayClass.encode(stream: a, as: foundation, identity: object, to: self)
+        case (.mutableSet, let s as Set<AnyHashable>): NSSetClass.encode(stream: s, as: foundation, identity: object, to: self)
         case (.mutableDictionary, let d as [AnyHashable: Any]):
-            writeNSDictionary(d.map { (key: $0.key, value: $0.value) }, as: foundation, identity: object)
+            NSDictionaryClass.encode(stream: d.map { (key: $0.key, value: $0.value) }, as: foundation, identity: object, to: self)
         case (.mutableAttributedString, let s as ArchivedAttributedString):
-            writeNSAttributedString(s, as: foundation, identity: object)
+            NSAttributedStringClass.encode(stream: s, as: foundation, identity: object, to: self)
         default:
             record(TypedStreamError(.unsupportedType, "an \(object.className) cannot hold a value of type \(type(of: object.value))"))
             writer.byte(TypedStreamTag.nil)

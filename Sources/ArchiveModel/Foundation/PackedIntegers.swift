@@ -1,9 +1,9 @@
 /// The packed unsigned integers inside the data of `NSIndexSet`'s `NSRangeData` and `NSAttributedString`'s
 /// `NSAttributeInfo`: seven bits a byte, least significant group first, the high bit set on every byte but
 /// the last (unsigned LEB128).
-enum PackedIntegers {
+package enum PackedIntegers {
     /// The integers of `bytes`, or the byte offset of the first that is cut off or exceeds `Int.max`.
-    static func read(_ bytes: [UInt8]) -> Result<[Int], ReadFailure> {
+    package static func read(_ bytes: [UInt8]) -> Result<[Int], ReadFailure> {
         var values: [Int] = []
         var value: UInt64 = 0
         var shift: UInt64 = 0
@@ -27,7 +27,7 @@ enum PackedIntegers {
     }
 
     /// `values` (each at least 0) packed.
-    static func write(_ values: [Int]) -> [UInt8] {
+    package static func write(_ values: [Int]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(values.count)
         for v in values {
@@ -42,7 +42,7 @@ enum PackedIntegers {
     }
 
     /// Where the packed integers stop making sense: the byte offset of the integer that is cut off or too large.
-    struct ReadFailure: Error {
-        var offset: Int
+    package struct ReadFailure: Error {
+        package var offset: Int
     }
 }
