@@ -10,11 +10,20 @@ extension ArchiveRepository {
     /// exist and `createsDirectory` is false. The first time, the store's files get the options' attributes
     /// again where they differ and temporary files of writers that died are removed.
     func locked<Result>(createsDirectory: Bool, _ body: () throws(StoreError) -> Result) throws(StoreError) -> Result? {
-        try writers.withLock { (state: inout WriterState) throws(StoreError) -> Result? in
+        var result: Result?
+        guard try lockedRun(createsDirectory: createsDirectory, { () throws(StoreError) in result = try body() }) else { return nil }
+        return result
+    }
+
+    /// ``locked(createsDirectory:_:)`` for a body that returns nothing: `false` when it did not run. Not generic
+    /// over a result, so that a single-record change asks the runtime for no `Optional` metadata (the
+    /// repository's code runs unspecialized for the caller's record type).
+    func lockedRun(createsDirectory: Bool, _ body: () throws(StoreError) -> Void) throws(StoreError) -> Bool {
+        try writers.withLock { (state: inout WriterState) throws(StoreError) -> Bool in
             for attempt in 0..<2 {
                 if state.lock == nil {
                     if try fileSystem.linkStatus(PathName.directory(of: path)) == nil {
-                        guard createsDirectory else { return nil }
+                        guard createsDirectory else { return false }
                         try fileSystem.makeDirectories(PathName.directory(of: path))
                     }
                     state.lock = try WriterLock(path: lockPath, fileSystem: fileSystem)
@@ -32,9 +41,10 @@ extension ArchiveRepository {
                     try restoreAttributes()
                     state.firstWriteDone = true
                 }
-                return try body()
+                try body()
+                return true
             }
-            return nil
+            return false
         }
     }
 
@@ -200,23 +210,34 @@ extension ArchiveRepository {
     /// store and `createsStore` is false. Whatever `body` throws leaves the store as it was.
     func withTransaction<Result>(createsStore: Bool,
                                  _ body: (RepositoryTransaction<Record>) throws(StoreError) -> Result) throws(StoreError) -> Result? {
-        let outcome = try locked(createsDirectory: createsStore) { () throws(StoreError) -> Result? in
+        var result: Result?
+        guard try transact(createsStore: createsStore, { transaction throws(StoreError) in result = try body(transaction) }) else {
+            return nil
+        }
+        return result
+    }
+
+    /// ``withTransaction(createsStore:_:)`` for a body that returns nothing: `false` when it did not run (no
+    /// store, and `createsStore` false). Not generic over a result: the single-record changes call it.
+    func transact(createsStore: Bool, _ body: (RepositoryTransaction<Record>) throws(StoreError) -> Void) throws(StoreError) -> Bool {
+        var ran = false
+        let locked = try lockedRun(createsDirectory: createsStore) { () throws(StoreError) in
             var durabilityDoubt: StoreError?
             let handle = try writableHandle(durabilityDoubt: &durabilityDoubt)
             if handle == nil && !createsStore {
                 if let durabilityDoubt { throw durabilityDoubt }
-                return nil
+                return
             }
             let transaction = RepositoryTransaction(repository: self, handle: handle)
             defer { transaction.end() }
-            let result = try body(transaction)
+            try body(transaction)
+            ran = true
             transaction.end()
             try commit(transaction, handle: handle)
             if let handle { maintain(handle) }
             if let durabilityDoubt { throw durabilityDoubt }
-            return result
         }
-        return outcome ?? nil
+        return locked && ran
     }
 
     /// Commits what `transaction` staged: appended to the log as one commit, or, when there is no store yet, as

@@ -11,20 +11,21 @@ extension ArchiveRepository {
     /// Adds `record`; throws ``StoreError/Code/duplicateID`` if its id is taken.
     public func add(_ record: Record) throws(StoreError) {
         let payload = try archived(record)
-        _ = try withTransaction(createsStore: true) { transaction throws(StoreError) in
-            try transaction.stagePut(record, payload: payload, requires: .absent)
+        _ = try transact(createsStore: true) { transaction throws(StoreError) in
+            try transaction.stagePut(record, payload: payload, requires: .absent, keepsRecord: hasIndexes)
         }
     }
 
     /// Replaces the record with `record`'s id; throws ``StoreError/Code/notFound`` if there is none.
     public func update(_ record: Record) throws(StoreError) {
         let payload = try archived(record)
-        let found = try withTransaction(createsStore: false) { transaction throws(StoreError) -> Bool in
-            guard try transaction.contains(record.id) else { return false }
-            try transaction.stagePut(record, payload: payload, requires: .present)
-            return true
+        var found = false
+        _ = try transact(createsStore: false) { transaction throws(StoreError) in
+            guard try transaction.contains(record.id) else { return }
+            try transaction.stagePut(record, payload: payload, requires: .present, keepsRecord: hasIndexes)
+            found = true
         }
-        guard found == true else {
+        guard found else {
             throw StoreError(.notFound, "no record has this id", path: path, recordID: "\(record.id)")
         }
     }
@@ -50,8 +51,8 @@ extension ArchiveRepository {
     /// Replaces the record with `record`'s id, or adds `record` if there is none.
     public func upsert(_ record: Record) throws(StoreError) {
         let payload = try archived(record)
-        _ = try withTransaction(createsStore: true) { transaction throws(StoreError) in
-            try transaction.stagePut(record, payload: payload, requires: .either)
+        _ = try transact(createsStore: true) { transaction throws(StoreError) in
+            try transaction.stagePut(record, payload: payload, requires: .either, keepsRecord: hasIndexes)
         }
     }
 

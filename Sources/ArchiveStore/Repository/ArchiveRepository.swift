@@ -368,6 +368,10 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
 
     // MARK: Records and frames
 
+    /// ``key(_:)`` through the instance, whose class the runtime already has: a call naming the generic type
+    /// (`ArchiveRepository<Record>.key`) from another type asks the runtime for its metadata each time.
+    func recordKey(_ id: Record.ID) -> [UInt8] { Self.key(id) }
+
     /// The key a record is filed under: its id's description, UTF-8 (so ids whose descriptions are equal are
     /// one record, and strings are compared by their bytes, as `NSString` compares them).
     static func key(_ id: Record.ID) -> [UInt8] {

@@ -22,15 +22,18 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
     /// The store as it was at the start; `nil` when there is none yet (the commit creates it).
     let handle: StoreHandle?
     private var isOpen = true
-    /// The change staged for each key, as a position in `changes`.
+    /// The change staged for each key, as a position in `changes`; filled from the second change on (a
+    /// transaction of one change, every single-record call, compares its one key instead of hashing it).
     private var positions: [[UInt8]: Int] = [:]
     /// The staged changes in the order of their last staging (`nil`: superseded).
     private var changes: [StagedChange?] = []
     /// The records put, in the order they were staged (``StagedChange/record`` is a position here).
     private var records: [Record] = []
-    /// The table index of each key's record in the store, as looked up once (`nil` inside: none).
+    /// The table index of each key's record in the store, as looked up once (`nil` inside: none), but for the
+    /// last key looked up, which is in `lastExisting` only.
     private var existing: [[UInt8]: Int?] = [:]
-    /// The last key looked up in `existing`, and its answer: a one-record change asks three times for one key.
+    /// The last key looked up, and its answer: a one-record change asks three times for one key, and hashes it
+    /// into `existing` never (only when another key is looked up after it).
     private var lastExisting: (key: [UInt8], index: Int?)?
     /// Records added less records removed.
     private var countChange = 0
@@ -50,8 +53,10 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
         return staged
     }
 
-    /// The record a staged put puts.
-    func record(of change: StagedChange) -> Record? { change.isDelete ? nil : records[change.record] }
+    /// The record a staged put puts, when it was kept (see ``stagePut(_:payload:requires:keepsRecord:)``).
+    func record(of change: StagedChange) -> Record? {
+        change.isDelete || change.record < 0 ? nil : records[change.record]
+    }
 
     private func checkOpen() throws(StoreError) {
         guard isOpen else {
@@ -61,23 +66,31 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
 
     /// The table index of `key`'s record in the store (as it was when the transaction began), looked up once.
     private func existingIndex(_ key: [UInt8]) throws(StoreError) -> Int? {
-        if let last = lastExisting, sameBytes(last.key, key) { return last.index }
+        if let last = lastExisting {
+            if sameBytes(last.key, key) { return last.index }
+            existing[last.key] = .some(last.index)
+        }
         let index: Int?
         if let known = existing[key] {
             index = known
         } else if let handle {
             index = try repository.reader.withLock { _ throws(StoreError) in try handle.locate(key, hash: handle.keyHash(key)) }
-            existing[key] = .some(index)
         } else {
             index = nil
-            existing[key] = .some(nil)
         }
         lastExisting = (key, index)
         return index
     }
 
-    /// The position in `changes` of the change staged for `key`, if any (no lookup before the first).
-    private func stagedPosition(_ key: [UInt8]) -> Int? { changes.isEmpty ? nil : positions[key] }
+    /// The position in `changes` of the change staged for `key`, if any (no lookup before the first, one
+    /// comparison while there is one).
+    private func stagedPosition(_ key: [UInt8]) -> Int? {
+        switch changes.count {
+        case 0: return nil
+        case 1: return changes[0].map { sameBytes($0.key, key) } == true ? 0 : nil
+        default: return positions[key]
+        }
+    }
 
     private func hash(_ key: [UInt8]) -> UInt64 { handle?.keyHash(key) ?? 0 }
 
@@ -86,7 +99,7 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
     /// The record with `id` as the transaction leaves it, or `nil`.
     public func get(_ id: Record.ID) throws(StoreError) -> Record? {
         try checkOpen()
-        let key = ArchiveRepository<Record>.key(id)
+        let key = repository.recordKey(id)
         if let position = stagedPosition(key), let change = changes[position] { return record(of: change) }
         guard let index = try existingIndex(key), let handle else { return nil }
         let (frame, version) = try repository.reader.withLock { _ throws(StoreError) in
@@ -98,7 +111,7 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
     /// Whether a record has `id`, as the transaction leaves the store, without decoding it.
     public func contains(_ id: Record.ID) throws(StoreError) -> Bool {
         try checkOpen()
-        return try exists(ArchiveRepository<Record>.key(id))
+        return try exists(repository.recordKey(id))
     }
 
     private func exists(_ key: [UInt8]) throws(StoreError) -> Bool {
@@ -144,14 +157,18 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
 
     /// Stages the removal of the record with `id`, which exists (the caller read it).
     func stageRemoval(of id: Record.ID) throws(StoreError) {
-        let key = ArchiveRepository<Record>.key(id)
+        let key = repository.recordKey(id)
         try stage(StagedChange(key: key, hash: hash(key), isDelete: true, record: -1, payload: [],
                                expiryBits: Double.nan.bitPattern, replacing: nil))
     }
 
     /// Stages a put of `record`, archived as `payload` (the single-record calls archive before they lock).
-    func stagePut(_ record: Record, payload: [UInt8], requires requirement: PutRequirement) throws(StoreError) {
-        let key = ArchiveRepository<Record>.key(record.id)
+    /// `keepsRecord` false keeps only the archive: for a single-record call (whose transaction nobody reads)
+    /// on a repository without property indexes, the only reader of the record itself (each append to the
+    /// generic array asks the runtime for its type).
+    func stagePut(_ record: Record, payload: [UInt8], requires requirement: PutRequirement,
+                  keepsRecord: Bool = true) throws(StoreError) {
+        let key = repository.recordKey(record.id)
         switch requirement {
         case .absent:
             if try exists(key) { throw RepositoryFile<Record>.duplicateID(record.id, path: repository.path) }
@@ -163,8 +180,12 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
             break
         }
         let expiryBits = (repository.expiry(record) ?? .nan).bitPattern
-        records.append(record)
-        try stage(StagedChange(key: key, hash: hash(key), isDelete: false, record: records.count - 1, payload: payload,
+        var position = -1
+        if keepsRecord {
+            records.append(record)
+            position = records.count - 1
+        }
+        try stage(StagedChange(key: key, hash: hash(key), isDelete: false, record: position, payload: payload,
                                expiryBits: expiryBits, replacing: nil))
     }
 
@@ -174,7 +195,8 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
         let before = try exists(change.key)
         change.replacing = try existingIndex(change.key)
         if let position = stagedPosition(change.key) { changes[position] = nil }
-        positions[change.key] = changes.count
+        if changes.count == 1, let first = changes[0] { positions[first.key] = 0 }
+        if !changes.isEmpty { positions[change.key] = changes.count }
         changes.append(change)
         countChange += (change.isDelete ? 0 : 1) - (before ? 1 : 0)
     }
@@ -187,7 +209,8 @@ struct StagedChange {
     var key: [UInt8]
     var hash: UInt64
     var isDelete: Bool
-    /// The position of the record put among the transaction's records (-1 for a removal).
+    /// The position of the record put among the transaction's records (-1 for a removal, or a put whose record
+    /// was not kept).
     var record: Int
     var payload: [UInt8]
     var expiryBits: UInt64
