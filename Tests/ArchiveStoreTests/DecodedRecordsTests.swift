@@ -1,6 +1,8 @@
 import ArchivePlatform
 @testable import ArchiveStore
+import Foundation
 import Testing
+import TestSupport
 
 /// The decoded-record cache: a ring of at most `capacity` records by frame offset, the oldest dropped first,
 /// emptied when the log changes, never holding class instances.
@@ -76,6 +78,77 @@ struct DecodedRecordsTests {
                 if ring.record(at: o, generation: 1, inode: 1) != expected { Issue.record("offset \(o) at step \(i)"); return }
             }
         }
+    }
+
+    /// The offset table (open addressing, entries moved back on removal) against a model: 50 records in a
+    /// table of 128 slots, offsets that collide, 5,000 keeps; every offset's record and key checked each step.
+    @Test func theOffsetTableAgainstAModel() {
+        var cache = DecodedRecords<Int>(capacity: 50)
+        _ = cache.record(at: 0, generation: 1, inode: 1)
+        var model: [(offset: Int, value: Int)] = []
+        var seed: UInt64 = 0x2545_F491_4F6C_DD1D
+        // Offsets scattered as frames of many sizes are (an even progression would spread without collisions).
+        var offsetSeed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let offsets = (0..<120).map { _ in
+            offsetSeed = offsetSeed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(offsetSeed >> 40)
+        }
+        for i in 0..<5_000 {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let offset = offsets[Int(seed >> 33) % offsets.count]
+            if !model.contains(where: { $0.offset == offset }) {
+                if model.count == 50 { model.removeFirst() }
+                model.append((offset, i))
+            }
+            cache.keep(i, at: offset, key: Array("k\(offset)".utf8), generation: 1, inode: 1)
+            for o in offsets {
+                let expected = model.first(where: { $0.offset == o })?.value
+                guard cache.record(at: o, generation: 1, inode: 1) == expected,
+                      cache.keeps(o, key: Array("k\(o)".utf8), generation: 1, inode: 1) == (expected != nil),
+                      !cache.keeps(o, key: Array("other".utf8), generation: 1, inode: 1) else {
+                    Issue.record("offset \(o) at step \(i)")
+                    return
+                }
+            }
+        }
+        #expect(!cache.keeps(model[0].offset, key: Array("k\(model[0].offset)".utf8), generation: 2, inode: 1))
+    }
+
+    /// A `get` whose record is kept reads only the commit slots: the frame is neither read nor decoded again;
+    /// a record changed since is read at its new frame.
+    @Test func aGetOfAKeptRecordReadsNoFrame() throws {
+        let directory = try TemporaryDirectory()
+        let log = CallLog()
+        var options = RepositoryOptions()
+        options.fileSystem = log.fileSystem
+        let repository = ArchiveRepository<SampleRecord>(path: directory.file("kept.archive"), options: options)
+        try repository.add(contentsOf: sampleRecords(0..<3))
+        #expect(try repository.count() == 3)
+        func readsAndDecodes(_ id: String) throws -> (reads: Int, decodes: Int, name: String?) {
+            log.clear()
+            let decoded = repository.statistics.recordsDecoded
+            let record = try repository.get(id)
+            return (log.calls.filter { $0.0 == .read }.count, repository.statistics.recordsDecoded - decoded, record?.name)
+        }
+        let first = try readsAndDecodes("id1")
+        #expect(first.reads == 2 && first.decodes == 1)   // the slots, then the frame
+        let again = try readsAndDecodes("id1")
+        #expect(again.reads == 1 && again.decodes == 0 && again.name == first.name)
+        var changed = try #require(try repository.get("id1"))
+        changed.name = "changed"
+        try repository.update(changed)
+        let updated = try readsAndDecodes("id1")
+        #expect(updated.decodes == 1 && updated.name == "changed")
+        #expect(try readsAndDecodes("id9").name == nil)
+
+        var none = RepositoryOptions()
+        none.fileSystem = log.fileSystem
+        none.decodedRecordCacheCapacity = 0
+        let uncached = ArchiveRepository<SampleRecord>(path: directory.file("kept.archive"), options: none)
+        #expect(try uncached.get("id2")?.id == "id2")
+        log.clear()
+        #expect(try uncached.get("id2")?.id == "id2")
+        #expect(log.calls.filter { $0.0 == .read }.count == 2)
     }
 
     /// Eight tasks reading and keeping at once through the repository's lock: every record found is the one kept

@@ -4,49 +4,140 @@
 /// records, the oldest dropped first; records of a class type are never kept (each caller gets its own
 /// instance, as from `NSKeyedUnarchiver`).
 ///
+/// Each record is kept with its frame's key, so that a `get` can take it before it reads the frame (the live
+/// table knows a key only by its hash). The offsets are found through a table of their own (open addressing,
+/// linear probing): a lookup or a keep hashes no key and allocates nothing, where a `Dictionary` ran its
+/// seeded hash twice a `get`.
+///
 /// No Apple API: the part of Core Data's row cache.
 struct DecodedRecords<Record> {
     private var generation: UInt64 = 0
     private var inode: UInt64 = 0
-    /// Offset -> slot of ``records``: a map of concrete types, so that a lookup costs no generic metadata
-    /// (the repository's code runs unspecialized for the caller's record type).
-    private var slots: [Int: Int] = [:]
-    /// The records kept, a ring in the order they were kept, with the offset each is kept under.
+    /// Slot of ``records`` plus one by offset (0: empty), a power of two at least twice the capacity.
+    private var table: [Int] = []
+    private var shift: UInt64 = 63
+    /// The records kept, a ring in the order they were kept, with the offset and key each is kept under.
     private var records: ContiguousArray<Record> = []
     private var offsets: [Int] = []
+    private var keys: [[UInt8]] = []
     private var next = 0
     let capacity: Int
 
-    init(capacity: Int) { self.capacity = Record.self is AnyClass ? 0 : Swift.max(0, capacity) }
+    init(capacity: Int) {
+        self.capacity = Record.self is AnyClass ? 0 : Swift.max(0, capacity)
+        guard self.capacity > 0 else { return }
+        var size = 2
+        while size < 2 * self.capacity { size <<= 1 }
+        table = [Int](repeating: 0, count: size)
+        shift = UInt64(64 - size.trailingZeroBitCount)
+    }
 
     /// The record of the frame at `offset` of the log `generation` in the file `inode`, if kept.
     mutating func record(at offset: Int, generation: UInt64, inode: UInt64) -> Record? {
         guard capacity > 0 else { return nil }
         if generation != self.generation || inode != self.inode {
-            slots.removeAll(keepingCapacity: true)
-            records.removeAll(keepingCapacity: true)
-            offsets.removeAll(keepingCapacity: true)
-            next = 0
-            self.generation = generation
-            self.inode = inode
+            adopt(generation: generation, inode: inode)
             return nil
         }
-        guard let slot = slots[offset] else { return nil }
+        guard let slot = slot(of: offset) else { return nil }
         return records[slot]
     }
 
-    mutating func keep(_ record: Record, at offset: Int, generation: UInt64, inode: UInt64) {
-        guard capacity > 0, generation == self.generation, inode == self.inode, slots[offset] == nil else { return }
+    /// Whether the record of the frame at `offset` (of the log `generation` in the file `inode`) is kept, with
+    /// the key `key`.
+    func keeps(_ offset: Int, key: [UInt8], generation: UInt64, inode: UInt64) -> Bool {
+        guard capacity > 0, generation == self.generation, inode == self.inode, let slot = slot(of: offset) else { return false }
+        return sameBytes(keys[slot], key)
+    }
+
+    mutating func keep(_ record: Record, at offset: Int, key: [UInt8] = [], generation: UInt64, inode: UInt64) {
+        guard capacity > 0, generation == self.generation, inode == self.inode, slot(of: offset) == nil else { return }
         if records.count < capacity {
-            slots[offset] = records.count
+            insert(offset, slot: records.count)
             records.append(record)
             offsets.append(offset)
+            keys.append(key)
         } else {
-            slots[offsets[next]] = nil
-            slots[offset] = next
+            remove(offsets[next])
+            insert(offset, slot: next)
             records[next] = record
             offsets[next] = offset
+            keys[next] = key
             next = (next + 1) % capacity
         }
+    }
+
+    private mutating func adopt(generation: UInt64, inode: UInt64) {
+        if !records.isEmpty {
+            table.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+            records.removeAll(keepingCapacity: true)
+            offsets.removeAll(keepingCapacity: true)
+            keys.removeAll(keepingCapacity: true)
+        }
+        next = 0
+        self.generation = generation
+        self.inode = inode
+    }
+
+    // MARK: The offset table
+
+    @inline(__always)
+    private func home(_ offset: Int) -> Int {
+        Int(truncatingIfNeeded: (UInt64(bitPattern: Int64(offset)) &* 0x9E37_79B9_7F4A_7C15) >> shift)
+    }
+
+    // The table is at most half full (``capacity`` records in at least twice as many places), so every probe
+    // meets an empty place; the loops are bounded all the same.
+
+    private func slot(of offset: Int) -> Int? {
+        let mask = table.count - 1
+        var i = home(offset)
+        for _ in 0..<table.count {
+            let entry = table[i]
+            if entry == 0 { return nil }
+            if offsets[entry - 1] == offset { return entry - 1 }
+            i = (i + 1) & mask
+        }
+        return nil
+    }
+
+    private mutating func insert(_ offset: Int, slot: Int) {
+        let mask = table.count - 1
+        var i = home(offset)
+        for _ in 0..<table.count {
+            if table[i] == 0 {
+                table[i] = slot + 1
+                return
+            }
+            i = (i + 1) & mask
+        }
+    }
+
+    /// Removes `offset` (kept), moving back the entries after it that its place let them reach (deletion in
+    /// linear probing without tombstones).
+    private mutating func remove(_ offset: Int) {
+        let mask = table.count - 1
+        var i = home(offset)
+        var probes = 0
+        while table[i] != 0, offsets[table[i] - 1] != offset, probes < table.count {
+            i = (i + 1) & mask
+            probes += 1
+        }
+        guard table[i] != 0, offsets[table[i] - 1] == offset else { return }
+        var hole = i
+        var j = i
+        for _ in 0..<table.count {
+            j = (j + 1) & mask
+            let entry = table[j]
+            if entry == 0 { break }
+            let wanted = home(offsets[entry - 1])
+            // The entry at j may move to the hole when its home is not cyclically within (hole, j].
+            let reachable = hole <= j ? (wanted <= hole || wanted > j) : (wanted <= hole && wanted > j)
+            if reachable {
+                table[hole] = entry
+                hole = j
+            }
+        }
+        table[hole] = 0
     }
 }

@@ -80,6 +80,8 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     let indexDeclarationProblem: StoreError?
     /// Records decoded lately, by frame offset (see ``DecodedRecords``).
     let decodedRecords: Locked<DecodedRecords<Record>>
+    /// Whether ``decodedRecords`` keeps any record (a capacity above 0, a value type).
+    let keepsDecodedRecords: Bool
     /// The observers of ``changes()``.
     let changeObservers = Locked<[UInt64: ChangeObserver]>([:])
     /// The thread that waits for other processes' commits while there are observers.
@@ -123,7 +125,9 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
             .creating(NewItemAttributes(protection: options.fileProtection, excludedFromBackup: options.excludedFromBackup))
         registry = RepositoryFile<Record>.registry
         migrationRegistry = MigratedRecord<Record>.registry
-        decodedRecords = Locked(DecodedRecords(capacity: options.decodedRecordCacheCapacity))
+        let decoded = DecodedRecords<Record>(capacity: options.decodedRecordCacheCapacity)
+        keepsDecodedRecords = decoded.capacity > 0
+        decodedRecords = Locked(decoded)
         indexDeclarationProblem = Self.indexDeclarationProblem(path: path)
         hasIndexes = !Record.indexes.isEmpty
         expires = Record.self is any ExpiringRecord.Type || Record.self is AnyClass
@@ -312,6 +316,13 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// The record with `id`, or `nil`. Reads one frame.
     public func get(_ id: Record.ID) throws(StoreError) -> Record? {
         let key = Self.key(id)
+        if let record = try find(key, takingKept: true) { return record }
+        return nil
+    }
+
+    /// The record filed under `key`. With `takingKept`, a record kept in ``decodedRecords`` under the offset of
+    /// the key's live frame is taken before the frame is read (a record kept is the frame decoded, checked).
+    private func find(_ key: [UInt8], takingKept: Bool) throws(StoreError) -> Record? {
         let found = try withStore { store throws(StoreError) -> FoundRecord in
             switch store {
             case .absent:
@@ -320,8 +331,21 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
                 return .singleArchive(bytes)
             case .log(let handle):
                 try checkVersion(handle.state.recordVersion)
-                guard let frame = try handle.liveFrame(for: key) else { return .none }
-                return .frame(frame, handle.state.recordVersion, handle.generation, handle.inode)
+                let (generation, inode) = (handle.generation, handle.inode)
+                var keptOffset = -1
+                let takesKept = takingKept && keepsDecodedRecords
+                let frame = try handle.liveFrame(for: key) { offset in
+                    guard takesKept,
+                          decodedRecords.withLock({ $0.keeps(offset, key: key, generation: generation, inode: inode) }) else {
+                        return false
+                    }
+                    keptOffset = offset
+                    return true
+                }
+                guard let frame else {
+                    return keptOffset >= 0 ? .kept(keptOffset, generation, inode) : .none
+                }
+                return .frame(frame, handle.state.recordVersion, generation, inode)
             }
         }
         switch found {
@@ -330,6 +354,10 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
             return try RepositoryFile<Record>.decode(bytes, path: path).records.first { Self.key($0.id) == key }
         case .frame(let frame, let version, let generation, let inode):
             return try decodeKept(frame, version: version, generation: generation, inode: inode)
+        case .kept(let offset, let generation, let inode):
+            if let record = decodedRecords.withLock({ $0.record(at: offset, generation: generation, inode: inode) }) { return record }
+            // Dropped by another thread meanwhile: read.
+            return try find(key, takingKept: false)
         }
     }
 
@@ -337,7 +365,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     func decodeKept(_ frame: LogFrame, version: Int, generation: UInt64, inode: UInt64) throws(StoreError) -> Record {
         if let kept = decodedRecords.withLock({ $0.record(at: frame.offset, generation: generation, inode: inode) }) { return kept }
         let record = try decode(frame, version: version)
-        decodedRecords.withLock { $0.keep(record, at: frame.offset, generation: generation, inode: inode) }
+        decodedRecords.withLock { $0.keep(record, at: frame.offset, key: frame.key, generation: generation, inode: inode) }
         return record
     }
 
@@ -505,4 +533,6 @@ private enum FoundRecord {
     case none
     case singleArchive([UInt8])
     case frame(LogFrame, Int, UInt64, UInt64)
+    /// A record kept in the decoded-record cache: its frame's offset, the log's generation and the file's inode.
+    case kept(Int, UInt64, UInt64)
 }

@@ -631,9 +631,11 @@ final class StoreHandle {
 
     /// The frame of the live record filed under `key`, or `nil`: each entry with its hash is read whole (one
     /// read) and verified, and its key compared.
-    func liveFrame(for key: [UInt8]) throws(StoreError) -> LogFrame? {
+    func liveFrame(for key: [UInt8], kept: (Int) -> Bool = { _ in false }) throws(StoreError) -> LogFrame? {
         var found: LogFrame?
         _ = try table.firstIndex(hash: keyHash(key)) { index throws(StoreError) -> Bool in
+            // A live entry whose record the caller keeps decoded (with this key) ends the search unread.
+            if kept(table.entries[index].offset) { return true }
             let frame = try frame(table.entries[index])
             guard sameBytes(frame.key, key) else { return false }
             found = frame

@@ -25,10 +25,15 @@ public struct AcceptedArchivers: Sendable, Hashable, ExpressibleByArrayLiteral, 
     }
 
     private let storage: Storage
+    /// Whether "NSKeyedArchiver" is accepted, decided once: nearly every archive names it, and asking the set
+    /// hashes the name each time.
+    private let acceptsNSKeyedArchiver: Bool
 
     /// Exactly these names (include "NSKeyedArchiver" to keep reading Apple's own archives).
     public init(_ names: some Sequence<String>) {
-        storage = .names(Set(names))
+        let names = Set(names)
+        storage = .names(names)
+        acceptsNSKeyedArchiver = names.contains(Self.nsKeyedArchiverName)
     }
 
     /// Exactly these names: `["NSKeyedArchiver", "MSArchiver"]`.
@@ -44,11 +49,16 @@ public struct AcceptedArchivers: Sendable, Hashable, ExpressibleByArrayLiteral, 
 
     private init(storage: Storage) {
         self.storage = storage
+        acceptsNSKeyedArchiver = true
     }
+
+    private static let nsKeyedArchiverName = "NSKeyedArchiver"
 
     /// Whether an archive whose `$archiver` is `name` is read.
     public func accepts(_ name: String) -> Bool {
-        switch storage {
+        // A string of at most 15 UTF-8 bytes is compared without hashing.
+        if name == Self.nsKeyedArchiverName { return acceptsNSKeyedArchiver }
+        return switch storage {
         case .any: true
         case .names(let names): names.contains(name)
         }
