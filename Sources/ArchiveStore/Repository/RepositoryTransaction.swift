@@ -25,8 +25,11 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
     /// The change staged for each key, as a position in `changes`; filled from the second change on (a
     /// transaction of one change, every single-record call, compares its one key instead of hashing it).
     private var positions: [[UInt8]: Int] = [:]
-    /// The staged changes in the order of their last staging (`nil`: superseded).
-    private var changes: [StagedChange?] = []
+    /// The staged changes in the order of their last staging (``StagedChange/isSuperseded``: staged again
+    /// later); not optional, so that a transaction whose changes are all current commits this array itself.
+    private var changes: [StagedChange] = []
+    /// How many of `changes` are superseded.
+    private var supersededCount = 0
     /// The records put, in the order they were staged (``StagedChange/record`` is a position here).
     private var records: [Record] = []
     /// The table index of each key's record in the store, as looked up once (`nil` inside: none), but for the
@@ -47,10 +50,7 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
 
     /// The staged changes, in order.
     var stagedChanges: [StagedChange] {
-        var staged: [StagedChange] = []
-        staged.reserveCapacity(changes.count)
-        for case let change? in changes { staged.append(change) }
-        return staged
+        supersededCount == 0 ? changes : changes.filter { !$0.isSuperseded }
     }
 
     /// The record a staged put puts, when it was kept (see ``stagePut(_:payload:requires:keepsRecord:)``).
@@ -87,7 +87,7 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
     private func stagedPosition(_ key: [UInt8]) -> Int? {
         switch changes.count {
         case 0: return nil
-        case 1: return changes[0].map { sameBytes($0.key, key) } == true ? 0 : nil
+        case 1: return sameBytes(changes[0].key, key) ? 0 : nil
         default: return positions[key]
         }
     }
@@ -100,7 +100,7 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
     public func get(_ id: Record.ID) throws(StoreError) -> Record? {
         try checkOpen()
         let key = repository.recordKey(id)
-        if let position = stagedPosition(key), let change = changes[position] { return record(of: change) }
+        if let position = stagedPosition(key) { return record(of: changes[position]) }
         guard let index = try existingIndex(key), let handle else { return nil }
         let (frame, version) = try repository.reader.withLock { _ throws(StoreError) in
             (try handle.frame(handle.table.entries[index]), handle.state.recordVersion)
@@ -115,7 +115,7 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
     }
 
     private func exists(_ key: [UInt8]) throws(StoreError) -> Bool {
-        if let position = stagedPosition(key), let change = changes[position] { return !change.isDelete }
+        if let position = stagedPosition(key) { return !changes[position].isDelete }
         return try existingIndex(key) != nil
     }
 
@@ -194,8 +194,11 @@ public final class RepositoryTransaction<Record: ArchiveRecord> {
         var change = change
         let before = try exists(change.key)
         change.replacing = try existingIndex(change.key)
-        if let position = stagedPosition(change.key) { changes[position] = nil }
-        if changes.count == 1, let first = changes[0] { positions[first.key] = 0 }
+        if let position = stagedPosition(change.key) {
+            changes[position].isSuperseded = true
+            supersededCount += 1
+        }
+        if changes.count == 1, !changes[0].isSuperseded { positions[changes[0].key] = 0 }
         if !changes.isEmpty { positions[change.key] = changes.count }
         changes.append(change)
         countChange += (change.isDelete ? 0 : 1) - (before ? 1 : 0)
@@ -216,6 +219,8 @@ struct StagedChange {
     var expiryBits: UInt64
     /// The table index of the record it replaces or removes.
     var replacing: Int?
+    /// Whether the key was staged again later in the transaction (this change is then not committed).
+    var isSuperseded = false
 }
 
 /// What a put requires of the record's id.
