@@ -69,6 +69,8 @@ package protocol KeyedFieldWriter: AnyObject {
     func setObject(_ value: Any?, forRawKey key: String)
     /// A field of the current object referring to the string object of `string` (one per distinct string).
     func setString(_ string: String, forRawKey key: String)
+    /// A field of the current object referring to the number object of `value` (one per distinct integer).
+    func setIntegerObject(_ value: Int64, forRawKey key: String)
     /// A field of the current object referring to a new `NSData` object of `data`.
     func setDataObject(_ data: Data, forRawKey key: String)
     /// A field of the current object referring to an object of the mutable class `className` holding `value`.

@@ -75,10 +75,9 @@ package enum StandardClass: Int, Sendable, CaseIterable {
 // MARK: - Dispatch to the classes' files
 
 extension StandardClass {
-    /// Decodes the keyed reader's current object, of this class, by its file's keyed decoding; `nil` for a
-    /// class whose keyed decoding is still the keyed codec's own (`KeyedArchive/Builtins/`).
+    /// Decodes the keyed reader's current object, of this class, by its file's keyed decoding.
     @inlinable
-    package func decodeKeyed<R: KeyedFieldReader>(from r: R) throws -> Any? {
+    package func decodeKeyed<R: KeyedFieldReader>(from r: R) throws -> Any {
         switch self {
         case .string, .mutableString: try NSStringClass.decode(keyed: r)
         case .array, .mutableArray: try NSArrayClass.decode(keyed: r)
@@ -94,7 +93,8 @@ extension StandardClass {
         case .indexPath: try NSIndexPathClass.decode(keyed: r)
         case .timeZone: try NSTimeZoneClass.decode(keyed: r)
         case .attributedString, .mutableAttributedString: try NSAttributedStringClass.decode(keyed: r)
-        default: nil
+        case .number: try NSNumberClass.decode(keyed: r)
+        case .value: try NSValueClass.decode(keyed: r)
         }
     }
 
@@ -115,6 +115,7 @@ extension StandardClass {
         case let zone as ArchivedTimeZone: NSTimeZoneClass.encode(keyed: zone, to: w)
         case let zone as TimeZone: NSTimeZoneClass.encode(keyed: ArchivedTimeZone(zone), to: w)
         case let string as ArchivedAttributedString: NSAttributedStringClass.encode(keyed: string, to: w)
+        case let value as ArchivedValue: NSValueClass.encode(keyed: value, to: w)
         default: nil
         }
     }
@@ -136,8 +137,8 @@ extension StandardClass {
     }
 
     /// Decodes the values of a typedstream object of this class (not through its end of object) by its file's
-    /// typedstream decoding; `nil` for a class with no typedstream form or whose typedstream decoding is
-    /// still the typedstream codec's own (`TypedStream/Foundation/`).
+    /// typedstream decoding; `nil` for a class with no typedstream form, and for `NSValue`, which may keep the
+    /// object whole and so reads through its end (``NSValueClass/decode(stream:)``).
     @inlinable
     package func decodeStream<R: StreamFieldReader>(from r: R) throws -> Any? {
         switch self {
@@ -150,6 +151,7 @@ extension StandardClass {
         case .url: try NSURLClass.decode(stream: r)
         case .null: try NSNullClass.decode(stream: r)
         case .attributedString, .mutableAttributedString: try NSAttributedStringClass.decode(stream: r)
+        case .number: try NSNumberClass.decode(stream: r)
         default: nil
         }
     }
@@ -164,6 +166,7 @@ extension StandardClass {
         case let date as Date: NSDateClass.encode(stream: date, to: w)
         case let url as URL: NSURLClass.encode(stream: url, to: w)
         case let null as ArchivedNull: NSNullClass.encode(stream: null, to: w)
+        case let value as ArchivedValue: NSValueClass.encode(stream: value, to: w)
         case let string as ArchivedAttributedString:
             NSAttributedStringClass.encode(stream: string, as: .attributedString, identity: nil, to: w)
         default: return false

@@ -6,8 +6,9 @@ import Foundation
 #endif
 
 /// The values of the typedstream's current object, as a Foundation class's typedstream decoding reads them:
-/// groups by their type encoding (`"d"`, `"c"`, `"@"`), the values in them, counts checked against the bytes
-/// left, and an error at an offset of the stream. The typedstream unarchiver conforms.
+/// groups by their type encoding (`"d"`, `"c"`, `"@"`) or their ``ObjCType``s, the values in them, counts
+/// checked against the bytes left, the object kept whole, and an error at an offset of the stream. The
+/// typedstream unarchiver conforms.
 ///
 /// Mirrors the part of `NSUnarchiver` (`decodeValue(ofObjCType:at:)`, `decodeObject()`) that Foundation's own
 /// classes decode with.
@@ -18,6 +19,17 @@ package protocol StreamFieldReader: AnyObject {
     var streamOffset: Int { get }
     /// Reads the header of the next group, which must hold the types of `encoding`.
     func expectGroup(encoding: String) throws
+    /// Reads the header of the next group, which must hold `types` but for the width or signedness of
+    /// integers and struct names; the types the stream holds there.
+    func expectGroup(_ types: [ObjCType]) throws -> [ObjCType]
+    /// The next group, one `*` C string holding a type encoding (an `NSValue`'s or `NSNumber`'s first), and its
+    /// type: an error at the string when it is nil, not text or does not parse. Mirrors `-[NSValue objCType]`.
+    func decodeTypeEncoding() throws -> (text: String, type: ObjCType)
+    /// The next value of the current group, of the stream's type `type`, as the Swift value of `requested`
+    /// (integers converted, range-checked): what `NSCoder.decodeValue(ofObjCType:at:size:)` gives.
+    func readValue(_ type: ObjCType, as requested: ObjCType) throws -> Any?
+    /// The next value of the current group, an integer of type `type` that must fit it.
+    func readInteger(_ type: ObjCType) throws -> PlistInteger
     /// The next group, one `+` value (bytes), and the offset of the value.
     func decodeUnsharedBytes() throws -> (bytes: ArraySlice<UInt8>, offset: Int)
     /// The next bytes written by `encodeDataObject(_:)`: an `i` length group and a `[Nc]` array group.
@@ -37,6 +49,11 @@ package protocol StreamFieldReader: AnyObject {
     func decodeObject() throws -> Any?
     /// ``decodeObject()``, an object of a mutable class as its plain value.
     func decodePlainObject() throws -> Any?
+    /// The rest of the current object through its end, kept whole as an `ArchivedObject` (as an object of a
+    /// class nothing decodes) after the groups of `readTypes` already read into `readFields`.
+    func decodeWholeObject(readTypes: [String], readFields: [(key: String, value: ArchivedObject.Field)]) throws -> Any
+    /// Reads the end of the current object; anything else there is an error.
+    func endObject() throws
     /// An invalid-value error at `offset` of the stream (the current offset when `nil`), for `reason`.
     func invalidValue(_ reason: String, at offset: Int?) -> any Error
 }
@@ -56,16 +73,34 @@ package protocol StreamFieldWriter: AnyObject {
     func writeRawByte(_ value: UInt8)
     /// A value of type `d` in the current group.
     func writeRawDouble(_ value: Double)
+    /// A value of type `f` in the current group.
+    func writeRawFloat(_ value: Float)
     /// A signed integer of type `s`, `i`, `l` or `q` in the current group.
     func writeRawSigned(_ value: Int64)
     /// An unsigned integer of type `S`, `I`, `L` or `Q` in the current group.
     func writeRawUnsigned(_ value: UInt64)
     /// A value of type `+` in the current group: the bytes, unshared.
     func writeRawUnsharedBytes(_ bytes: [UInt8])
+    /// A value of type `*` in the current group: a C string, numbered as every C string is.
+    func writeRawCString(_ text: String)
     /// Bytes as an `i` length group and a `[Nc]` array group. Mirrors `NSCoder.encodeDataObject(_:)`.
     func writeDataObject(_ bytes: [UInt8])
     /// A group of one object. Mirrors `NSCoder.encode(_:)`.
     func encodeObject(_ object: Any?)
     /// A group of one new, unshared string object of `standard` (`NSString` or `NSMutableString`).
     func encodeString(_ string: String, as standard: StandardClass)
+}
+
+extension StreamFieldWriter {
+    /// A new object of `standard` (`NSValue`, `NSNumber`) that holds one value of a type: the `*` group of the
+    /// type's `encoding`, then the group of that type, whose value `value` writes.
+    @inlinable
+    package func writeTypedObject(of standard: StandardClass, encoding: String, _ value: () -> Void) {
+        writeObject(of: standard, identity: nil) {
+            writeGroup(encoding: "*")
+            writeRawCString(encoding)
+            writeGroup(encoding: encoding)
+            value()
+        }
+    }
 }

@@ -48,6 +48,11 @@ extension KeyedArchiver: KeyedFieldWriter {
         addField(k, state.pointee.builder.uid(Int(stringObject(string))))
     }
 
+    package func setIntegerObject(_ value: Int64, forRawKey key: String) {
+        let k = keyNode(key)
+        addField(k, state.pointee.builder.uid(Int(integerObject(value))))
+    }
+
     package func setDataObject(_ data: Data, forRawKey key: String) {
         let k = keyNode(key)
         addField(k, state.pointee.builder.uid(Int(dataObject(data))))
@@ -78,6 +83,29 @@ extension KeyedArchiver: KeyedFieldWriter {
 
     /// A bare `NSData`.
     package func dataObject(_ d: Data) -> Int32 { bareObject(state.pointee.builder.data(d)) }
+
+    /// A bare `NSNumber` boolean, one object per archive for each of `true` and `false`.
+    func boolObject(_ b: Bool) -> Int32 {
+        let slot = b ? 1 : 0
+        if boolObjects[slot] < 0 { boolObjects[slot] = bareObject(state.pointee.builder.bool(b)) }
+        return boolObjects[slot]
+    }
+
+    /// A bare `NSNumber` integer, uniqued by value.
+    func integerObject(_ i: Int64) -> Int32 {
+        if let uid = integerObjects[i] { return uid }
+        let uid = bareObject(state.pointee.builder.integer(i))
+        integerObjects[i] = uid
+        return uid
+    }
+
+    /// A bare `NSNumber` real, uniqued by its bits.
+    func realObject(_ d: Double) -> Int32 {
+        if let uid = realObjects[d.bitPattern] { return uid }
+        let uid = bareObject(state.pointee.builder.real(d))
+        realObjects[d.bitPattern] = uid
+        return uid
+    }
 
     /// An `NSDate` object, by `ArchiveModel`'s `NSDateClass`.
     func dateObject(_ date: Date) -> Int32 { NSDateClass.encode(keyed: date, to: self) }

@@ -3,21 +3,14 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-/// The keyed archive's dispatch over the Foundation classes of ``StandardClass``: the classes whose coding is
-/// still on the keyed codec's hot paths (`Builtins/NSString.swift`, ...) here, every other class by its file
-/// in `ArchiveModel/Foundation/Classes/` through ``StandardClass``'s dispatch.
+/// The keyed archive's dispatch over the Foundation classes of ``StandardClass``: every class's object decoded
+/// by its file in `ArchiveModel/Foundation/Classes/` through ``StandardClass``'s dispatch; in writing, the
+/// values on the keyed codec's hot paths (bare, uniqued strings, numbers and data; the Swift collections held
+/// in an `Any`) here, the commonest first, every other class by its file.
 extension KeyedUnarchiver {
     /// Decodes the current frame, an object of a built-in class, by the class's own decoding.
     func decodeStandard(_ standard: StandardClass, uid: Int) throws -> Any {
-        switch standard {
-        case .number: return try decodeNSNumber(uid: uid)
-        case .value: return try decodeNSValue(uid: uid)
-        default:
-            guard let value = try standard.decodeKeyed(from: self) else {
-                throw error(.invalidValue, "\(standard.className) has no keyed decoding", uid: uid)
-            }
-            return value
-        }
+        try standard.decodeKeyed(from: self)
     }
 }
 
@@ -35,7 +28,7 @@ extension KeyedArchiver {
         case let uuid as UUID: return uuidObject(uuid)
         case let url as URL: return urlObject(url)
         case is ArchivedNull: return nullObject()
-        case let v as ArchivedValue: return valueObject(v)
+        case let v as ArchivedValue: return NSValueClass.encode(keyed: v, to: self)
         case let i as Int64: return integerObject(i)
         case let i as Int32: return integerObject(Int64(i))
         case let i as Int16: return integerObject(Int64(i))

@@ -55,6 +55,26 @@ extension TypedStreamUnarchiver: StreamFieldReader {
         }
     }
 
+    package func decodeTypeEncoding() throws -> (text: String, type: ObjCType) {
+        _ = try expectGroup([.cString])
+        let start = scanner.position
+        guard let text = try readCString() as? String else {
+            throw error(.invalidValue, "an NSValue whose type encoding is nil or not text", at: start)
+        }
+        do throws(TypedStreamError) {
+            return (text, try ObjCType.parse(text))
+        } catch {
+            var e = error
+            e.offset = start
+            throw located(e)
+        }
+    }
+
+    package func decodeWholeObject(readTypes: [String], readFields: [(key: String, value: ArchivedObject.Field)]) throws -> Any {
+        guard let frame = frames.last else { throw error(.invalidValue, "no object is being decoded") }
+        return try decodeGeneric(classes[frame.classIndex], index: frame.index, prefixTypes: readTypes, prefixFields: readFields)
+    }
+
     package func invalidValue(_ reason: String, at offset: Int?) -> any Error { error(.invalidValue, reason, at: offset) }
 }
 
@@ -67,9 +87,11 @@ extension TypedStreamArchiver: StreamFieldWriter {
     package func writeGroup(encoding: String) { writeGroupHeader(encoding) }
     package func writeRawByte(_ value: UInt8) { writer.byte(value) }
     package func writeRawDouble(_ value: Double) { writer.double(value) }
+    package func writeRawFloat(_ value: Float) { writer.float(value) }
     package func writeRawSigned(_ value: Int64) { writer.signed(value) }
     package func writeRawUnsigned(_ value: UInt64) { writer.unsigned(value) }
     package func writeRawUnsharedBytes(_ bytes: [UInt8]) { writer.unsharedString(bytes) }
+    package func writeRawCString(_ text: String) { writeCString(text) }
 
     /// An `i` length and a `[Nc]` array: `encodeDataObject(_:)`'s format.
     package func writeDataObject(_ bytes: [UInt8]) {

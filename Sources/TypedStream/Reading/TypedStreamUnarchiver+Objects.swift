@@ -92,7 +92,7 @@ extension TypedStreamUnarchiver {
             instantiatedSet.insert(info.name)
             instantiatedClassNames.append(info.name)
         }
-        frames.append((index, info.name))
+        frames.append((index, classIndex))
         defer { frames.removeLast() }
         do {
             let value = try decodeContents(of: info, index: index)
@@ -113,13 +113,14 @@ extension TypedStreamUnarchiver {
             return try decodeRegistered(decodable)
         }
         if let foundation = StandardClass(className: info.name), foundation.typedStreamChain != nil {
-            if foundation == .value { return try decodeNSValue(info, index: index) }
+            // Read through its end by its file (a type encoding it does not know makes it a whole object).
+            if foundation == .value { return try NSValueClass.decode(stream: self) }
             if keepsMutableClasses, foundation.isMutable {
                 // Numbered once read (a reference back from inside it is a cycle error, as for the plain
                 // value); later references give the instance.
                 // Unwrapped, not boxed: an `Optional` in the `Any` would hide the value's collection from the
                 // graph that keeps cycles (and leak what it holds).
-                guard let value = try decodeFoundation(foundation) else {
+                guard let value = try foundation.decodeStream(from: self) else {
                     throw error(.unknownClass, "class \"\(info.name)\" has no typedstream form")
                 }
                 try endObject()
@@ -127,7 +128,7 @@ extension TypedStreamUnarchiver {
                 if cycles.isActive { cycles.finished(object, holding: value) }
                 return object
             }
-            let value = try decodeFoundation(foundation)
+            let value = try foundation.decodeStream(from: self)
             try endObject()
             return value
         }
@@ -152,7 +153,7 @@ extension TypedStreamUnarchiver {
     }
 
     /// Consumes the end-of-object byte; anything else means the class left values unread.
-    func endObject() throws {
+    package func endObject() throws {
         let start = scanner.position
         let b = try scanner.readByte()
         guard b == TypedStreamTag.endOfObject else {

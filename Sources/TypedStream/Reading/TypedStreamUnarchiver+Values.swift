@@ -9,7 +9,7 @@ import Foundation
 /// documents, converted to the width asked for.
 extension TypedStreamUnarchiver {
     /// A value of the stream's type `type`, given as the type `requested` (the same but for integer width).
-    func readValue(_ type: ObjCType, as requested: ObjCType) throws -> Any? {
+    package func readValue(_ type: ObjCType, as requested: ObjCType) throws -> Any? {
         switch type {
         case .char, .unsignedChar, .short, .unsignedShort, .int, .unsignedInt, .long, .unsignedLong, .longLong,
              .unsignedLongLong:
@@ -52,7 +52,7 @@ extension TypedStreamUnarchiver {
 
     /// An integer of type `type`: `c`/`C` one raw byte, the others a tagged integer that must fit the type
     /// (an `I` cannot hold an 8-byte value).
-    func readInteger(_ type: ObjCType) throws -> PlistInteger {
+    package func readInteger(_ type: ObjCType) throws -> PlistInteger {
         switch type {
         case .char: return PlistInteger(Int64(Int8(bitPattern: try scanner.readByte())))
         case .unsignedChar: return PlistInteger(Int64(try scanner.readByte()))

@@ -56,8 +56,8 @@ public final class TypedStreamUnarchiver {
     var table: [TableEntry] = []
     var classes: [ClassInfo] = []
     var versions: [String: Int] = [:]
-    /// The objects being decoded, innermost last: their table number and class.
-    var frames: [(index: Int, className: String)] = []
+    /// The objects being decoded, innermost last: their table number and their class's index in `classes`.
+    var frames: [(index: Int, classIndex: Int)] = []
     var decodedCount = 0
     /// How many class names the class chains may still hold in all: each new class stores its whole chain,
     /// so a stream of classes on one deep chain would otherwise hold far more names than it has bytes.
@@ -235,7 +235,7 @@ public final class TypedStreamUnarchiver {
 
     func error(_ code: TypedStreamError.Code, _ reason: String, at offset: Int? = nil) -> TypedStreamError {
         TypedStreamError(code, reason, offset: offset ?? scanner.position, objectIndex: frames.last?.index,
-                         className: frames.last?.className)
+                         className: frames.last.map { classes[$0.classIndex].name })
     }
 
     /// `error` with the innermost object and, if it has none, the current offset.
@@ -244,7 +244,7 @@ public final class TypedStreamUnarchiver {
         if e.offset == nil { e.offset = scanner.position }
         if e.objectIndex == nil, let frame = frames.last {
             e.objectIndex = frame.index
-            e.className = frame.className
+            e.className = classes[frame.classIndex].name
         }
         return e
     }
@@ -278,7 +278,7 @@ public final class TypedStreamUnarchiver {
     }
 
     /// The next group's types, checked against `requested`.
-    func expectGroup(_ requested: [ObjCType]) throws -> [ObjCType] {
+    package func expectGroup(_ requested: [ObjCType]) throws -> [ObjCType] {
         let start = scanner.position
         let types = try readGroupTypes()
         guard types.count == requested.count, zip(types, requested).allSatisfy({ $0.isCompatible(with: $1) }) else {

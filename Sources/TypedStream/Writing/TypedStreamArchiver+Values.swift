@@ -27,14 +27,14 @@ extension TypedStreamArchiver {
         }
         switch value {
         case let s as String: NSStringClass.encode(stream: s, to: self)
-        case let i as Int: writeInteger(Int64(i))
-        case let d as Double: writeDouble(d)
-        case let b as Bool: writeBool(b)
+        case let i as Int: NSNumberClass.encode(stream: Int64(i), to: self)
+        case let d as Double: NSNumberClass.encode(stream: d, to: self)
+        case let b as Bool: NSNumberClass.encode(stream: b, to: self)
         case let d as Data: NSDataClass.encode(stream: [UInt8](d), to: self)
         case let d as Date: NSDateClass.encode(stream: d, to: self)
         case let url as URL: NSURLClass.encode(stream: url, to: self)
         case let null as ArchivedNull: NSNullClass.encode(stream: null, to: self)
-        case let v as ArchivedValue: writeNSValue(v)
+        case let v as ArchivedValue: NSValueClass.encode(stream: v, to: self)
         case let a as ArchivedAttributedString:
             NSAttributedStringClass.encode(stream: a, as: .attributedString, identity: nil, to: self)
         case let o as ArchivedObject:
@@ -47,16 +47,16 @@ extension TypedStreamArchiver {
             var chain = [(name: type.archivedClassName, version: type.typedStreamVersion)]
             chain += type.archivedSuperclassNames.map { (name: $0, version: 0) }
             writeNewObject(chain, identity: e.archiveIdentity) { e.encode(with: self) }
-        case let i as Int64: writeInteger(i)
-        case let i as Int32: writeInteger(Int64(i))
-        case let i as Int16: writeInteger(Int64(i))
-        case let i as Int8: writeInteger(Int64(i))
-        case let u as UInt64: u <= UInt64(Int64.max) ? writeInteger(Int64(u)) : writeUnsigned(u)
-        case let u as UInt: writeObject(UInt64(u))
-        case let u as UInt32: writeInteger(Int64(u))
-        case let u as UInt16: writeInteger(Int64(u))
-        case let u as UInt8: writeInteger(Int64(u))
-        case let f as Float: writeFloat(f)
+        case let i as Int64: NSNumberClass.encode(stream: i, to: self)
+        case let i as Int32: NSNumberClass.encode(stream: Int64(i), to: self)
+        case let i as Int16: NSNumberClass.encode(stream: Int64(i), to: self)
+        case let i as Int8: NSNumberClass.encode(stream: Int64(i), to: self)
+        case let u as UInt64: NSNumberClass.encode(stream: u, to: self)
+        case let u as UInt: NSNumberClass.encode(stream: UInt64(u), to: self)
+        case let u as UInt32: NSNumberClass.encode(stream: Int64(u), to: self)
+        case let u as UInt16: NSNumberClass.encode(stream: Int64(u), to: self)
+        case let u as UInt8: NSNumberClass.encode(stream: Int64(u), to: self)
+        case let f as Float: NSNumberClass.encode(stream: f, to: self)
         case let bytes as [UInt8] where type(of: value) == [UInt8].self: NSDataClass.encode(stream: bytes, to: self)
         case let p as PlistValue: writePlistValue(p)
         case let array as [Any]: NSArrayClass.encode(stream: array, to: self)
@@ -76,13 +76,17 @@ extension TypedStreamArchiver {
     func writePlistValue(_ p: PlistValue) {
         switch p {
         case .null: NSNullClass.encode(stream: ArchivedNull(), to: self)
-        case .bool(let b): writeBool(b)
+        case .bool(let b): NSNumberClass.encode(stream: b, to: self)
         case .integer(let i):
-            if let v = i.int64Value { writeInteger(v) } else if let u = i.uint64Value { writeUnsigned(u) } else {
+            if let v = i.int64Value {
+                NSNumberClass.encode(stream: v, to: self)
+            } else if let u = i.uint64Value {
+                NSNumberClass.encode(stream: u, to: self)
+            } else {
                 record(TypedStreamError(.unsupportedType, "the integer \(i) does not fit 64 bits"))
                 writer.byte(TypedStreamTag.nil)
             }
-        case .real(let d): writeDouble(d)
+        case .real(let d): NSNumberClass.encode(stream: d, to: self)
         case .date(let d): NSDateClass.encode(stream: Date(timeIntervalSinceReferenceDate: d.secondsSinceReferenceDate), to: self)
         case .data(let d): NSDataClass.encode(stream: d, to: self)
         case .string(let s): NSStringClass.encode(stream: s, to: self)

@@ -9,6 +9,10 @@ import BinaryPlist
 /// // [.structure(name: "_NSRange", fields: [.unsignedLongLong, .unsignedLongLong]), .int]
 /// ```
 ///
+/// Declared here, beside the Foundation classes whose files read and write the type encodings of `NSNumber`
+/// and `NSValue`; `TypedStream` re-exports it and adds `parse(_:)` and `parseList(_:)`, which throw its
+/// `TypedStreamError`.
+///
 /// Mirrors the `@encode()` strings that `-[NSCoder encodeValueOfObjCType:at:]` takes.
 ///
 /// Frozen: its cases are the type encodings `NSArchiver` writes, a format that has not changed since
@@ -94,6 +98,7 @@ public indirect enum ObjCType: Hashable, Sendable {
     }
 
     /// Whether the type is one of the ten integer types (`c C s S i I l L q Q`).
+    @inlinable
     public var isInteger: Bool {
         switch self {
         case .char, .unsignedChar, .short, .unsignedShort, .int, .unsignedInt, .long, .unsignedLong, .longLong,
@@ -103,7 +108,8 @@ public indirect enum ObjCType: Hashable, Sendable {
     }
 
     /// Whether the integer type is signed (`c s i l q`).
-    var isSigned: Bool {
+    @inlinable
+    package var isSigned: Bool {
         switch self {
         case .char, .short, .int, .long, .longLong: true
         default: false
@@ -111,7 +117,8 @@ public indirect enum ObjCType: Hashable, Sendable {
     }
 
     /// Whether `value` fits the integer type (`l` and `L` are 32 bits in typedstreams); `false` for the others.
-    func fits(_ value: PlistInteger) -> Bool {
+    @inlinable
+    package func fits(_ value: PlistInteger) -> Bool {
         func fit<T: FixedWidthInteger>(_: T.Type) -> Bool {
             if let v = value.int64Value { return T(exactly: v) != nil }
             return value.uint64Value.flatMap { T(exactly: $0) } != nil
@@ -131,7 +138,8 @@ public indirect enum ObjCType: Hashable, Sendable {
 
     /// The least number of bytes a value of the type takes in a stream (0 for `v`, `!` and empty structs);
     /// `nil` when that overflows.
-    var minimumSize: Int? {
+    @inlinable
+    package var minimumSize: Int? {
         switch self {
         case .void, .ignored: return 0
         case .array(let count, let element):
@@ -154,7 +162,8 @@ public indirect enum ObjCType: Hashable, Sendable {
     /// Whether two types are the same but for the width or signedness of integers, and struct names: what
     /// the unarchiver accepts when a reader asks for one and the stream holds the other (32-bit writers
     /// wrote `i` where 64-bit ones write `q`).
-    func isCompatible(with other: ObjCType) -> Bool {
+    @inlinable
+    package func isCompatible(with other: ObjCType) -> Bool {
         if self == other || (isInteger && other.isInteger) { return true }
         switch (self, other) {
         case (.array(let n, let a), .array(let m, let b)): return n == m && a.isCompatible(with: b)
@@ -166,22 +175,9 @@ public indirect enum ObjCType: Hashable, Sendable {
 
     /// The types of an encoding string that may hold several (`"iI"`, `"@@"`), in order.
     ///
-    /// - Throws: ``TypedStreamError/Code/invalidTypeEncoding`` for an empty or malformed string,
-    ///   ``TypedStreamError/Code/depthLimitExceeded`` past ``maxNesting``.
-    public static func parseList(_ encoding: String) throws(TypedStreamError) -> [ObjCType] {
-        try parseList(Array(encoding.utf8))
-    }
-
-    /// The one type of an encoding string (`"{CGPoint=dd}"`).
-    public static func parse(_ encoding: String) throws(TypedStreamError) -> ObjCType {
-        let list = try parseList(encoding)
-        guard list.count == 1 else {
-            throw TypedStreamError(.invalidTypeEncoding, "\"\(encoding)\" holds \(list.count) types, not one")
-        }
-        return list[0]
-    }
-
-    static func parseList(_ bytes: [UInt8]) throws(TypedStreamError) -> [ObjCType] {
+    /// - Throws: ``ObjCTypeError`` with ``ObjCTypeError/Code/invalidTypeEncoding`` for an empty or malformed
+    ///   string, ``ObjCTypeError/Code/depthLimitExceeded`` past ``maxNesting``.
+    package static func parseTypes(_ bytes: [UInt8]) throws(ObjCTypeError) -> [ObjCType] {
         var parser = Parser(bytes: bytes)
         guard !bytes.isEmpty else { throw parser.failure("an empty type encoding") }
         var list: [ObjCType] = []
@@ -189,18 +185,27 @@ public indirect enum ObjCType: Hashable, Sendable {
         return list
     }
 
+    /// The one type of an encoding string (`"{CGPoint=dd}"`).
+    package static func parseType(_ encoding: String) throws(ObjCTypeError) -> ObjCType {
+        let list = try parseTypes(Array(encoding.utf8))
+        guard list.count == 1 else {
+            throw ObjCTypeError(.invalidTypeEncoding, "\"\(encoding)\" holds \(list.count) types, not one")
+        }
+        return list[0]
+    }
+
     private struct Parser {
         let bytes: [UInt8]
         var position = 0
 
-        func failure(_ reason: String) -> TypedStreamError {
-            TypedStreamError(.invalidTypeEncoding,
-                             "type encoding \"\(String(decoding: bytes, as: UTF8.self))\": \(reason)")
+        func failure(_ reason: String) -> ObjCTypeError {
+            ObjCTypeError(.invalidTypeEncoding,
+                          "type encoding \"\(String(decoding: bytes, as: UTF8.self))\": \(reason)")
         }
 
-        mutating func parseOne(depth: Int) throws(TypedStreamError) -> ObjCType {
+        mutating func parseOne(depth: Int) throws(ObjCTypeError) -> ObjCType {
             guard depth < ObjCType.maxNesting else {
-                throw TypedStreamError(.depthLimitExceeded, "type encoding nests deeper than \(ObjCType.maxNesting)")
+                throw ObjCTypeError(.depthLimitExceeded, "type encoding nests deeper than \(ObjCType.maxNesting)")
             }
             guard position < bytes.count else { throw failure("ends inside a type") }
             let c = bytes[position]
