@@ -36,6 +36,30 @@ struct ReusedCoderStateTests {
         }
     }
 
+    /// A reused archiver keeps each type's `$classes` chain from one archive to the next; a class name set
+    /// between two archives is written from the next one on, as a new archiver with that name writes it.
+    @Test func aClassNameSetBetweenArchivesOfAReusedArchiverIsWritten() throws {
+        let archiver = KeyedArchiver.reusable()
+        let point = Point(x: 1, y: 2)
+        let before = try KeyedArchiver.archivedData(withRootObject: point, refusingUnreadableValues: true, reusing: archiver)
+        #expect(before == (try KeyedArchiver.archivedData(withRootObject: point) as [UInt8]))
+        archiver.setClassName("RenamedPoint", for: Point.self)
+        let after = try KeyedArchiver.archivedData(withRootObject: point, refusingUnreadableValues: true, reusing: archiver)
+        let named = KeyedArchiver()
+        named.setClassName("RenamedPoint", for: Point.self)
+        named.encode(point, forKey: "root")
+        #expect(after == (try named.finishEncoding() as [UInt8]))
+        guard case .dictionary(let top) = try PropertyList.decode(after), case .array(let objects)? = top["$objects"] else {
+            Issue.record("unexpected archive shape")
+            return
+        }
+        let classNames = objects.compactMap { object -> String? in
+            guard case .dictionary(let d) = object, case .string(let name)? = d["$classname"] else { return nil }
+            return name
+        }
+        #expect(classNames == ["RenamedPoint"])
+    }
+
     @Test func aScratchDecodesWhatANewUnarchiverDecodes() throws {
         let registry = shapeRegistry.registering(Point.self).registering(Sampler.self)
         let scratch = KeyedUnarchiver.Scratch(registry: registry)

@@ -72,6 +72,8 @@ struct CommitBuilder {
                                  replacing: Int?) {
         seal(endsCommit: false)
         let at = bytes.count
+        // One allocation for the frame, not one for each part appended.
+        bytes.reserveCapacity(at + FrameHeader.size + key.count + payload.count)
         FrameHeader.appendUnsealed(kind: kind, key: key, expiryBits: expiryBits, payload: payload, to: &bytes)
         let length = bytes.count - at
         applied.append(Applied(key: keepsKeys ? key : [], values: nil, hash: hash, offset: drained + at, length: length, expiryBits: expiryBits, replacing: replacing,

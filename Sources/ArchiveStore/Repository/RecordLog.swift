@@ -168,9 +168,12 @@ struct LogState: Hashable, Sendable {
     func serialized() -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(RecordLog.slotSize)
-        for word in [sequence, UInt64(committed), UInt64(frameCount), UInt64(liveCount), UInt64(liveBytes)] {
-            appendLittleEndian(word, width: 8, to: &bytes)
-        }
+        // Word by word: a loop over an array literal would make the array each time (a slot is written each commit).
+        appendLittleEndian(sequence, width: 8, to: &bytes)
+        appendLittleEndian(UInt64(committed), width: 8, to: &bytes)
+        appendLittleEndian(UInt64(frameCount), width: 8, to: &bytes)
+        appendLittleEndian(UInt64(liveCount), width: 8, to: &bytes)
+        appendLittleEndian(UInt64(liveBytes), width: 8, to: &bytes)
         appendLittleEndian(UInt64(UInt32(truncatingIfNeeded: recordVersion)), width: 4, to: &bytes)
         appendLittleEndian(UInt64(flags), width: 4, to: &bytes)
         appendLittleEndian(generation, width: 8, to: &bytes)

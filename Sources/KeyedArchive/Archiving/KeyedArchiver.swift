@@ -52,6 +52,9 @@ public final class KeyedArchiver {
         /// Per type slot, the keys written at each field position with their nodes: objects of one type write
         /// the same keys in the same order, so a key is usually found by one string comparison.
         var keyCaches: [[(key: String, node: Int32)]] = []
+        /// How many of `keyCaches` this archive uses: a reused state keeps the others' storage for the next
+        /// archive's types (see ``newKeyCache()``), instead of growing new arrays key by key each archive.
+        var keyCacheCount = 0
         var currentSlot: Int = -1
         var retained: [AnyObject] = []
         /// Per plist string node, the UID of its bare `NSString` object (-1 when it has none).
@@ -100,7 +103,15 @@ public final class KeyedArchiver {
     /// archive's work.
     @exclusivity(unchecked) var chainObjects = HashTable<HashedChain>(capacity: 8)
     @exclusivity(unchecked) var keyNodes = StringTable(capacity: 16)
-    @exclusivity(unchecked) var classNames: [ObjectIdentifier: String] = [:]
+    @exclusivity(unchecked) var classNames: [ObjectIdentifier: String] = [:] {
+        didSet { typeChains.removeAll() }
+    }
+    /// Each archived type's `$classes` chain, hashed, from one archive to the next of a reused archiver (a
+    /// type's names are static; ``classNames`` changing empties it): no chain array made and no names hashed
+    /// for each archive.
+    @exclusivity(unchecked) var typeChains: [ObjectIdentifier: HashedChain] = [:]
+    /// The same for the standard classes, by ``StandardClass/rawValue``.
+    @exclusivity(unchecked) var standardChains: [HashedChain?] = []
     /// Class dictionary UIDs of the types named by `classForKeyedArchiver` when not the object's own.
     @exclusivity(unchecked) var substituteClassUIDs: [ObjectIdentifier: Int32] = [:]
     @exclusivity(unchecked) var failure: KeyedArchiveError?
@@ -284,11 +295,15 @@ public final class KeyedArchiver {
         }
         let topNode = state.pointee.builder.dictionary(pairs: state.pointee.scratch[...])
         let objectsNode = state.pointee.builder.collection(.array, state.pointee.objectNodes)
-        let keys = [state.pointee.builder.string("$version"), state.pointee.builder.string("$archiver"), state.pointee.builder.string("$top"),
-                    state.pointee.builder.string("$objects")]
-        let values = [state.pointee.builder.integer(100_000), state.pointee.builder.string("NSKeyedArchiver"), topNode, objectsNode]
-        var pairs: [Int32] = []
-        for i in 0..<4 { pairs.append(keys[i]); pairs.append(values[i]) }
+        // The nodes made in the same order as before (keys, then values), so the output is byte for byte the
+        // same; the pairs in one array, made once.
+        let versionKey = state.pointee.builder.string("$version")
+        let archiverKey = state.pointee.builder.string("$archiver")
+        let topKey = state.pointee.builder.string("$top")
+        let objectsKey = state.pointee.builder.string("$objects")
+        let version = state.pointee.builder.integer(100_000)
+        let archiver = state.pointee.builder.string("NSKeyedArchiver")
+        let pairs: [Int32] = [versionKey, version, archiverKey, archiver, topKey, topNode, objectsKey, objectsNode]
         let root = state.pointee.builder.dictionary(pairs: pairs[...])
         return try state.pointee.builder.serialize(top: root, format: outputFormat)
     }
@@ -588,9 +603,8 @@ public final class KeyedArchiver {
         if let known = state.pointee.typeInfo.index(of: typeID) {
             infoIndex = known
         } else {
-            infoIndex = state.pointee.typeInfo.add(typeID, TypeInfo(classUID: -1, slot: state.pointee.keyCaches.count,
+            infoIndex = state.pointee.typeInfo.add(typeID, TypeInfo(classUID: -1, slot: state.pointee.newKeyCache(),
                                                                     substitutes: type is any KeyedArchiveSubstituting.Type))
-            state.pointee.keyCaches.append([])
         }
         let info = state.pointee.typeInfo[infoIndex]
         let uid: Int32
@@ -616,9 +630,16 @@ public final class KeyedArchiver {
         } else if info.classUID >= 0 {
             classUID = info.classUID
         } else {
-            var chain = [classNames[typeID] ?? type.archivedClassName]
-            chain.append(contentsOf: type.archivedSuperclassNames)
-            classUID = classObject(chain: chain)
+            let hashed: HashedChain
+            if let known = typeChains[typeID] {
+                hashed = known
+            } else {
+                var chain = [classNames[typeID] ?? type.archivedClassName]
+                chain.append(contentsOf: type.archivedSuperclassNames)
+                hashed = HashedChain(chain)
+                typeChains[typeID] = hashed
+            }
+            classUID = classObject(hashed)
             state.pointee.typeInfo[infoIndex].classUID = classUID
         }
         closeFrame(uid, classUID: classUID)
@@ -637,8 +658,11 @@ public final class KeyedArchiver {
     }
 
     /// The class dictionary `{$classes, $classname}` for a chain, created once.
-    func classObject(chain: [String]) -> Int32 {
-        let hashed = HashedChain(chain)
+    func classObject(chain: [String]) -> Int32 { classObject(HashedChain(chain)) }
+
+    /// ``classObject(chain:)`` for a chain hashed already.
+    func classObject(_ hashed: HashedChain) -> Int32 {
+        let chain = hashed.chain
         if let uid = chainObjects[hashed] { return uid }
         let classes = state.pointee.builder.collection(.array, chain.map { state.pointee.builder.string($0) })
         let pairs: [Int32] = [keyNode("$classes"), classes, keyNode("$classname"), state.pointee.builder.string(chain.first ?? "")]
@@ -649,7 +673,15 @@ public final class KeyedArchiver {
 
     func classObject(_ standard: StandardClass) -> Int32 {
         if state.pointee.standardClassUIDs[standard.rawValue] >= 0 { return state.pointee.standardClassUIDs[standard.rawValue] }
-        let uid = classObject(chain: standard.classChain)
+        if standardChains.isEmpty { standardChains = [HashedChain?](repeating: nil, count: StandardClass.count) }
+        let hashed: HashedChain
+        if let known = standardChains[standard.rawValue] {
+            hashed = known
+        } else {
+            hashed = HashedChain(standard.classChain)
+            standardChains[standard.rawValue] = hashed
+        }
+        let uid = classObject(hashed)
         state.pointee.standardClassUIDs[standard.rawValue] = uid
         return uid
     }
@@ -663,6 +695,19 @@ public final class KeyedArchiver {
 }
 
 extension KeyedArchiver.EncodingState {
+    /// A key cache for one more type of this archive: the next of `keyCaches`, emptied with its storage kept, or
+    /// a new one.
+    mutating func newKeyCache() -> Int {
+        let slot = keyCacheCount
+        if slot < keyCaches.count {
+            keyCaches[slot].removeAll(keepingCapacity: true)
+        } else {
+            keyCaches.append([])
+        }
+        keyCacheCount += 1
+        return slot
+    }
+
     /// A state as a new archiver starts with (see ``KeyedArchiver/prepareForReuse()``), made in place of this
     /// one: every field as a new state has it, the builder's tables, the lists and the identity table emptied
     /// with their storage kept, and the cache of types found archivable (which depends on no archive) kept.
@@ -675,7 +720,7 @@ extension KeyedArchiver.EncodingState {
         depth = 0
         identities.removeAll()
         typeInfo.removeAll()
-        keyCaches.removeAll(keepingCapacity: true)
+        keyCacheCount = 0
         currentSlot = -1
         retained.removeAll(keepingCapacity: true)
         stringUIDs.removeAll(keepingCapacity: true)

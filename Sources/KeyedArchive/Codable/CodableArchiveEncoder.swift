@@ -172,8 +172,7 @@ final class CodableArchiveEncoder: Encoder {
             let uid = openCurrent()
             if let entry = current.entry {
                 if entry.slot < 0 {
-                    entry.slot = archiver.state.pointee.keyCaches.count
-                    archiver.state.pointee.keyCaches.append([])
+                    entry.slot = archiver.state.pointee.newKeyCache()
                 }
                 archiver.openFrame(uid, slot: entry.slot)
             } else {
