@@ -151,6 +151,20 @@ struct DecodedRecordsTests {
         #expect(log.calls.filter { $0.0 == .read }.count == 2)
     }
 
+    /// A decoded record is checked against its frame's key without making the key of a string id: the same
+    /// answer as comparing ``ArchiveRepository/key(_:)`` (a non-string id goes through its description).
+    @Test func aRecordIsCheckedAgainstItsFramesKey() {
+        typealias Samples = ArchiveRepository<SampleRecord>
+        for (id, key, expected) in [("id1", "id1", true), ("id1", "id2", false), ("id1", "id10", false), ("", "", true),
+                                    ("", "x", false), ("é", "é", true), ("e\u{301}", "é", false)] {
+            #expect(Samples.isKey(Array(key.utf8), of: id) == expected, "\(id) / \(key)")
+            #expect(Samples.isKey(Array(key.utf8), of: id) == (Samples.key(id) == Array(key.utf8)))
+        }
+        typealias Numbered = ArchiveRepository<RenamedReading>
+        #expect(Numbered.isKey(Array("42".utf8), of: 42))
+        #expect(!Numbered.isKey(Array("42".utf8), of: 420))
+    }
+
     /// Eight tasks reading and keeping at once through the repository's lock: every record found is the one kept
     /// at its offset.
     @Test func theLockedCacheFromManyThreads() async {

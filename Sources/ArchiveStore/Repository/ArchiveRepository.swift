@@ -411,6 +411,22 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         return Array(String(describing: id).utf8)
     }
 
+    /// Whether `id` is filed under `key` (``key(_:)`` compared with `key`), without making the key of a
+    /// string id: each record decoded is checked against its frame's key.
+    static func isKey(_ key: [UInt8], of id: Record.ID) -> Bool {
+        if Record.ID.self == String.self {
+            return withUnsafePointer(to: id) {
+                $0.withMemoryRebound(to: String.self, capacity: 1) { string in
+                    let utf8 = string.pointee.utf8
+                    // A native string's UTF-8 is contiguous; a bridged one is compared byte by byte.
+                    let same = utf8.withContiguousStorageIfAvailable { bytes in key.withUnsafeBufferPointer { sameBytes($0, bytes) } }
+                    return same ?? utf8.elementsEqual(key)
+                }
+            }
+        }
+        return sameBytes(Self.key(id), key)
+    }
+
     /// The record's expiry as its frame keeps it: seconds since 1970, `nil` for a record that is not an
     /// ``ExpiringRecord`` or has no expiry date.
     func expiry(_ record: Record) -> Double? {
@@ -475,7 +491,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
             throw StoreError(.corrupt, "cannot read a record: \(error)", path: path, offset: frame.offset)
         }
         guard let record else { throw StoreError(.corrupt, "a record frame holds nil", path: path, offset: frame.offset) }
-        guard sameBytes(Self.key(record.id), frame.key) else {
+        guard Self.isKey(frame.key, of: record.id) else {
             throw StoreError(.corrupt, "a record frame holds another id than its key", path: path, offset: frame.offset)
         }
         return record

@@ -12,3 +12,11 @@ func sameBytes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         }
     }
 }
+
+/// ``sameBytes(_:_:)-([UInt8],[UInt8])`` for bytes in place (a string's UTF-8, a key).
+@inline(__always)
+func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard a.count == b.count else { return false }
+    guard let left = a.baseAddress, let right = b.baseAddress else { return true }   // both empty
+    return Kernel.bytesEqual(UnsafeRawPointer(left), UnsafeRawPointer(right), count: a.count)
+}

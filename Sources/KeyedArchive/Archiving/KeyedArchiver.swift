@@ -664,7 +664,10 @@ public final class KeyedArchiver {
     func classObject(_ hashed: HashedChain) -> Int32 {
         let chain = hashed.chain
         if let uid = chainObjects[hashed] { return uid }
-        let classes = state.pointee.builder.collection(.array, chain.map { state.pointee.builder.string($0) })
+        var names: [Int32] = []
+        names.reserveCapacity(chain.count)
+        for name in chain { names.append(state.pointee.builder.string(name)) }
+        let classes = state.pointee.builder.collection(.array, names)
         let pairs: [Int32] = [keyNode("$classes"), classes, keyNode("$classname"), state.pointee.builder.string(chain.first ?? "")]
         let uid = bareObject(state.pointee.builder.dictionary(pairs: pairs[...]))
         chainObjects.insert(hashed, uid)
