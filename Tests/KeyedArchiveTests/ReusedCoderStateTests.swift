@@ -100,3 +100,21 @@ struct ReusedCoderStateTests {
         return String(describing: value)
     }
 }
+
+/// `DecodingState.reuse(top:objectCount:uidCount:)` sets each field of a reused state as a new decode starts
+/// it, one by one: a field added to the state must be added there too, which this count of the fields recalls.
+@Suite("DecodingState fields")
+struct DecodingStateFieldsTests {
+    @Test func reuseSetsEveryFieldOfTheState() throws {
+        let bytes = try KeyedArchiver.archivedData(withRootObject: "a") as [UInt8]
+        let names = try KeyedUnarchiver.withUnarchiver(for: bytes) { unarchiver in
+            Mirror(reflecting: unarchiver.state.pointee).children.compactMap(\.label)
+        }
+        // Each of these is set in `reuse` (the kept tables emptied, the others given their first values).
+        #expect(names == ["frame", "instances", "inProgress", "registeredKeys", "valid", "depth", "decodedCount", "keyPath",
+                          "pending", "classCache", "keyObjects", "knownKeyObjects", "requestCaches", "keyLookups",
+                          "lookupClock", "elementCasts", "requested", "requestLists", "elements", "listSerial",
+                          "typesNamingATypes", "allowedRequests", "hooked", "didDecode", "substituted", "hasSubstitutes",
+                          "cycles", "fieldKeys", "keepsMutableClasses"])
+    }
+}

@@ -199,24 +199,24 @@ extension KeyedUnarchiver.DecodingState {
     static let noKnownKeyObjects = [Int](repeating: -1, count: StandardKey.count)
 
     /// The state of a new decode of an archive of `objectCount` `$objects` and `uidCount` plist objects, made in
-    /// place of this one (a ``KeyedUnarchiver/Scratch``'s): every field as a new decode starts it, only the
-    /// storage of the bit sets, the key path and a few tables kept.
+    /// place of this one (a ``KeyedUnarchiver/Scratch``'s): every field as a new decode starts it (the values of
+    /// the stored properties' declarations), only the storage of the bit sets, the key path and a few tables
+    /// kept. Field by field rather than by assigning a new state, which built and destroyed the whole struct
+    /// (about 2,000 instructions a record); ``DecodingStateFieldsTests`` counts the fields, so that one added
+    /// later is added here too.
     mutating func reuse(top: KeyedUnarchiver.Frame, objectCount: Int, uidCount: Int) {
-        var inProgress = self.inProgress
-        var registeredKeys = self.registeredKeys
-        var keyPath = self.keyPath
-        while keyPath.count > 0 { keyPath.pop() }
-        var keyObjects = self.keyObjects
-        var requestCaches = self.requestCaches
-        var keyLookups = self.keyLookups
-        var knownKeyObjects = self.knownKeyObjects
-        var classCache = self.classCache
-        // The old value goes; what was kept above has one owner again.
-        self = KeyedUnarchiver.DecodingState(frame: top, instances: InstanceTable(count: objectCount),
-                                              inProgress: inProgress, registeredKeys: registeredKeys)
+        frame = top
+        instances = InstanceTable(count: objectCount)
         inProgress.reset(count: objectCount)
         registeredKeys.reset(count: uidCount)
+        valid = true
+        depth = 0
+        decodedCount = 0
+        while keyPath.count > 0 { keyPath.pop() }
+        if !pending.isEmpty { pending = [:] }
+        classCache.removeAll()
         keyObjects.removeEachKeepingStorage()
+        knownKeyObjects.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
         requestCaches.removeEachKeepingStorage()
         if keyLookups.count > 64 {
             keyLookups.removeEachKeepingStorage()
@@ -231,16 +231,21 @@ extension KeyedUnarchiver.DecodingState {
                 }
             }
         }
-        knownKeyObjects.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
-        classCache.removeAll()
-        self.inProgress = inProgress
-        self.registeredKeys = registeredKeys
-        self.keyPath = keyPath
-        self.keyObjects = keyObjects
-        self.requestCaches = requestCaches
-        self.keyLookups = keyLookups
-        self.knownKeyObjects = knownKeyObjects
-        self.classCache = classCache
+        lookupClock = 0
+        if !elementCasts.isEmpty { elementCasts = [] }
+        requested = .anything
+        if !requestLists.isEmpty { requestLists = [] }
+        elements = ("", -1, -1)
+        listSerial = 0
+        if !typesNamingATypes.isEmpty { typesNamingATypes = [] }
+        if !allowedRequests.isEmpty { allowedRequests = [] }
+        hooked = false
+        didDecode = nil
+        if !substituted.isEmpty { substituted = [:] }
+        hasSubstitutes = false
+        cycles = ArchivedObjectCycles()
+        if !fieldKeys.isEmpty { fieldKeys = [] }
+        keepsMutableClasses = false
     }
 }
 
