@@ -112,7 +112,7 @@ struct DecodingStateFieldsTests {
         }
         // Each of these is set in `reuse` (the kept tables emptied, the others given their first values).
         #expect(names == ["frame", "instances", "inProgress", "registeredKeys", "valid", "depth", "decodedCount", "keyPath",
-                          "pending", "classCache", "keyObjects", "knownKeyObjects", "requestCaches", "keyLookups",
+                          "pending", "classCache", "keyObjects", "knownKeyObjects", "requestCaches", "requestCacheCount", "keyLookups",
                           "lookupClock", "elementCasts", "requested", "requestLists", "elements", "listSerial",
                           "typesNamingATypes", "allowedRequests", "hooked", "didDecode", "substituted", "hasSubstitutes",
                           "cycles", "fieldKeys", "keepsMutableClasses"])

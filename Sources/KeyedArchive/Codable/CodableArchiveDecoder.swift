@@ -57,8 +57,7 @@ final class CodableArchiveDecoder: Decoder {
         self.unarchiver = unarchiver
         self.reader = unarchiver.reader
         self.userInfo = userInfo
-        classKeySlot = unarchiver.state.pointee.requestCaches.count
-        unarchiver.state.pointee.requestCaches.append([])
+        classKeySlot = unarchiver.state.pointee.newRequestCache()
     }
 
     @inline(__always)

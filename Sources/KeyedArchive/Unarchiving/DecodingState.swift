@@ -217,7 +217,7 @@ extension KeyedUnarchiver.DecodingState {
         classCache.removeAll()
         keyObjects.removeEachKeepingStorage()
         knownKeyObjects.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
-        requestCaches.removeEachKeepingStorage()
+        requestCacheCount = 0
         if keyLookups.count > 64 {
             keyLookups.removeEachKeepingStorage()
         } else {
@@ -246,6 +246,21 @@ extension KeyedUnarchiver.DecodingState {
         cycles = ArchivedObjectCycles()
         if !fieldKeys.isEmpty { fieldKeys = [] }
         keepsMutableClasses = false
+    }
+}
+
+extension KeyedUnarchiver.DecodingState {
+    /// The slot of a key request cache for one more class of this decode: the next of `requestCaches`,
+    /// emptied with its storage kept, or a new one.
+    mutating func newRequestCache() -> Int {
+        let slot = requestCacheCount
+        if slot < requestCaches.count {
+            requestCaches[slot].removeAll(keepingCapacity: true)
+        } else {
+            requestCaches.append([])
+        }
+        requestCacheCount += 1
+        return slot
     }
 }
 

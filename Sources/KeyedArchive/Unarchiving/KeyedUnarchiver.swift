@@ -91,6 +91,9 @@ public final class KeyedUnarchiver {
         /// Per resolved class, the keys looked up in request order with their plist string objects: every
         /// object of a class usually reads the same keys in the same order.
         var requestCaches: [[(key: String, object: Int)]] = []
+        /// How many of `requestCaches` this decode uses (``newRequestCache()``): a reused state keeps the
+        /// others' storage for the next archive's classes.
+        var requestCacheCount = 0
         /// Per class slot, ``KeyLookupRecord``s of recent objects' key lookups (two a slot).
         var keyLookups: [KeyLookupRecord] = []
         /// Counts the objects that began key lookups (the records' ages).

@@ -107,7 +107,10 @@ extension KeyedUnarchiver {
         // names as one an earlier decode resolved resolves the same way.
         let memo = allowedTypes == nil ? scratch : nil
         if let memo, let template = memo.classMemo.match(d, reader) {
-            return keep(ResolvedClass(resolvedAs: template, slot: state.pointee.requestCaches.count), at: classUID)
+            // The template itself when it has this slot (a store's records resolve their classes in the same
+            // order each archive): its fields are the same, so one object serves every archive.
+            let slot = state.pointee.requestCacheCount
+            return keep(template.slot == slot ? template : ResolvedClass(resolvedAs: template, slot: slot), at: classUID)
         }
         var name: String?
         var chain: [String]?
@@ -153,7 +156,7 @@ extension KeyedUnarchiver {
                 unregistered = name
             }
         }
-        let resolved = ResolvedClass(chain: fullChain, kind: kind, slot: state.pointee.requestCaches.count,
+        let resolved = ResolvedClass(chain: fullChain, kind: kind, slot: state.pointee.requestCacheCount,
                                      unregisteredName: unregistered, allowedTypes: allowedTypes,
                                      keepsKeyAnswers: memo != nil && remembered)
         if let memo, remembered { memo.classMemo.remember(resolved, named: name, chain: chain) }
@@ -162,7 +165,7 @@ extension KeyedUnarchiver {
 
     /// Files `resolved` as the class at `classUID` of this archive, with its key request cache.
     private func keep(_ resolved: ResolvedClass, at classUID: Int) -> ResolvedClass {
-        state.pointee.requestCaches.append([])
+        _ = state.pointee.newRequestCache()
         state.pointee.classCache[classUID] = resolved
         return resolved
     }
