@@ -700,16 +700,7 @@ public final class KeyedArchiver {
 extension KeyedArchiver.EncodingState {
     /// A key cache for one more type of this archive: the next of `keyCaches`, emptied with its storage kept, or
     /// a new one.
-    mutating func newKeyCache() -> Int {
-        let slot = keyCacheCount
-        if slot < keyCaches.count {
-            keyCaches[slot].removeAll(keepingCapacity: true)
-        } else {
-            keyCaches.append([])
-        }
-        keyCacheCount += 1
-        return slot
-    }
+    mutating func newKeyCache() -> Int { keyCaches.nextEmptied(&keyCacheCount) }
 
     /// A state as a new archiver starts with (see ``KeyedArchiver/prepareForReuse()``), made in place of this
     /// one: every field as a new state has it, the builder's tables, the lists and the identity table emptied

@@ -252,14 +252,21 @@ extension KeyedUnarchiver.DecodingState {
 extension KeyedUnarchiver.DecodingState {
     /// The slot of a key request cache for one more class of this decode: the next of `requestCaches`,
     /// emptied with its storage kept, or a new one.
-    mutating func newRequestCache() -> Int {
-        let slot = requestCacheCount
-        if slot < requestCaches.count {
-            requestCaches[slot].removeAll(keepingCapacity: true)
+    mutating func newRequestCache() -> Int { requestCaches.nextEmptied(&requestCacheCount) }
+}
+
+extension Array where Element: RangeReplaceableCollection {
+    /// The index of the next of this array's first `used` elements (`used` counted up): that element emptied
+    /// with its storage kept, or a new empty one appended. Tables of per-class caches that a reused coder state
+    /// keeps from one archive to the next hand out their slots this way.
+    mutating func nextEmptied(_ used: inout Int) -> Int {
+        let slot = used
+        if slot < count {
+            self[slot].removeAll(keepingCapacity: true)
         } else {
-            requestCaches.append([])
+            append(Element())
         }
-        requestCacheCount += 1
+        used += 1
         return slot
     }
 }
