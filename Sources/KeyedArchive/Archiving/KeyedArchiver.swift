@@ -112,6 +112,9 @@ public final class KeyedArchiver {
     @exclusivity(unchecked) var typeChains: [ObjectIdentifier: HashedChain] = [:]
     /// The same for the standard classes, by ``StandardClass/rawValue``.
     @exclusivity(unchecked) var standardChains: [HashedChain?] = []
+    /// Whether `typeChains` and `standardChains` are kept: only for an archiver made to be reused
+    /// (``reusable()``); for one archive they would cost more than they save.
+    @exclusivity(unchecked) var keepsClassChains = false
     /// Class dictionary UIDs of the types named by `classForKeyedArchiver` when not the object's own.
     @exclusivity(unchecked) var substituteClassUIDs: [ObjectIdentifier: Int32] = [:]
     @exclusivity(unchecked) var failure: KeyedArchiveError?
@@ -152,7 +155,11 @@ public final class KeyedArchiver {
     }
 
     /// An archiver for ``archivedData(withRootObject:refusingUnreadableValues:reusing:)``: one archive at a time.
-    package static func reusable() -> KeyedArchiver { KeyedArchiver() }
+    package static func reusable() -> KeyedArchiver {
+        let archiver = KeyedArchiver()
+        archiver.keepsClassChains = true
+        return archiver
+    }
 
     /// Makes an archiver that finished (or failed) an archive new again, keeping its tables' storage; a new one
     /// is left as it is.
@@ -631,13 +638,13 @@ public final class KeyedArchiver {
             classUID = info.classUID
         } else {
             let hashed: HashedChain
-            if let known = typeChains[typeID] {
+            if keepsClassChains, let known = typeChains[typeID] {
                 hashed = known
             } else {
                 var chain = [classNames[typeID] ?? type.archivedClassName]
                 chain.append(contentsOf: type.archivedSuperclassNames)
                 hashed = HashedChain(chain)
-                typeChains[typeID] = hashed
+                if keepsClassChains { typeChains[typeID] = hashed }
             }
             classUID = classObject(hashed)
             state.pointee.typeInfo[infoIndex].classUID = classUID
@@ -676,11 +683,13 @@ public final class KeyedArchiver {
 
     func classObject(_ standard: StandardClass) -> Int32 {
         if state.pointee.standardClassUIDs[standard.rawValue] >= 0 { return state.pointee.standardClassUIDs[standard.rawValue] }
-        if standardChains.isEmpty { standardChains = [HashedChain?](repeating: nil, count: StandardClass.count) }
         let hashed: HashedChain
-        if let known = standardChains[standard.rawValue] {
+        if !keepsClassChains {
+            hashed = HashedChain(standard.classChain)
+        } else if !standardChains.isEmpty, let known = standardChains[standard.rawValue] {
             hashed = known
         } else {
+            if standardChains.isEmpty { standardChains = [HashedChain?](repeating: nil, count: StandardClass.count) }
             hashed = HashedChain(standard.classChain)
             standardChains[standard.rawValue] = hashed
         }
