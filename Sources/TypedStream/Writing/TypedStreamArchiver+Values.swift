@@ -30,13 +30,8 @@ extension TypedStreamArchiver {
         case let i as Int: NSNumberClass.encode(stream: Int64(i), to: self)
         case let d as Double: NSNumberClass.encode(stream: d, to: self)
         case let b as Bool: NSNumberClass.encode(stream: b, to: self)
-        case let d as Data: NSDataClass.encode(stream: [UInt8](d), to: self)
-        case let d as Date: NSDateClass.encode(stream: d, to: self)
-        case let url as URL: NSURLClass.encode(stream: url, to: self)
-        case let null as ArchivedNull: NSNullClass.encode(stream: null, to: self)
-        case let v as ArchivedValue: NSValueClass.encode(stream: v, to: self)
-        case let a as ArchivedAttributedString:
-            NSAttributedStringClass.encode(stream: a, as: .attributedString, identity: nil, to: self)
+        // Data, Date, URL, NSNull, NSValue and attributed strings, by their files in ArchiveModel (the one list).
+        case _ where StandardClass.encodeStream(value, to: self): break
         case let o as ArchivedObject:
             if !writeReferenceIfShared(o) { writeArchivedObject(o) }
         case let m as ArchivedMutableObject:
@@ -63,8 +58,6 @@ extension TypedStreamArchiver {
         case let set as Set<AnyHashable>: NSSetClass.encode(stream: set, to: self)
         case let dictionary as [AnyHashable: Any]:
             NSDictionaryClass.encode(stream: dictionary.map { (key: $0.key, value: $0.value) }, to: self)
-        // The other classes, by their files in ArchiveModel.
-        case _ where StandardClass.encodeStream(value, to: self): break
         default:
             record(TypedStreamError(.unsupportedType, "a value of type \(type(of: value)) is not TypedStreamEncodable nor a Foundation class typedstreams hold"))
             writer.byte(TypedStreamTag.nil)
