@@ -96,18 +96,20 @@ extension ArchiveRepository {
                 }
             }
             guard added.count > 0 else {
-                if builder.drained > 0 { handle.abandonWriteAhead(after: start) }
+                if builder.drained > 0 {
+                    handle.abandonWriteAhead(after: start)
+                    reader.withLock { _ in handle.restoreTail() }
+                }
                 return 0
             }
             let commit = builder.finish()
-            try handle.appendAndSync(commit)
-            reader.withLock { state in
-                handle.applyCommitted(commit)
-                followTable(&state, handle)
-            }
+            try self.commit(commit, to: handle)
             return added.count
         } catch {
-            if builder.drained > 0 { handle.abandonWriteAhead(after: start) }
+            if builder.drained > 0 {
+                handle.abandonWriteAhead(after: start)
+                reader.withLock { _ in handle.restoreTail() }
+            }
             throw error
         }
     }
