@@ -28,7 +28,7 @@
 /// writer wrote them only after its sync); a whole commit with neither may still be syncing, and a reader takes
 /// it only holding the writer lock, after a sync of its own (its writer died). The tail slot sits in the page
 /// the next commit writes, so a commit's sync writes only the log's last pages (format 3 wrote a slot at the
-/// file's start after every commit, and every sync wrote that page too: a fifth of a commit's time).
+/// file's start after every commit, and every sync wrote that page too: `Benchmarks/store/sync-pattern.c`).
 ///
 /// **The commit slots** at the start are checkpoints, written without a sync every ``checkpointFrames``
 /// frames or ``checkpointBytes`` bytes, and with a flag: a reader that opens the log starts from the newer
