@@ -1,7 +1,8 @@
 /* The file-system cost of a commit's publication, without the store's own work: a commit's frame (533 bytes,
  * one BenchRecord) written at the log's end and synced with fdatasync(2), then a 64-byte slot written without
- * a sync, either at the file's start (store format 3: every next sync writes that page as well) or right after
- * the frame (format 4's tail slot, in the page the next commit writes). Blocks of single commits alternate
+ * a sync, either at the file's start (store format 3, today's: every next sync writes that page as well) or right
+ * after the frame (a tail slot, in the page the next commit writes: what a later format may do). Blocks of single
+ * commits alternate
  * between the two files so that the machine's drift falls on both; prints the mean, median, 10th and 90th
  * percentile of each pattern's commits in microseconds.
  *
@@ -69,7 +70,7 @@ int main(int argc, char **argv) {
             }
         }
     }
-    const char *labels[2] = {"slot at the file's start (format 3)", "tail slot after the frame (format 4)"};
+    const char *labels[2] = {"slot at the file's start (format 3)", "tail slot after the frame"};
     for (int p = 0; p < 2; p++) {
         qsort(times[p], (size_t)count[p], sizeof(double), compare);
         double sum = 0;

@@ -64,13 +64,13 @@ import TestSupport
     }
 
     /// A log whose frames disagree with its own commit's live count is corrupt, for every read, for a
-    /// repository that had it open (from its next write) and for one that opens it.
+    /// repository that had it open and for one that opens it.
     @Test func aCommitWhoseLiveCountDisagreesWithTheFramesIsCorrupt() throws {
         let directory = try TemporaryDirectory()
         let repository = forms(directory)
         for record in sampleRecords(0..<3) { try repository.add(record) }
         var bytes = try directory.read("Forms.archive")
-        let state = try openedLogState(directory.file("Forms.archive"))
+        let state = try RecordLog.prologue(Array(bytes[0..<RecordLog.firstFrame]), path: "x").state
         var lying = state
         lying.liveCount = 2
         let slot = [UInt8](lying.serialized())
@@ -79,10 +79,6 @@ import TestSupport
         bytes.replaceSubrange(RecordLog.headerSize + RecordLog.slotSize..<RecordLog.headerSize + RecordLog.slotSize + slot.count, with: slot)
         try directory.write(bytes, to: "Forms.archive")
         try? FileManager.default.removeItem(atPath: directory.file("Forms.archive.index"))
-        // The repository that had it open finds it at its next write (a reader reads only where the next commit
-        // goes), and every read after it as one that opens it.
-        let write = #expect(throws: StoreError.self) { try repository.add(sampleRecords(5..<6)[0]) }
-        #expect(write?.code == .corrupt)
         for repository in [repository, forms(directory)] {
             let count = #expect(throws: StoreError.self) { try repository.count() }
             #expect(count?.code == .corrupt)

@@ -32,8 +32,8 @@ extension ArchiveRepository {
     /// added, updated and removed, or a reload). Commits made through this object arrive at once; commits of
     /// other processes (an app extension or widget on an app-group store, another command-line process) and of
     /// other repository objects arrive when the file changes: a thread asleep in the kernel (inotify on Linux,
-    /// kqueue on Apple platforms) wakes, reads after the last commit it knows and sends what changed. Where the file cannot
-    /// be watched, that is read every 50 ms.
+    /// kqueue on Apple platforms) wakes, reads the commit slots and sends what changed. Where the file cannot
+    /// be watched, the slots are read every 50 ms.
     ///
     /// No lock is held while waiting (an app suspended in the background holds no file lock). The sequence
     /// ends when the task iterating it is cancelled; iterate it from a SwiftUI `.task` or any actor:
@@ -108,7 +108,7 @@ extension ArchiveRepository {
         for observer in observers { observer.send(change) }
     }
 
-    /// Starts the thread that waits for the file to change, unless it runs: it reads the store after each change
+    /// Starts the thread that waits for the file to change, unless it runs: it reads the slots after each change
     /// (bringing the handle up to date, which delivers what changed) and stops once no observer is left.
     func startWatching() {
         let start = watcher.withLock { state -> Bool in

@@ -59,7 +59,7 @@ extension ArchiveRepository {
 
     /// The number of records that match `query` (its window applied), without decoding a record when every
     /// condition uses an index; without a condition (`count()`), the count kept with the open store, so a
-    /// count costs one read (after the last commit).
+    /// count costs one read of the commit slots.
     ///
     /// ```swift
     /// let all = try exercises.count()

@@ -96,20 +96,18 @@ extension ArchiveRepository {
                 }
             }
             guard added.count > 0 else {
-                if builder.drained > 0 {
-                    handle.abandonWriteAhead(after: start)
-                    reader.withLock { _ in handle.restoreTail() }
-                }
+                if builder.drained > 0 { handle.abandonWriteAhead(after: start) }
                 return 0
             }
             let commit = builder.finish()
-            try self.commit(commit, to: handle)
+            try handle.appendAndSync(commit)
+            reader.withLock { state in
+                handle.applyCommitted(commit)
+                followTable(&state, handle)
+            }
             return added.count
         } catch {
-            if builder.drained > 0 {
-                handle.abandonWriteAhead(after: start)
-                reader.withLock { _ in handle.restoreTail() }
-            }
+            if builder.drained > 0 { handle.abandonWriteAhead(after: start) }
             throw error
         }
     }

@@ -281,19 +281,7 @@ extension ArchiveRepository {
             }
         }
         let commit = builder.finish()
-        try self.commit(commit, to: handle)
-    }
-
-    /// Writes `commit`'s frames and syncs them, then applies and publishes it; when that fails with the frames
-    /// cut off again (nothing committed), the tail slot of the last commit, which they were written over, is
-    /// written again. (Frames that could not be cut off are left whole: a reader with the lock free takes them.)
-    func commit(_ commit: StoreHandle.Commit, to handle: StoreHandle) throws(StoreError) {
-        do throws(StoreError) {
-            try handle.appendAndSync(commit)
-        } catch {
-            if error.code != .durabilityUnknown { reader.withLock { _ in handle.restoreTail() } }
-            throw error
-        }
+        try handle.appendAndSync(commit)
         reader.withLock { state in
             handle.applyCommitted(commit)
             followTable(&state, handle)

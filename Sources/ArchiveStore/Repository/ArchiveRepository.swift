@@ -23,14 +23,14 @@ import KeyedArchive
 /// **The store** is a record log (`RecordLog` in the sources): each record is framed as its own keyed archive
 /// and appended, with a checksum, after the others; a removal appends a small delete frame. A commit is its
 /// frames, the last one flagged, synced once: every frame carries the chain of the checksums before it, so
-/// that after a crash the last whole commit is found by following the chain, and a tail slot right after its
-/// frames (written after the sync, without one of its own) tells readers in other processes that the store
+/// that after a crash the last whole commit is found by following the chain, and a slot at the start of the
+/// file (written after the sync, without one of its own) tells readers in other processes that the store
 /// changed. An id index beside the log (`<path>.index`) lets a new repository object open the store without
 /// reading the whole log; it is written again from time to time, away from the callers' path, and the log is
 /// rewritten without its dead frames when they outweigh the live ones.
 ///
 /// **An open handle.** The object keeps the store open and its live records' locations in memory. Before each
-/// call it reads the 64 bytes after the last commit it knows once and applies what other processes committed since; `get` then reads one
+/// call it reads the commit slots once and applies what other processes committed since; `get` then reads one
 /// frame. ``close()`` lets the file go; the next call opens it again. Every record stays an ordinary keyed
 /// archive: ``exportArchive(to:progress:)`` writes them as one archive that Apple's `NSKeyedUnarchiver` reads.
 ///
@@ -205,7 +205,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         case log(StoreHandle)
     }
 
-    /// Runs `body` on the store opened, or brought up to date with one read after its last commit, holding the
+    /// Runs `body` on the store opened, or brought up to date with one read of its commit slots, holding the
     /// handle's lock (keep it short: decode outside).
     func withStore<Result>(_ body: (CurrentStore) throws(StoreError) -> Result) throws(StoreError) -> Result {
         try withStoreState { _, store throws(StoreError) in try body(store) }
@@ -381,7 +381,7 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         }
     }
 
-    /// The number of records: kept with the open store, so a count costs one read (after the last commit).
+    /// The number of records: kept with the open store, so a count costs one read of the commit slots.
     func liveCount() throws(StoreError) -> Int {
         try withStore { store throws(StoreError) -> Int in
             switch store {

@@ -87,7 +87,7 @@ struct LogBuilder {
         self.last = (0, last.link)
     }
 
-    /// Completes the new log (its last frame flagged, its slots and tail slot written), syncs it and renames it over the
+    /// Completes the new log (its last frame flagged, its slot written), syncs it and renames it over the
     /// store, calling `retire` (which marks the file it replaces, when open) just before the rename; then syncs
     /// the directory and, when `writesIndex`, writes its index (derived data: a failure there is left to the next writer). On
     /// failure before the rename the store is as it was and the temporary file is gone (or left for the sweep).
@@ -99,9 +99,6 @@ struct LogBuilder {
                 let checksum = FrameHeader.relink(&pending, at: last.at, length: length, link: last.link, endsCommit: true)
                 state.chain = LogState.chain(last.link, after: checksum)
             }
-            // After the last frame, its commit's tail slot (see ``RecordLog``): readers take the log's commits
-            // without asking for the writer lock.
-            pending += state.serialized()
             try log.append(pending)
             pending = []
             try log.write(RecordLog.prologue(state), at: 0)

@@ -1,13 +1,13 @@
 /// The layout of a repository's store file: a log of framed keyed-archive records, appended to and never
-/// changed in place except for its two commit slots and the tail slot past its last commit.
+/// changed in place except for its two commit slots.
 ///
 /// ```
-/// 0      header (64): "ARCHLOG1", format version u32 (4; 2 and 3 are read too), zero u32, generation u64
+/// 0      header (64): "ARCHLOG1", format version u32 (3; 2 is read too), zero u32, generation u64
 ///        (the file's salt), CRC-32 of bytes 0..<24
-/// 64     commit slot A (64)     } checkpoints: the valid slot with the higher sequence is the newest;
-/// 128    commit slot B (64)     } a checkpoint writes the other slot
+/// 64     commit slot A (64)     } the valid slot with the higher sequence is the last published commit;
+/// 128    commit slot B (64)     } a commit writes the other slot
 /// 192    zero (64)
-/// 256    frames, one after another; after the last commit, its tail slot (64), then zeros written ahead
+/// 256    frames, one after another
 /// ```
 ///
 /// Frame: see ``FrameHeader``: length u32, kind u8, flags u8 (bit 0: the last frame of a commit), key length
@@ -20,31 +20,20 @@
 /// the log when it matches its checksum and its link is the chain so far, so bytes left past the end by a
 /// failed or torn write, or a frame of another file or of an earlier life of this one, never pass for the log.
 ///
-/// **A commit** (format 4) is its frames, the last flagged, appended after the last commit and synced once.
-/// Then its **tail slot** is written right after its last frame, without a sync: a commit slot (below) whose
-/// committed length is that offset. It publishes the commit to readers in other processes, who read the 64
-/// bytes after the last commit they know to learn whether the store changed: every later commit writes its
-/// frames over them. A commit is published when its tail slot follows it or the next commit's frames do (its
-/// writer wrote them only after its sync); a whole commit with neither may still be syncing, and a reader takes
-/// it only holding the writer lock, after a sync of its own (its writer died). The tail slot sits in the page
-/// the next commit writes, so a commit's sync writes only the log's last pages (format 3 wrote a slot at the
-/// file's start after every commit, and every sync wrote that page too: `Benchmarks/store/sync-pattern.c`).
-///
-/// **The commit slots** at the start are checkpoints, written without a sync every ``checkpointFrames``
-/// frames or ``checkpointBytes`` bytes, and with a flag: a reader that opens the log starts from the newer
-/// one and follows the chain past it. After a power cut the slot may be older than the last commit, and the
-/// commits past it are found by following the chain up to the last flagged frame whose frames all belong. A
-/// damaged slot costs nothing but that walk: the other slot is an older checkpoint.
-///
-/// Format 3 (read, and made format 4 in place by the first commit: only the version in the header changes) wrote
-/// no tail slot and published each commit by a commit slot.
+/// **A commit** is its frames, the last flagged, appended after the last commit and synced once. Then one of
+/// the two slots is written, without a sync of its own: it publishes the commit to readers in other processes
+/// (who read only the slots to learn that the store changed) and is the checkpoint that later readers start
+/// from. The slot is not what makes the commit durable: after a power cut, the slot may be the one before the
+/// last commit (the next commit's sync makes it durable), and the commits past it are found by following the
+/// chain from it up to the last flagged frame whose frames all belong. A damaged slot costs nothing but that
+/// walk: the other slot is an older checkpoint.
 ///
 /// Commit slot: sequence u64, committed length u64 (end of the last published frame), frame count u64, live
 /// record count u64, live bytes u64 (the frames of live records), record format version u32, flags u32 (bit 0:
 /// this file was replaced, see ``StoreHandle``), generation u64 (the header's), chain u32 (at the committed
 /// length), CRC-32 of bytes 0..<60.
 ///
-/// Format 2 (read, and rewritten as format 4 by the first change): frames carry no flags and no link, a commit
+/// Format 2 (read, and rewritten as format 3 by the first change): frames carry no flags and no link, a commit
 /// is the frames synced and then a slot, synced too, naming them; the chain starts at zero and is checked
 /// against the slot's. A damaged newer slot with intact frames after the older one is
 /// ``StoreError/Code/damagedCommit`` there. Format 1, written only by development builds, is refused.
@@ -54,15 +43,12 @@
 enum RecordLog {
     static let magic: [UInt8] = Array("ARCHLOG1".utf8)
     /// The format this build writes.
-    static let formatVersion: UInt64 = 4
+    static let formatVersion: UInt64 = 3
     /// The oldest format this build reads (and rewrites as ``formatVersion`` on the first change).
     static let oldestReadableFormat: UInt64 = 2
     static let headerSize = 64
     static let slotSize = 64
     static let firstFrame = 256
-    /// A commit slot is written as a checkpoint after this many frames past the last one (or ``checkpointBytes``).
-    static let checkpointFrames = 256
-    static let checkpointBytes = 1 << 20
     static let frameHeaderSize = FrameHeader.size
     /// The largest key (record id description) a frame can hold.
     static let largestKey = Int(UInt16.max)
@@ -76,38 +62,29 @@ enum RecordLog {
         prefix.count >= magic.count && prefix[0..<magic.count].elementsEqual(magic)
     }
 
-    /// The chain before the first frame of a chained log (format 3 or 4) of `generation`.
+    /// The chain before the first frame of a format 3 log of `generation`.
     static func seed(generation: UInt64) -> UInt32 {
         withUnsafeBytes(of: generation.littleEndian) { Checksum.crc32(continuing: 0, $0) }
     }
 
-    /// The first 256 bytes of a new log (format 4) of `state`'s generation, with `state` in both slots.
+    /// The first 256 bytes of a new log (format 3) of `state`'s generation, with `state` in slot A.
     static func prologue(_ state: LogState) -> [UInt8] {
-        var bytes = header(generation: state.generation)
-        // Both slots: checkpoints are rare in format 4, and either slot damaged leaves the other.
+        var bytes = magic
+        appendLittleEndian(formatVersion, width: 4, to: &bytes)
+        appendLittleEndian(0, width: 4, to: &bytes)
+        appendLittleEndian(state.generation, width: 8, to: &bytes)
+        appendLittleEndian(UInt64(Checksum.crc32(bytes)), width: 4, to: &bytes)
+        bytes += [UInt8](repeating: 0, count: headerSize - bytes.count)
         var first = state
         first.sequence = 0
-        bytes += first.serialized()
-        first.sequence = 1
         bytes += first.serialized()
         bytes += [UInt8](repeating: 0, count: firstFrame - bytes.count)
         return bytes
     }
 
-    /// The 64-byte header of a log of `generation` in ``formatVersion``.
-    static func header(generation: UInt64) -> [UInt8] {
-        var bytes = magic
-        appendLittleEndian(formatVersion, width: 4, to: &bytes)
-        appendLittleEndian(0, width: 4, to: &bytes)
-        appendLittleEndian(generation, width: 8, to: &bytes)
-        appendLittleEndian(UInt64(Checksum.crc32(bytes)), width: 4, to: &bytes)
-        bytes += [UInt8](repeating: 0, count: headerSize - bytes.count)
-        return bytes
-    }
-
     /// What the first 256 bytes of a log say.
     struct Prologue {
-        /// The format (2, 3 or 4).
+        /// The format (2 or 3).
         var format: UInt64
         /// The valid slot with the higher sequence.
         var state: LogState
@@ -171,13 +148,13 @@ struct LogState: Hashable, Sendable {
     /// The bytes of the frames of live records.
     var liveBytes: Int
     var recordVersion: Int
-    /// Slot flags (formats 3 and 4): ``RecordLog/retiredFlag``.
+    /// Slot flags (format 3): ``RecordLog/retiredFlag``.
     var flags: UInt32 = 0
     var generation: UInt64
     /// The chain of the frames' checksums up to `committed` (see ``RecordLog``).
     var chain: UInt32
 
-    /// An empty log (format 4) of a new random generation.
+    /// An empty format 3 log of a new random generation.
     static func empty(recordVersion: Int) -> LogState {
         let generation = UInt64.random(in: 1 ... .max)
         return LogState(sequence: 0, committed: RecordLog.firstFrame, frameCount: 0, liveCount: 0, liveBytes: 0,
@@ -187,7 +164,7 @@ struct LogState: Hashable, Sendable {
     /// The chain after a frame whose checksum is `checksum`.
     static func chain(_ chain: UInt32, after checksum: UInt32) -> UInt32 { Checksum.crc32(continuing: chain, word: checksum) }
 
-    /// The slot's 64 bytes (formats 3 and 4).
+    /// The slot's 64 bytes (format 3).
     func serialized() -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(RecordLog.slotSize)
@@ -220,7 +197,7 @@ extension LogState {
               readLittleEndian(bytes, offset + 48, width: 8) == generation
         else { return nil }
         let words = (0..<6).map { readLittleEndian(bytes, offset + 8 * $0, width: 8) }
-        // Formats 3 and 4 keep the record version in 32 bits and flags in the other 32.
+        // Format 3 keeps the record version in 32 bits and flags in the other 32.
         let version = format >= 3 ? words[5] & 0xFFFF_FFFF : words[5]
         let flags = format >= 3 ? UInt32(truncatingIfNeeded: words[5] >> 32) : 0
         let limit = UInt64(Int64.max / 2)

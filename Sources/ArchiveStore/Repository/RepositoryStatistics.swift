@@ -1,8 +1,7 @@
 import ArchivePlatform
 
 /// What an ``ArchiveRepository`` object has done to its store so far: commits made, the syncs they cost, bytes
-/// written, and checks for other processes' commits (one read per call: of the 64 bytes after the last commit the
-/// repository knows, or of the commit slots in a format 3 log).
+/// written, and reads of the commit slots (one per call that checked for other processes' commits).
 ///
 /// ```swift
 /// let before = repository.statistics
@@ -19,7 +18,7 @@ public struct RepositoryStatistics: Sendable, Hashable {
     public var syncs: Int
     /// Bytes of frames appended to the store file.
     public var bytesWritten: Int
-    /// Checks for other processes' commits (one read each): how each call learns whether the store changed.
+    /// Reads of the commit slots: how each call learns whether the store changed.
     public var refreshes: Int
     /// Times the property indexes were built by decoding every record (a store without index files, or whose
     /// files were damaged or of another build's declarations); zero when they were read from their files or

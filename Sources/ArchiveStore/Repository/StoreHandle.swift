@@ -12,9 +12,9 @@ enum OpenedStore {
 
 /// An open record log (see ``RecordLog``): its descriptor, the last commit it has read, and the live records'
 /// ``LiveTable``. A repository keeps one open and brings it up to date before each call with one read of the
-/// 64 bytes after its last commit (``refresh(unpublished:)``; the commit slots, in a format 3 log): frames that
-/// other processes committed since are read and applied, nothing is read again. Readers take no lock and see
-/// whole commits: a commit is published by its tail slot, written after its frames are synced.
+/// commit slots (``refresh(unpublished:)``): frames that other processes committed since are read and applied,
+/// nothing is read again. Readers take no lock and see whole commits: a commit is published by its slot,
+/// written after its frames are synced.
 ///
 /// A file that a rewrite (compaction, migration, recovery, ``ArchiveRepository/modify(_:)``) replaces is
 /// marked retired first (a slot with ``RecordLog/retiredFlag``): a handle that reads the mark compares the
@@ -30,9 +30,8 @@ final class StoreHandle {
     /// Set when reading other processes' commits failed part way: the table may hold part of a commit, so
     /// the handle reports itself stale (the repository opens the store again) and is never used again.
     private(set) var isBroken = false
-    /// The file's format (2, 3 or 4); formats 3 and 4 are written to (a format 3 log becomes format 4 at its
-    /// first commit, see ``prepareForWriting()``).
-    private(set) var format: UInt64
+    /// The file's format (1, 2 or 3); only format 3 is written to.
+    let format: UInt64
     /// Whether the file is open read-write.
     let writable: Bool
     let keyHash: KeyHash
@@ -45,26 +44,17 @@ final class StoreHandle {
     var indexedFrames: Int
     /// Whether the index on disk failed its checks (the next writer replaces it).
     var indexDamaged: Bool
-    /// The header and slots as the handle last checked them: format 3, by the last ``refresh(unpublished:thorough:)`` that found
-    /// the handle current; format 4, read at the open, or checked, or written by the handle since.
+    /// The header and slots as the last ``refresh()`` that found the handle current read them.
     private var lastSlots: [UInt8] = []
     /// Where ``refresh(unpublished:)`` reads the header and slots, and ``takeUnpublished(size:unpublished:)``
     /// a frame's header: storage kept from read to read (every new array costs an allocation and the runtime's
     /// lookup of its storage type).
     private var slotBuffer = [UInt8](repeating: 0, count: RecordLog.headerSize + 2 * RecordLog.slotSize)
     private var headerBuffer = [UInt8](repeating: 0, count: FrameHeader.size)
-    /// Format 4: where ``refresh(unpublished:)`` reads the bytes after the last commit.
-    private var tailBuffer = [UInt8](repeating: 0, count: RecordLog.slotSize)
-    /// Format 4: the bytes after the handle's last commit as read (or written) when they were settled: its tail
-    /// slot, zeros written ahead or the end of the file, which any later commit writes over. `nil` when they are
-    /// not settled (a commit being written or synced there, a retired mark): every refresh then looks further.
-    private var lastTail: [UInt8]?
     /// The writer's view of the file's size: the log is kept written with zeros past its last commit, a chunk
     /// at a time, so that a commit overwrites blocks the file already has and its sync need not change the
     /// file's size (see ``appendAndSync(_:)``). Only writers, under the writer lock, touch it.
     private var allocatedEnd = 0
-    /// Format 4: the bytes ``writeAhead(_:at:)`` holds back at the last commit's end, and that offset.
-    private var heldBack: (offset: Int, bytes: [UInt8])?
     /// Format 2: the prologue as read, to notice any change (such a log is read once, then migrated).
     private var legacyPrologue: [UInt8] = []
     /// Counters the repository reports (``RepositoryStatistics``).
@@ -75,8 +65,6 @@ final class StoreHandle {
 
     var indexPath: String { path + ".index" }
     var isChained: Bool { format >= 3 }
-    /// Whether commits are published by tail slots (format 4).
-    var isSealed: Bool { format >= 4 }
     var generation: UInt64 { state.generation }
 
     init(path: String, fileSystem: FileSystem, fd: FileDescriptor, inode: UInt64, format: UInt64, writable: Bool,
@@ -143,11 +131,7 @@ final class StoreHandle {
             throw StoreError(.corrupt, "the file (\(size) bytes) is shorter than its committed length \(prologue.state.committed)",
                              path: path, offset: size)
         }
-        if handle.isSealed {
-            try handle.load(size: size, unpublished: unpublished)
-            handle.lastSlots = Array(bytes[0..<RecordLog.headerSize + 2 * RecordLog.slotSize])
-            try handle.settleTail()
-        } else if handle.isChained {
+        if handle.isChained {
             try handle.load(size: size, unpublished: unpublished)
             handle.remember(Array(bytes[0..<RecordLog.headerSize + 2 * RecordLog.slotSize]))
         } else {
@@ -211,8 +195,8 @@ final class StoreHandle {
         return size
     }
 
-    /// Formats 3 and 4: the index (when it belongs to this log), the frames after it up to the newest slot, and
-    /// the commits past the slot: those published (format 4), and those `unpublished` lets the handle take.
+    /// Format 3: the index (when it belongs to this log), the frames after it up to the newest slot, and the
+    /// commits past the slot that `unpublished` lets the handle take.
     private func load(size: Int, unpublished: Unpublished) throws(StoreError) {
         let slot = state
         var usedIndex = false
@@ -237,9 +221,7 @@ final class StoreHandle {
                 try replayPublished(to: slot)
             }
         }
-        if isSealed {
-            try takeSealed(size: size, unpublished: unpublished)
-        } else if size > state.committed {
+        if size > state.committed {
             try takeUnpublished(size: size, unpublished: unpublished)
         }
     }
@@ -356,145 +338,25 @@ final class StoreHandle {
             guard commitEnd > start else { return }
             try fileSystem.sync(fd, path)
             counters.syncs.add(1)
-            try applyCommits(to: commitEnd)
-        }
-        _ = taken
-    }
-
-    /// Applies the whole commits from the handle's last one up to `end` (where one of them ends, checked).
-    private func applyCommits(to end: Int) throws(StoreError) {
-        let applied: WalkEnd
-        do throws(StoreError) {
-            applied = try walk(from: state.committed, to: end, chain: state.chain) { header, offset, bytes, at throws(StoreError) in
-                try apply(header, offset: offset, bytes: bytes, at: at)
-            }
-            guard applied.offset == end, !applied.stoppedEarly else {
-                throw StoreError(.corrupt, "the log changed while it was read", path: path, offset: applied.offset)
-            }
-        } catch {
-            isBroken = true   // the table may hold part of the commits
-            throw error
-        }
-        table.compactIfSparse()
-        state.committed = end
-        state.chain = applied.chain
-        state.frameCount += applied.frames
-        state.liveCount = table.count
-    }
-
-    /// What ``takeSealed(size:unpublished:)`` found after the last commit it took.
-    enum TailFound {
-        /// Nothing taken (no frame past the handle's commit links to it).
-        case nothing
-        /// Commits taken; the bytes after the last are its tail slot.
-        case tailSlot(LogState)
-        /// Commits taken or not; what follows is to be read again (``settleTail()``).
-        case unknown
-    }
-
-    /// Format 4: takes the whole commits past the handle's that are published (a tail slot or the next commit's
-    /// frames follow them), in one pass over their frames; the last one, when neither follows it, only inside
-    /// `unpublished` and after a sync (its writer may still be syncing it, or died before writing its tail
-    /// slot). Frames that do not belong are left, as in ``takeUnpublished(size:unpublished:)``. With
-    /// `firstRead`, ``tailBuffer`` holds that many bytes read at the handle's commit.
-    @discardableResult
-    private func takeSealed(size: Int, unpublished: Unpublished, firstRead: Int? = nil) throws(StoreError) -> TailFound {
-        let start = state.committed
-        guard size - start >= FrameHeader.size else { return .nothing }
-        let known: Int
-        if let firstRead {
-            known = firstRead
-        } else {
-            known = try fileSystem.read(fd, into: &tailBuffer, at: start, path)
-        }
-        guard known >= FrameHeader.size,
-              let first = try? FrameHeader(tailBuffer, at: 0, available: size - start, fileOffset: start, path: path, chained: true),
-              first.link == state.chain
-        else { return .nothing }
-        // The frames read since the last commit taken (a commit is taken once a frame follows it), and where the
-        // last whole commit ends, its chain, and whether its tail slot follows it (`nil`: not read yet).
-        var pending: [(header: FrameHeader, offset: Int, bytes: [UInt8])] = []
-        var lastEnd = start
-        var lastChain = state.chain
-        var tail: LogState?? = nil
-        do throws(StoreError) {
-            let end = try walk(from: start, to: size, chain: state.chain, firstChunk: 4096) { header, offset, bytes, at throws(StoreError) in
-                if offset == lastEnd, !pending.isEmpty {
-                    try take(pending)
-                    pending.removeAll()
+            let applied: WalkEnd
+            do throws(StoreError) {
+                applied = try walk(from: start, to: commitEnd, chain: state.chain) { header, offset, bytes, at throws(StoreError) in
+                    try apply(header, offset: offset, bytes: bytes, at: at)
                 }
-                pending.append((header, offset, Array(bytes[at..<at + header.length])))
-                if header.endsCommit {
-                    lastEnd = offset + header.length
-                    lastChain = header.chainAfter
-                    let after = at + header.length
-                    tail = bytes.count - after >= RecordLog.slotSize
-                        ? .some(LogState(parsing: bytes, at: after, generation: state.generation, format: format)) : nil
+                guard applied.offset == commitEnd, !applied.stoppedEarly else {
+                    throw StoreError(.corrupt, "the log changed while it was read", path: path, offset: applied.offset)
                 }
-            }
-            guard let last = pending.last, last.header.endsCommit else {
-                // A commit being written (or frames left by one that failed): nothing more to take.
-                if end.stoppedEarly { try checkForHiddenCommits(at: end.offset, chain: end.chain, size: size) }
-                table.compactIfSparse()
-                return lastEnd > start ? .unknown : .nothing
-            }
-            let found: LogState?
-            if let tail {
-                found = tail
-            } else if try fileSystem.read(fd, into: &tailBuffer, at: lastEnd, path) == RecordLog.slotSize {
-                found = LogState(parsing: tailBuffer, at: 0, generation: state.generation, format: format)
-            } else {
-                found = nil
-            }
-            if let found, found.committed == lastEnd, found.chain == lastChain {
-                try take(pending)
-                table.compactIfSparse()
-                return .tailSlot(found)
-            }
-            if end.stoppedEarly { try checkForHiddenCommits(at: end.offset, chain: end.chain, size: size) }
-            _ = try unpublished.withWriterLock { () throws(StoreError) in
-                try fileSystem.sync(fd, path)
-                counters.syncs.add(1)
-                try take(pending)
+            } catch {
+                isBroken = true   // the table may hold part of the commits
+                throw error
             }
             table.compactIfSparse()
-            return .unknown
-        } catch {
-            isBroken = true   // the table may hold part of a commit
-            throw error
+            state.committed = commitEnd
+            state.chain = applied.chain
+            state.frameCount += applied.frames
+            state.liveCount = table.count
         }
-    }
-
-    /// Applies `frames`, one whole commit (or several), that follow the handle's commit.
-    private func take(_ frames: [(header: FrameHeader, offset: Int, bytes: [UInt8])]) throws(StoreError) {
-        for frame in frames {
-            try apply(frame.header, offset: frame.offset, bytes: frame.bytes, at: 0)
-            state.chain = frame.header.chainAfter
-        }
-        if let last = frames.last { state.committed = last.offset + last.header.length }
-        state.frameCount += frames.count
-        state.liveCount = table.count
-    }
-
-    /// Format 4: reads the bytes after the handle's last commit and keeps them for the next refresh to compare
-    /// with when they stay until a commit is made past it (see ``lastTail``).
-    func settleTail() throws(StoreError) {
-        settle(read: try fileSystem.read(fd, into: &tailBuffer, at: state.committed, path))
-    }
-
-    /// ``settleTail()`` on the `read` bytes in ``tailBuffer``, read at the handle's commit.
-    private func settle(read: Int) {
-        if read < RecordLog.slotSize {
-            // The end of the file: a commit past it makes the file longer.
-            lastTail = Array(tailBuffer[0..<read])
-        } else if !tailBuffer.contains(where: { $0 != 0 }) {
-            lastTail = tailBuffer
-        } else if let tail = LogState(parsing: tailBuffer, at: 0, generation: state.generation, format: format),
-                  tail.committed == state.committed, tail.chain == state.chain, !tail.isRetired {
-            lastTail = tailBuffer
-        } else {
-            lastTail = nil
-        }
+        _ = taken
     }
 
     /// At a frame that does not belong, past the published commits: whether commits that link through it
@@ -591,27 +453,13 @@ final class StoreHandle {
         case stale
     }
 
-    /// Brings the handle up to the newest published commit: one read of the 64 bytes after its last commit
-    /// (format 4; of the slots, format 3); the frames committed since, when there are any. `thorough` (a writer,
-    /// before its commit): in format 4, the header and the newer checkpoint are read and checked too, and the
-    /// chain followed, even when nothing changed where the next commit goes.
-    func refresh(unpublished: Unpublished, thorough: Bool = false) throws(StoreError) -> Freshness {
+    /// Brings the handle up to the newest published commit: one read of the slots; the frames committed since,
+    /// when there are any.
+    func refresh(unpublished: Unpublished) throws(StoreError) -> Freshness {
         if isBroken { return .stale }
         guard isChained else {
             let bytes = try fileSystem.read(fd, count: RecordLog.firstFrame, at: 0, path)
             return bytes == legacyPrologue ? .current : .stale
-        }
-        if isSealed {
-            let read = try fileSystem.read(fd, into: &tailBuffer, at: state.committed, path)
-            counters.slotReads.add(1)
-            // Not a byte changed where the next commit writes since they were settled.
-            if !thorough, let lastTail, read == lastTail.count,
-               tailBuffer.withUnsafeBufferPointer({ now in
-                   lastTail.withUnsafeBufferPointer { sameBytes(UnsafeBufferPointer(rebasing: now[0..<read]), $0) }
-               }) {
-                return .current
-            }
-            return try refreshSealed(unpublished: unpublished, tailRead: read, thorough: thorough)
         }
         let read = try fileSystem.read(fd, into: &slotBuffer, at: 0, path)
         counters.slotReads.add(1)
@@ -658,73 +506,6 @@ final class StoreHandle {
         return .current
     }
 
-    /// Format 4, the bytes after the last commit changed: the header and the newer checkpoint checked as in
-    /// format 3 (a file damaged or replaced in place is opened again), the commits past the handle's taken.
-    private func refreshSealed(unpublished: Unpublished, tailRead: Int, thorough: Bool) throws(StoreError) -> Freshness {
-        // A retired mark written after the handle's commit: the file at the path decides, at every refresh until
-        // the mark is gone (`settle(read:)` keeps no retired tail).
-        var retired = tailRead == RecordLog.slotSize
-            && LogState(parsing: tailBuffer, at: 0, generation: state.generation, format: format)?.isRetired == true
-        let known = state.committed
-        do throws(StoreError) {
-            if thorough {
-                guard let slot = try checkpoint(), slot.recordVersion == state.recordVersion else { return .stale }
-                retired = retired || slot.isRetired
-                // The header and slots as the handle last checked them (read, or written by it): nothing to check.
-                if !sameBytes(slotBuffer, lastSlots) {
-                    if slot.committed > state.committed {
-                        // A checkpoint past the handle's commit: the frames up to it must add up to it.
-                        guard slot.sequence > published.sequence else { return .stale }
-                        try replayPublished(to: slot)
-                    } else if slot.committed == state.committed {
-                        guard slot.chain == state.chain, slot.frameCount == state.frameCount, slot.liveCount == table.count,
-                              slot.liveBytes == state.liveBytes
-                        else { return .stale }
-                        published = slot
-                    } else {
-                        // A checkpoint before the handle's commit (one the handle passed through tail slots) cannot
-                        // be checked against the table: opening the file again checks it.
-                        return .stale
-                    }
-                    lastSlots = slotBuffer
-                }
-            }
-            if retired {
-                guard let now = try fileSystem.identity(path), now.inode == inode else { return .stale }
-            }
-            let size = try Self.fileSize(try fileSystem.status(fd, path), path)
-            switch try takeSealed(size: size, unpublished: unpublished, firstRead: state.committed == known ? tailRead : nil) {
-            case .nothing:
-                settle(read: state.committed == known ? tailRead : try fileSystem.read(fd, into: &tailBuffer, at: state.committed, path))
-            case .tailSlot(let tail):
-                if tail.isRetired {
-                    guard let now = try fileSystem.identity(path), now.inode == inode else { return .stale }
-                    retired = true
-                    lastTail = nil
-                } else {
-                    lastTail = tail.serialized()
-                }
-            case .unknown:
-                try settleTail()
-            }
-        } catch where error.code == .corrupt {
-            return .stale
-        }
-        state.flags = retired ? RecordLog.retiredFlag : 0
-        return .current
-    }
-
-    /// Format 4: the newer commit slot, read with the header; `nil` when the header is not this log's (damaged,
-    /// or the file rewritten in place) or both slots are damaged.
-    private func checkpoint() throws(StoreError) -> LogState? {
-        let read = try fileSystem.read(fd, into: &slotBuffer, at: 0, path)
-        guard read == slotBuffer.count, RecordLog.isLog(slotBuffer),
-              UInt64(Checksum.crc32(slotBuffer, 0..<24)) == readLittleEndian(slotBuffer, 24, width: 4),
-              readLittleEndian(slotBuffer, 8, width: 4) == format, readLittleEndian(slotBuffer, 16, width: 8) == state.generation
-        else { return nil }
-        return RecordLog.slots(slotBuffer, generation: state.generation, format: format)?.0
-    }
-
     /// Keeps `bytes` (the header and slots just read) as what the next refresh compares with, unless the newest
     /// slot is marked retired: then every refresh reads on and checks the file at the path, so that a handle
     /// that read the mark just before the rename (the same file still at the path) notices the rename at once.
@@ -753,9 +534,9 @@ final class StoreHandle {
     /// Reads the frames from `start` up to `end` in chunks, each matching its checksum and, in a chained log,
     /// linking to the chain so far (from `chain`), and calls `body` with each (its header, file offset, and a
     /// buffer holding the whole frame at an index). Stops at `end` or at the first frame that does not belong.
-    func walk(from start: Int, to end: Int, chain: UInt32, firstChunk: Int = 1 << 20,
+    func walk(from start: Int, to end: Int, chain: UInt32,
               _ body: (FrameHeader, Int, [UInt8], Int) throws(StoreError) -> Void) throws(StoreError) -> WalkEnd {
-        var chunk = firstChunk
+        let chunk = 1 << 20
         var position = start
         var chain = chain
         var frames = 0
@@ -797,7 +578,6 @@ final class StoreHandle {
                 i += header.length
             }
             position += i
-            chunk = min(chunk * 2, 1 << 20)
         }
         return WalkEnd(offset: position, chain: chain, frames: frames, problem: nil)
     }
@@ -953,55 +733,22 @@ final class StoreHandle {
         // The file at the path, without its times (see `Kernel.identity(atPath:)`: asking for them would cost
         // this commit's sync a journal commit).
         guard let now = try fileSystem.identity(path), now.inode == inode, now.isRegularFile else { return .stale }
-        // A reader's refresh of a format 4 log reads only where the next commit goes; a writer's reads the header
-        // and checkpoint too: a file damaged or rewritten in place is opened again, and reported then.
-        guard try refresh(unpublished: .held, thorough: true) == .current else { return .stale }
+        guard try refresh(unpublished: .held) == .current else { return .stale }
         guard let size = Int(exactly: now.size) else {
             throw StoreError(.corrupt, "the file (\(now.size) bytes) is too large for this platform", path: path)
         }
-        // Format 4: the refresh took every commit past the handle's (an unpublished one synced).
-        if !isSealed {
-            if size > state.committed { try takeUnpublished(size: size, unpublished: .held) }
-            try upgradeToSealed()
-        }
-        // What lies past the last commit (zeros written ahead, a tail slot, or frames of a commit that failed)
-        // is written over by the next commit; the chain keeps any of it from being read as part of the log.
-        // Commits taken past the slot, and a retired mark left by a rewrite that did not happen, are published
-        // by the next commit: a writer that fails before it changes no byte of the file.
+        if size > state.committed { try takeUnpublished(size: size, unpublished: .held) }
+        // What lies past the last commit (zeros written ahead, or frames of a commit that failed) is written
+        // over by the next commit; the chain keeps any of it from being read as part of the log. Commits taken
+        // past the slot, and a retired mark left by a rewrite that did not happen, are published by the next
+        // commit's slot: a writer that fails before it changes no byte of the file.
         allocatedEnd = size
         return .current
     }
 
-    /// Makes a format 3 log format 4: only the version in its header changes (the sync of the commit that follows
-    /// makes it durable; a log whose header still says 3 after a power cut is read as one, and made format 4
-    /// again). Handles in other processes see the header change and open the file again.
-    private func upgradeToSealed() throws(StoreError) {
-        try fileSystem.write(fd, RecordLog.header(generation: state.generation), at: 0, path)
-        format = RecordLog.formatVersion
-        lastSlots = []
-        try settleTail()
-    }
-
-    /// Publishes the handle's state (no sync: see ``RecordLog``): its tail slot after the last commit, and a
-    /// checkpoint in the next commit slot when one is due (every ``RecordLog/checkpointFrames`` frames or
-    /// ``RecordLog/checkpointBytes`` bytes, or a change of flags). Failures are left: the commits are durable,
-    /// and found through the chain by whoever reads next.
+    /// Writes the handle's state in the next slot (no sync: see ``RecordLog``). Failures are left: the
+    /// commits are durable, and found through the chain by whoever reads next.
     func publish(flags: UInt32 = 0) throws(StoreError) {
-        guard isSealed else { return try writeSlot(flags: flags) }
-        state.flags = flags
-        lastTail = nil
-        let due = flags != published.flags || state.frameCount - published.frameCount >= RecordLog.checkpointFrames
-            || state.committed - published.committed >= RecordLog.checkpointBytes
-        var tail = state
-        tail.sequence = published.sequence &+ (due ? 1 : 0)
-        let bytes = tail.serialized()
-        try fileSystem.write(fd, bytes, at: state.committed, path)
-        if flags == 0 { lastTail = bytes }
-        if due { try writeSlot(flags: flags) }
-    }
-
-    /// Writes the handle's state in the next commit slot.
-    private func writeSlot(flags: UInt32) throws(StoreError) {
         var next = state
         next.sequence = published.sequence &+ 1
         next.flags = flags
@@ -1039,12 +786,7 @@ final class StoreHandle {
     func appendAndSync(_ commit: Commit) throws(StoreError) {
         guard !commit.bytes.isEmpty else { return }
         let end = commit.start + commit.writtenAhead + commit.bytes.count
-        let held = heldBack
-        heldBack = nil
         do throws(StoreError) {
-            if commit.writtenAhead > 0, let held, held.offset == commit.start {
-                try fileSystem.write(fd, held.bytes, at: held.offset, path)
-            }
             try fileSystem.write(fd, commit.bytes, at: commit.start + commit.writtenAhead, path)
             counters.bytesWritten.add(commit.bytes.count)
         } catch {
@@ -1119,40 +861,20 @@ final class StoreHandle {
     /// Marks the file retired: a rewrite is about to put another at its path. Not synced: after a power cut
     /// nobody has the file open, and the next writer clears a mark left on a file that was not replaced.
     func retire() {
-        // Only formats 3 and 4 have the flag: a slot written into an older file would read there as another version.
+        // Only format 3 has the flag: a slot written into an older file would read there as another version.
         guard isChained else { return }
         _ = try? publish(flags: RecordLog.retiredFlag)
     }
 
-    /// Format 4: writes the tail slot of the handle's last commit again after a failed commit cut off what it
-    /// wrote there, so that readers elsewhere take that commit without waiting for the writer lock. The caller
-    /// holds the writer lock and the handle's.
-    func restoreTail() {
-        guard isSealed else { return }
-        let bytes = state.serialized()
-        let written = (try? fileSystem.write(fd, bytes, at: state.committed, path)) != nil
-        lastTail = written && !state.isRetired ? bytes : nil
-    }
-
     /// Writes part of a transaction too large to hold in memory at `offset`, past the last commit, before the
     /// commit that ends it (not synced, not published: no reader takes it before the flagged frame).
-    /// Format 4: the first bytes written ahead at the last commit's end are held back until the commit is
-    /// written (``appendAndSync(_:)``), so that its tail slot stays there meanwhile: readers' refreshes find
-    /// the store unchanged instead of following frames that are not committed yet.
     func writeAhead(_ bytes: [UInt8], at offset: Int) throws(StoreError) {
-        if isSealed && offset == state.committed {
-            let split = min(bytes.count, RecordLog.slotSize)
-            if split < bytes.count { try fileSystem.write(fd, Array(bytes[split...]), at: offset + split, path) }
-            heldBack = (offset, Array(bytes[0..<split]))
-        } else {
-            try fileSystem.write(fd, bytes, at: offset, path)
-        }
+        try fileSystem.write(fd, bytes, at: offset, path)
         counters.bytesWritten.add(bytes.count)
     }
 
     /// Cuts off what a failed transaction wrote past `end` (the last commit).
     func abandonWriteAhead(after end: Int) {
-        heldBack = nil
         _ = try? fileSystem.truncate(fd, to: end, path)
     }
 }

@@ -24,7 +24,7 @@ struct RepositoryCrashTests {
     }
 
     /// A store whose damage hides commits: its slots are those of its second add (as after a power cut that
-    /// lost later checkpoints), and the frame of its third add is damaged while the fourth add's commit
+    /// lost the later slot writes), and the frame of its third add is damaged while the fourth add's commit
     /// follows it through the chain.
     static func damagedStore(in root: String) throws -> [SampleRecord] {
         let repository = Self.repository(root, .recover)
@@ -33,8 +33,8 @@ struct RepositoryCrashTests {
         try repository.add(records[0])
         try repository.add(records[1])
         let prologue = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))[0..<RecordLog.firstFrame]
-        // Where the third add's frame goes: the end of the second commit (its tail slot there, zeros after).
-        let third = try openedLogState(path).committed
+        // Where the third add's frame goes: the committed length (the file runs on, zeros written ahead).
+        let third = try RecordLog.prologue(Array(prologue), path: path).state.committed
         try repository.add(records[2])
         try repository.add(records[3])
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
