@@ -55,7 +55,10 @@ int main(int argc, char **argv) {
     long sequence = 0;
     double *times[2];
     int count[2] = {0, 0};
-    for (int p = 0; p < 2; p++) times[p] = malloc(sizeof(double) * (size_t)n * (size_t)blocks);
+    for (int p = 0; p < 2; p++) {
+        times[p] = malloc(sizeof(double) * (size_t)n * (size_t)blocks);
+        if (!times[p]) { perror("malloc"); unlink(names[0]); unlink(names[1]); return 1; }
+    }
     for (int b = 0; b < blocks; b++) {
         for (int q = 0; q < 2; q++) {
             int p = (b + q) % 2;
@@ -65,7 +68,7 @@ int main(int argc, char **argv) {
                 end[p] += sizeof frame;
                 off_t at = p == 0 ? 64 + 64 * (sequence++ & 1) : end[p];
                 ok = ok && pwrite(fd[p], slot, sizeof slot, at) == (ssize_t)sizeof slot;
-                if (!ok) { perror("commit"); return 1; }
+                if (!ok) { perror("commit"); unlink(names[0]); unlink(names[1]); return 1; }
                 times[p][count[p]++] = now_us() - start;
             }
         }
