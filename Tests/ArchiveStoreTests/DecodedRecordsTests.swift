@@ -5,63 +5,63 @@ import Testing
 import TestSupport
 
 /// The decoded-record cache: a ring of at most `capacity` records by frame offset, the oldest dropped first,
-/// emptied when the log changes, never holding class instances.
+/// emptied when the log or the handle that reads it changes, never holding class instances.
 @Suite("DecodedRecords")
 struct DecodedRecordsTests {
     final class Box { let value: Int; init(_ value: Int) { self.value = value } }
 
     @Test func keepsAtMostItsCapacityAndDropsTheOldestFirst() {
         var cache = DecodedRecords<String>(capacity: 3)
-        #expect(cache.record(at: 10, generation: 7, inode: 1) == nil)   // adopts the log (7, 1)
-        for offset in [10, 20, 30] { cache.keep("r\(offset)", at: offset, generation: 7, inode: 1) }
-        #expect([10, 20, 30].map { cache.record(at: $0, generation: 7, inode: 1) } == ["r10", "r20", "r30"])
-        cache.keep("r40", at: 40, generation: 7, inode: 1)   // drops 10, the oldest
-        cache.keep("r50", at: 50, generation: 7, inode: 1)   // drops 20
-        #expect([10, 20, 30, 40, 50].map { cache.record(at: $0, generation: 7, inode: 1) } == [nil, nil, "r30", "r40", "r50"])
-        cache.keep("again", at: 30, generation: 7, inode: 1)   // an offset kept already keeps its record
-        #expect(cache.record(at: 30, generation: 7, inode: 1) == "r30")
-        for offset in [60, 70, 80] { cache.keep("r\(offset)", at: offset, generation: 7, inode: 1) }
-        #expect([30, 40, 50, 60, 70, 80].map { cache.record(at: $0, generation: 7, inode: 1) } == [nil, nil, nil, "r60", "r70", "r80"])
+        #expect(cache.record(at: 10, generation: 7, handle: 1) == nil)   // adopts the log (7, 1)
+        for offset in [10, 20, 30] { cache.keep("r\(offset)", at: offset, generation: 7, handle: 1) }
+        #expect([10, 20, 30].map { cache.record(at: $0, generation: 7, handle: 1) } == ["r10", "r20", "r30"])
+        cache.keep("r40", at: 40, generation: 7, handle: 1)   // drops 10, the oldest
+        cache.keep("r50", at: 50, generation: 7, handle: 1)   // drops 20
+        #expect([10, 20, 30, 40, 50].map { cache.record(at: $0, generation: 7, handle: 1) } == [nil, nil, "r30", "r40", "r50"])
+        cache.keep("again", at: 30, generation: 7, handle: 1)   // an offset kept already keeps its record
+        #expect(cache.record(at: 30, generation: 7, handle: 1) == "r30")
+        for offset in [60, 70, 80] { cache.keep("r\(offset)", at: offset, generation: 7, handle: 1) }
+        #expect([30, 40, 50, 60, 70, 80].map { cache.record(at: $0, generation: 7, handle: 1) } == [nil, nil, nil, "r60", "r70", "r80"])
     }
 
     @Test func anotherLogOrFileEmptiesIt() {
         var cache = DecodedRecords<String>(capacity: 4)
-        _ = cache.record(at: 0, generation: 1, inode: 1)
-        cache.keep("a", at: 8, generation: 1, inode: 1)
-        cache.keep("stale", at: 16, generation: 2, inode: 1)   // for another log: not kept
-        #expect(cache.record(at: 8, generation: 1, inode: 1) == "a")
-        #expect(cache.record(at: 8, generation: 2, inode: 1) == nil)   // a new log: emptied
-        #expect(cache.record(at: 8, generation: 2, inode: 1) == nil)
-        cache.keep("b", at: 8, generation: 2, inode: 1)
-        #expect(cache.record(at: 8, generation: 2, inode: 1) == "b")
-        #expect(cache.record(at: 8, generation: 2, inode: 9) == nil)   // another file: emptied
-        #expect(cache.record(at: 8, generation: 2, inode: 9) == nil)
+        _ = cache.record(at: 0, generation: 1, handle: 1)
+        cache.keep("a", at: 8, generation: 1, handle: 1)
+        cache.keep("stale", at: 16, generation: 2, handle: 1)   // for another log: not kept
+        #expect(cache.record(at: 8, generation: 1, handle: 1) == "a")
+        #expect(cache.record(at: 8, generation: 2, handle: 1) == nil)   // a new log: emptied
+        #expect(cache.record(at: 8, generation: 2, handle: 1) == nil)
+        cache.keep("b", at: 8, generation: 2, handle: 1)
+        #expect(cache.record(at: 8, generation: 2, handle: 1) == "b")
+        #expect(cache.record(at: 8, generation: 2, handle: 9) == nil)   // another handle: emptied
+        #expect(cache.record(at: 8, generation: 2, handle: 9) == nil)
     }
 
     @Test func classInstancesAndACapacityOfZeroAreNeverKept() {
         var boxes = DecodedRecords<Box>(capacity: 8)
-        _ = boxes.record(at: 0, generation: 1, inode: 1)
-        boxes.keep(Box(1), at: 0, generation: 1, inode: 1)
-        #expect(boxes.record(at: 0, generation: 1, inode: 1) == nil)
+        _ = boxes.record(at: 0, generation: 1, handle: 1)
+        boxes.keep(Box(1), at: 0, generation: 1, handle: 1)
+        #expect(boxes.record(at: 0, generation: 1, handle: 1) == nil)
         var none = DecodedRecords<Int>(capacity: 0)
-        _ = none.record(at: 0, generation: 1, inode: 1)
-        none.keep(5, at: 0, generation: 1, inode: 1)
-        #expect(none.record(at: 0, generation: 1, inode: 1) == nil)
+        _ = none.record(at: 0, generation: 1, handle: 1)
+        none.keep(5, at: 0, generation: 1, handle: 1)
+        #expect(none.record(at: 0, generation: 1, handle: 1) == nil)
     }
 
     @Test func capacityOneAndAnEvictedOffsetKeptAgain() {
         var cache = DecodedRecords<String>(capacity: 1)
-        _ = cache.record(at: 0, generation: 1, inode: 1)
-        cache.keep("a", at: 8, generation: 1, inode: 1)
-        cache.keep("b", at: 16, generation: 1, inode: 1)
-        #expect(cache.record(at: 8, generation: 1, inode: 1) == nil)
-        #expect(cache.record(at: 16, generation: 1, inode: 1) == "b")
-        cache.keep("a2", at: 8, generation: 1, inode: 1)
-        #expect(cache.record(at: 8, generation: 1, inode: 1) == "a2")
-        #expect(cache.record(at: 16, generation: 1, inode: 1) == nil)
+        _ = cache.record(at: 0, generation: 1, handle: 1)
+        cache.keep("a", at: 8, generation: 1, handle: 1)
+        cache.keep("b", at: 16, generation: 1, handle: 1)
+        #expect(cache.record(at: 8, generation: 1, handle: 1) == nil)
+        #expect(cache.record(at: 16, generation: 1, handle: 1) == "b")
+        cache.keep("a2", at: 8, generation: 1, handle: 1)
+        #expect(cache.record(at: 8, generation: 1, handle: 1) == "a2")
+        #expect(cache.record(at: 16, generation: 1, handle: 1) == nil)
 
         var ring = DecodedRecords<Int>(capacity: 3)
-        _ = ring.record(at: 0, generation: 1, inode: 1)
+        _ = ring.record(at: 0, generation: 1, handle: 1)
         // Pseudo-random keeps (offsets 0..<8) against a first-in-first-out model.
         var model: [(Int, Int)] = []
         var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
@@ -72,10 +72,10 @@ struct DecodedRecordsTests {
                 if model.count == 3 { model.removeFirst() }
                 model.append((offset, i))
             }
-            ring.keep(i, at: offset, generation: 1, inode: 1)
+            ring.keep(i, at: offset, generation: 1, handle: 1)
             for o in 0..<8 {
                 let expected = model.first(where: { $0.0 == o })?.1
-                if ring.record(at: o, generation: 1, inode: 1) != expected { Issue.record("offset \(o) at step \(i)"); return }
+                if ring.record(at: o, generation: 1, handle: 1) != expected { Issue.record("offset \(o) at step \(i)"); return }
             }
         }
     }
@@ -84,7 +84,7 @@ struct DecodedRecordsTests {
     /// table of 128 slots, offsets that collide, 5,000 keeps; every offset's record and key checked each step.
     @Test func theOffsetTableAgainstAModel() {
         var cache = DecodedRecords<Int>(capacity: 50)
-        _ = cache.record(at: 0, generation: 1, inode: 1)
+        _ = cache.record(at: 0, generation: 1, handle: 1)
         var model: [(offset: Int, value: Int)] = []
         var seed: UInt64 = 0x2545_F491_4F6C_DD1D
         // Offsets scattered as frames of many sizes are (an even progression would spread without collisions).
@@ -100,18 +100,18 @@ struct DecodedRecordsTests {
                 if model.count == 50 { model.removeFirst() }
                 model.append((offset, i))
             }
-            cache.keep(i, at: offset, key: Array("k\(offset)".utf8), generation: 1, inode: 1)
+            cache.keep(i, at: offset, key: Array("k\(offset)".utf8), generation: 1, handle: 1)
             for o in offsets {
                 let expected = model.first(where: { $0.offset == o })?.value
-                guard cache.record(at: o, generation: 1, inode: 1) == expected,
-                      cache.keeps(o, key: Array("k\(o)".utf8), generation: 1, inode: 1) == (expected != nil),
-                      !cache.keeps(o, key: Array("other".utf8), generation: 1, inode: 1) else {
+                guard cache.record(at: o, generation: 1, handle: 1) == expected,
+                      cache.keeps(o, key: Array("k\(o)".utf8), generation: 1, handle: 1) == (expected != nil),
+                      !cache.keeps(o, key: Array("other".utf8), generation: 1, handle: 1) else {
                     Issue.record("offset \(o) at step \(i)")
                     return
                 }
             }
         }
-        #expect(!cache.keeps(model[0].offset, key: Array("k\(model[0].offset)".utf8), generation: 2, inode: 1))
+        #expect(!cache.keeps(model[0].offset, key: Array("k\(model[0].offset)".utf8), generation: 2, handle: 1))
     }
 
     /// A `get` whose record is kept reads only the commit slots: the frame is neither read nor decoded again;
@@ -175,10 +175,10 @@ struct DecodedRecordsTests {
                     for i in 0..<20_000 {
                         let gen = UInt64(i / 5000)
                         let offset = (i * 7 + t) % 16
-                        if let r = cache.withLock({ $0.record(at: offset, generation: gen, inode: 1) }) {
+                        if let r = cache.withLock({ $0.record(at: offset, generation: gen, handle: 1) }) {
                             if r != offset * 1000 { Issue.record("wrong record") }
                         } else {
-                            cache.withLock { $0.keep(offset * 1000, at: offset, generation: gen, inode: 1) }
+                            cache.withLock { $0.keep(offset * 1000, at: offset, generation: gen, handle: 1) }
                         }
                     }
                 }

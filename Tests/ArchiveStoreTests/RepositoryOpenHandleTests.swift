@@ -101,6 +101,35 @@ struct RepositoryOpenHandleTests {
         #expect(try reader.records() == sampleRecords(30..<31))
     }
 
+    /// An older copy of the store written over it in place (the same file, the same log: a backup restored
+    /// with `cp`) while a repository has it open: the repository's next write goes where the copy's log ends,
+    /// over the offsets of records it had decoded and kept from the newer log, and every read returns the
+    /// record now there, never the one kept from before (found by the store fuzzer).
+    @Test func anOlderCopyWrittenOverTheStoreInPlaceIsNotMistakenForTheOneItReplaced() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("Forms.archive")
+        let repository = ArchiveRepository<SampleRecord>(path: path, options: options())
+        for record in sampleRecords(0..<2) { try repository.add(record) }
+        let backup = try directory.read("Forms.archive")
+        try repository.add(sampleRecords(2..<3)[0])
+        #expect(try repository.get("id2") == sampleRecords(2..<3)[0])   // decoded and kept
+        #expect(try repository.records() == sampleRecords(0..<3))
+        let inode = try FileSystem.kernel.identity(path)?.inode
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: Data(backup))
+        try handle.close()
+        #expect(try FileSystem.kernel.identity(path)?.inode == inode)
+        // Another record, the size of id2's, lands where id2's frame was.
+        let other = SampleRecord(id: "id9", name: "name9", fields: sampleRecords(2..<3)[0].fields,
+                                 registeredAt: sampleRecords(2..<3)[0].registeredAt, expiresAt: sampleRecords(2..<3)[0].expiresAt)
+        try repository.add(other)
+        #expect(try repository.get("id9") == other)
+        #expect(try repository.get("id2") == nil)
+        #expect(try repository.records() == sampleRecords(0..<2) + [other])
+        #expect(try ArchiveRepository<SampleRecord>(path: path, options: options()).records() == sampleRecords(0..<2) + [other])
+    }
+
     /// A store moved aside by another repository: an open one finds no store at its next call.
     @Test func aStoreMovedAsideUnderAnOpenRepositoryIsNoticed() throws {
         let directory = try TemporaryDirectory()

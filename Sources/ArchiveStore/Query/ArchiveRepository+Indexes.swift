@@ -115,7 +115,14 @@ extension ArchiveRepository {
         }
         state.remap = nil
         state.indexes = nil
-        if candidate?.generation != handle.generation { candidate = loadIndexFiles(handle) }
+        if candidate?.generation != handle.generation {
+            candidate = loadIndexFiles(handle)
+        } else if let old = candidate, old.handle !== handle,
+                  !describesPrefix(covered: old.committed, frames: old.frameCount, chain: old.chain, of: handle) {
+            // Indexes of another handle on this log that this one does not continue (the log found damaged or
+            // rewound since, other frames written where theirs were): their rows may name other records.
+            candidate = nil
+        }
         if !state.undeclaredRemoved {
             state.undeclaredRemoved = true
             removeUndeclaredIndexFiles()
@@ -199,20 +206,25 @@ extension ArchiveRepository {
             point = (contents.covered, contents.frames, contents.chain)
             rows.append(contents.rows)
         }
-        guard let point, point.covered >= RecordLog.firstFrame, point.covered <= handle.state.committed else { return nil }
-        if point.covered == handle.state.committed {
-            guard point.chain == handle.state.chain, point.frames == handle.state.frameCount else { return nil }
-        } else {
-            guard let prefix = try? fileSystem.read(handle.fd, count: FrameHeader.size, at: point.covered, path),
-                  let header = try? FrameHeader(prefix, at: 0, available: handle.state.committed - point.covered,
-                                                fileOffset: point.covered, path: path, chained: true),
-                  header.link == point.chain
-            else { return nil }
-        }
+        guard let point, describesPrefix(covered: point.covered, frames: point.frames, chain: point.chain, of: handle)
+        else { return nil }
         var indexes = PropertyIndexes(definitions: definitions, rows: rows, generation: handle.generation, committed: point.covered,
                                       frameCount: point.frames, chain: point.chain)
         indexes.persistedFrames = point.frames
         return indexes
+    }
+
+    /// Whether indexes that cover the log up to `covered` (`frames` frames, the chain `chain` there) describe
+    /// a commit of `handle`'s log: the handle's own commit, or one the frame after it links to.
+    private func describesPrefix(covered: Int, frames: Int, chain: UInt32, of handle: StoreHandle) -> Bool {
+        guard covered >= RecordLog.firstFrame, covered <= handle.state.committed, frames <= handle.state.frameCount
+        else { return false }
+        if covered == handle.state.committed { return chain == handle.state.chain && frames == handle.state.frameCount }
+        guard let prefix = try? fileSystem.read(handle.fd, count: FrameHeader.size, at: covered, path),
+              let header = try? FrameHeader(prefix, at: 0, available: handle.state.committed - covered, fileOffset: covered,
+                                            path: path, chained: true)
+        else { return false }
+        return header.link == chain
     }
 
     /// Writes the index files in the background when they cover a number of frames behind the indexes (or

@@ -21,10 +21,10 @@ extension ArchiveRepository {
         case .rows(let rows, let handle, let version):
             var records: [Record] = []
             records.reserveCapacity(rows.count)
-            let (generation, inode) = (handle.generation, handle.inode)
+            let (generation, serial) = (handle.generation, handle.serial)
             // The records decoded lately, taken in one go; the others read and decoded.
             let kept = decodedRecords.withLock { cache in
-                rows.map { cache.record(at: $0.offset, generation: generation, inode: inode) }
+                rows.map { cache.record(at: $0.offset, generation: generation, handle: serial) }
             }
             for i in 0..<rows.count {
                 let row = rows[i]
@@ -33,7 +33,7 @@ extension ArchiveRepository {
                     continue
                 }
                 let frame = try handle.frame(LiveEntry(hash: 0, offset: row.offset, length: row.length, expiryBits: 0))
-                records.append(try decodeKept(frame, version: version, generation: generation, inode: inode))
+                records.append(try decodeKept(frame, version: version, generation: generation, handle: serial))
             }
             return records
         }

@@ -1,6 +1,7 @@
-/// Records decoded lately, by their frame's offset in one log (a frame is never changed once committed, so an
-/// offset of the same log always names the same record): a query or `get` that returns them again returns the
-/// copies kept here instead of decoding their archives again. At most ``RepositoryOptions/decodedRecordCacheCapacity``
+/// Records decoded lately, by their frame's offset as one store handle read them (a frame is never changed once
+/// a handle read it committed, so an offset always names the same record for that handle; a handle opened again,
+/// even on the same file and log, may find other frames at the offsets, see ``StoreHandle/serial``): a query or
+/// `get` that returns them again returns the copies kept here instead of decoding their archives again. At most ``RepositoryOptions/decodedRecordCacheCapacity``
 /// records, the oldest dropped first; records of a class type are never kept (each caller gets its own
 /// instance, as from `NSKeyedUnarchiver`).
 ///
@@ -12,7 +13,7 @@
 /// No Apple API: the part of Core Data's row cache.
 struct DecodedRecords<Record> {
     private var generation: UInt64 = 0
-    private var inode: UInt64 = 0
+    private var handle: UInt64 = 0
     /// Slot of ``records`` plus one by offset (0: empty), a power of two at least twice the capacity.
     private var table: [Int] = []
     private var shift: UInt64 = 63
@@ -32,26 +33,26 @@ struct DecodedRecords<Record> {
         shift = UInt64(64 - size.trailingZeroBitCount)
     }
 
-    /// The record of the frame at `offset` of the log `generation` in the file `inode`, if kept.
-    mutating func record(at offset: Int, generation: UInt64, inode: UInt64) -> Record? {
+    /// The record of the frame at `offset` of the log `generation` read through the handle numbered `handle`, if kept.
+    mutating func record(at offset: Int, generation: UInt64, handle: UInt64) -> Record? {
         guard capacity > 0 else { return nil }
-        if generation != self.generation || inode != self.inode {
-            adopt(generation: generation, inode: inode)
+        if generation != self.generation || handle != self.handle {
+            adopt(generation: generation, handle: handle)
             return nil
         }
         guard let slot = slot(of: offset) else { return nil }
         return records[slot]
     }
 
-    /// Whether the record of the frame at `offset` (of the log `generation` in the file `inode`) is kept, with
+    /// Whether the record of the frame at `offset` (of the log `generation` read through the handle numbered `handle`) is kept, with
     /// the key `key`.
-    func keeps(_ offset: Int, key: [UInt8], generation: UInt64, inode: UInt64) -> Bool {
-        guard capacity > 0, generation == self.generation, inode == self.inode, let slot = slot(of: offset) else { return false }
+    func keeps(_ offset: Int, key: [UInt8], generation: UInt64, handle: UInt64) -> Bool {
+        guard capacity > 0, generation == self.generation, handle == self.handle, let slot = slot(of: offset) else { return false }
         return sameBytes(keys[slot], key)
     }
 
-    mutating func keep(_ record: Record, at offset: Int, key: [UInt8] = [], generation: UInt64, inode: UInt64) {
-        guard capacity > 0, generation == self.generation, inode == self.inode, slot(of: offset) == nil else { return }
+    mutating func keep(_ record: Record, at offset: Int, key: [UInt8] = [], generation: UInt64, handle: UInt64) {
+        guard capacity > 0, generation == self.generation, handle == self.handle, slot(of: offset) == nil else { return }
         if records.count < capacity {
             insert(offset, slot: records.count)
             records.append(record)
@@ -67,7 +68,7 @@ struct DecodedRecords<Record> {
         }
     }
 
-    private mutating func adopt(generation: UInt64, inode: UInt64) {
+    private mutating func adopt(generation: UInt64, handle: UInt64) {
         if !records.isEmpty {
             table.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
             records.removeAll(keepingCapacity: true)
@@ -76,7 +77,7 @@ struct DecodedRecords<Record> {
         }
         next = 0
         self.generation = generation
-        self.inode = inode
+        self.handle = handle
     }
 
     // MARK: The offset table

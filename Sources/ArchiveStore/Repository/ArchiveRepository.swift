@@ -331,41 +331,41 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
                 return .singleArchive(bytes)
             case .log(let handle):
                 try checkVersion(handle.state.recordVersion)
-                let (generation, inode) = (handle.generation, handle.inode)
+                let (generation, serial) = (handle.generation, handle.serial)
                 var keptOffset = -1
                 let takesKept = takingKept && keepsDecodedRecords
                 let frame = try handle.liveFrame(for: key) { offset in
                     guard takesKept,
-                          decodedRecords.withLock({ $0.keeps(offset, key: key, generation: generation, inode: inode) }) else {
+                          decodedRecords.withLock({ $0.keeps(offset, key: key, generation: generation, handle: serial) }) else {
                         return false
                     }
                     keptOffset = offset
                     return true
                 }
                 guard let frame else {
-                    return keptOffset >= 0 ? .kept(keptOffset, generation, inode) : .none
+                    return keptOffset >= 0 ? .kept(keptOffset, generation, serial) : .none
                 }
-                return .frame(frame, handle.state.recordVersion, generation, inode)
+                return .frame(frame, handle.state.recordVersion, generation, serial)
             }
         }
         switch found {
         case .none: return nil
         case .singleArchive(let bytes):
             return try RepositoryFile<Record>.decode(bytes, path: path).records.first { Self.key($0.id) == key }
-        case .frame(let frame, let version, let generation, let inode):
-            return try decodeKept(frame, version: version, generation: generation, inode: inode)
-        case .kept(let offset, let generation, let inode):
-            if let record = decodedRecords.withLock({ $0.record(at: offset, generation: generation, inode: inode) }) { return record }
+        case .frame(let frame, let version, let generation, let serial):
+            return try decodeKept(frame, version: version, generation: generation, handle: serial)
+        case .kept(let offset, let generation, let serial):
+            if let record = decodedRecords.withLock({ $0.record(at: offset, generation: generation, handle: serial) }) { return record }
             // Dropped by another thread meanwhile: read.
             return try find(key, takingKept: false)
         }
     }
 
     /// The record of `frame`, from ``decodedRecords`` when it was decoded lately, else decoded and kept.
-    func decodeKept(_ frame: LogFrame, version: Int, generation: UInt64, inode: UInt64) throws(StoreError) -> Record {
-        if let kept = decodedRecords.withLock({ $0.record(at: frame.offset, generation: generation, inode: inode) }) { return kept }
+    func decodeKept(_ frame: LogFrame, version: Int, generation: UInt64, handle serial: UInt64) throws(StoreError) -> Record {
+        if let kept = decodedRecords.withLock({ $0.record(at: frame.offset, generation: generation, handle: serial) }) { return kept }
         let record = try decode(frame, version: version)
-        decodedRecords.withLock { $0.keep(record, at: frame.offset, key: frame.key, generation: generation, inode: inode) }
+        decodedRecords.withLock { $0.keep(record, at: frame.offset, key: frame.key, generation: generation, handle: serial) }
         return record
     }
 
@@ -549,6 +549,7 @@ private enum FoundRecord {
     case none
     case singleArchive([UInt8])
     case frame(LogFrame, Int, UInt64, UInt64)
-    /// A record kept in the decoded-record cache: its frame's offset, the log's generation and the file's inode.
+    /// A record kept in the decoded-record cache: its frame's offset, the log's generation and the serial of the
+    /// handle that read it.
     case kept(Int, UInt64, UInt64)
 }

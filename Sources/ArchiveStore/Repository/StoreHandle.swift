@@ -27,6 +27,12 @@ final class StoreHandle {
     let fd: FileDescriptor
     /// The file's inode, to tell it from another file put at the path.
     let inode: UInt64
+    /// A number no other handle of this process had: what a cache of what was read through the handle is kept
+    /// under. The offsets of one log (one generation, one inode) name the same frames only as long as one handle
+    /// follows it: a handle opened again after the log was found damaged or rewound (its commits fewer than the
+    /// old handle had read) may see other frames written at the same offsets.
+    let serial: UInt64
+    private static let serials = Locked<UInt64>(0)
     /// Set when reading other processes' commits failed part way: the table may hold part of a commit, so
     /// the handle reports itself stale (the repository opens the store again) and is never used again.
     private(set) var isBroken = false
@@ -73,6 +79,10 @@ final class StoreHandle {
         self.fileSystem = fileSystem
         self.fd = fd
         self.inode = inode
+        serial = Self.serials.withLock { last in
+            last &+= 1
+            return last
+        }
         self.format = format
         self.writable = writable
         self.state = state
