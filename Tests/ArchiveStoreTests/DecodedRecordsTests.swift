@@ -80,6 +80,53 @@ struct DecodedRecordsTests {
         }
     }
 
+    /// The byte budget: the oldest records are dropped while the frames kept would pass it; a frame larger than
+    /// the budget is not kept (and drops nothing).
+    @Test func keepsAtMostItsByteBudget() {
+        var cache = DecodedRecords<String>(capacity: 10, byteBudget: 100)
+        _ = cache.record(at: 0, generation: 1, handle: 1)
+        for offset in [10, 20, 30] { cache.keep("r\(offset)", at: offset, length: 40, generation: 1, handle: 1) }
+        #expect([10, 20, 30].map { cache.record(at: $0, generation: 1, handle: 1) } == [nil, "r20", "r30"])
+        #expect(cache.bytes == 80)
+        cache.keep("big", at: 40, length: 101, generation: 1, handle: 1)
+        #expect(cache.record(at: 40, generation: 1, handle: 1) == nil)
+        #expect(cache.bytes == 80 && cache.keptCount == 2)
+        cache.keep("r50", at: 50, length: 100, generation: 1, handle: 1)   // drops 20 and 30
+        #expect([20, 30, 50].map { cache.record(at: $0, generation: 1, handle: 1) } == [nil, nil, "r50"])
+        #expect(cache.bytes == 100 && cache.keptCount == 1)
+        for offset in 100..<112 { cache.keep("s\(offset)", at: offset, length: 1, generation: 1, handle: 1) }
+        // s100 drops r50 (the budget); s110 and s111 drop s100 and s101 (the capacity).
+        #expect([50, 100, 101, 102, 111].map { cache.record(at: $0, generation: 1, handle: 1) } == [nil, nil, nil, "s102", "s111"])
+        #expect(cache.bytes == 10 && cache.keptCount == 10)
+    }
+
+    /// The ring with a byte budget against a model: 4,000 keeps of frames of random lengths at 40 offsets, a
+    /// capacity of 6 and a budget of 300 bytes; every offset checked after each keep.
+    @Test func theByteBudgetAgainstAModel() {
+        var cache = DecodedRecords<Int>(capacity: 6, byteBudget: 300)
+        _ = cache.record(at: 0, generation: 1, handle: 1)
+        var model: [(offset: Int, value: Int, length: Int)] = []
+        var seed: UInt64 = 0x0123_4567_89AB_CDEF
+        for i in 0..<4_000 {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let offset = 8 * Int((seed >> 58) % 40 + 1)
+            let length = Int((seed >> 20) % 330)
+            if !model.contains(where: { $0.offset == offset }) && length <= 300 {
+                while !model.isEmpty && (model.count == 6 || model.reduce(0, { $0 + $1.length }) + length > 300) { model.removeFirst() }
+                model.append((offset, i, length))
+            }
+            cache.keep(i, at: offset, length: length, generation: 1, handle: 1)
+            for o in stride(from: 8, through: 8 * 41, by: 8) where cache.record(at: o, generation: 1, handle: 1) != model.first(where: { $0.offset == o })?.value {
+                Issue.record("offset \(o) at step \(i)")
+                return
+            }
+            if cache.bytes != model.reduce(0, { $0 + $1.length }) || cache.keptCount != model.count {
+                Issue.record("bytes \(cache.bytes) at step \(i)")
+                return
+            }
+        }
+    }
+
     /// The offset table (open addressing, entries moved back on removal) against a model: 50 records in a
     /// table of 128 slots, offsets that collide, 5,000 keeps; every offset's record and key checked each step.
     @Test func theOffsetTableAgainstAModel() {

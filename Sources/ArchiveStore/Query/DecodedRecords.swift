@@ -1,9 +1,10 @@
 /// Records decoded lately, by their frame's offset as one store handle read them (a frame is never changed once
 /// a handle read it committed, so an offset always names the same record for that handle; a handle opened again,
 /// even on the same file and log, may find other frames at the offsets, see ``StoreHandle/serial``): a query or
-/// `get` that returns them again returns the copies kept here instead of decoding their archives again. At most ``RepositoryOptions/decodedRecordCacheCapacity``
-/// records, the oldest dropped first; records of a class type are never kept (each caller gets its own
-/// instance, as from `NSKeyedUnarchiver`).
+/// `get` that returns them again returns the copies kept here instead of decoding their archives again. At most
+/// ``RepositoryOptions/decodedRecordCacheCapacity`` records whose frames add up to at most `byteBudget` bytes
+/// (a record's decoded size follows its archive's), the oldest dropped first; records of a class type are never
+/// kept (each caller gets its own instance, as from `NSKeyedUnarchiver`).
 ///
 /// Each record is kept with its frame's key, so that a `get` can take it before it reads the frame (the live
 /// table knows a key only by its hash). The offsets are found through a table of their own (open addressing,
@@ -17,15 +18,22 @@ struct DecodedRecords<Record> {
     /// Slot of ``records`` plus one by offset (0: empty), a power of two at least twice the capacity.
     private var table: [Int] = []
     private var shift: UInt64 = 63
-    /// The records kept, a ring in the order they were kept, with the offset and key each is kept under.
-    private var records: ContiguousArray<Record> = []
+    /// The records kept, a ring in the order they were kept (the oldest at `oldest`, `count` of them), with the
+    /// offset, key and frame length each is kept under; a place whose record was dropped holds `nil`.
+    private var records: ContiguousArray<Record?> = []
     private var offsets: [Int] = []
     private var keys: [[UInt8]] = []
-    private var next = 0
+    private var lengths: [Int] = []
+    private var oldest = 0
+    private var count = 0
+    /// The frame lengths of the records kept, added up.
+    private(set) var bytes = 0
     let capacity: Int
+    let byteBudget: Int
 
-    init(capacity: Int) {
+    init(capacity: Int, byteBudget: Int = .max) {
         self.capacity = Record.self is AnyClass ? 0 : Swift.max(0, capacity)
+        self.byteBudget = Swift.max(0, byteBudget)
         guard self.capacity > 0 else { return }
         var size = 2
         while size < 2 * self.capacity { size <<= 1 }
@@ -33,7 +41,8 @@ struct DecodedRecords<Record> {
         shift = UInt64(64 - size.trailingZeroBitCount)
     }
 
-    /// The record of the frame at `offset` of the log `generation` read through the handle numbered `handle`, if kept.
+    /// The record of the frame at `offset` of the log `generation` read through the handle numbered `handle`, if
+    /// kept.
     mutating func record(at offset: Int, generation: UInt64, handle: UInt64) -> Record? {
         guard capacity > 0 else { return nil }
         if generation != self.generation || handle != self.handle {
@@ -44,28 +53,47 @@ struct DecodedRecords<Record> {
         return records[slot]
     }
 
-    /// Whether the record of the frame at `offset` (of the log `generation` read through the handle numbered `handle`) is kept, with
-    /// the key `key`.
+    /// How many records are kept.
+    var keptCount: Int { count }
+
+    /// Whether the record of the frame at `offset` (of the log `generation` read through the handle numbered
+    /// `handle`) is kept, with the key `key`.
     func keeps(_ offset: Int, key: [UInt8], generation: UInt64, handle: UInt64) -> Bool {
         guard capacity > 0, generation == self.generation, handle == self.handle, let slot = slot(of: offset) else { return false }
         return sameBytes(keys[slot], key)
     }
 
-    mutating func keep(_ record: Record, at offset: Int, key: [UInt8] = [], generation: UInt64, handle: UInt64) {
-        guard capacity > 0, generation == self.generation, handle == self.handle, slot(of: offset) == nil else { return }
-        if records.count < capacity {
-            insert(offset, slot: records.count)
+    /// Keeps `record`, decoded from the frame of `length` bytes at `offset`, dropping the oldest records while
+    /// the capacity or the byte budget would be passed (a frame larger than the budget is not kept).
+    mutating func keep(_ record: Record, at offset: Int, key: [UInt8] = [], length: Int = 0, generation: UInt64, handle: UInt64) {
+        guard capacity > 0, generation == self.generation, handle == self.handle, length <= byteBudget, slot(of: offset) == nil
+        else { return }
+        while count > 0 && (count == capacity || bytes > byteBudget - length) { dropOldest() }
+        // Until the ring has `capacity` places, the next one is a new place at its end.
+        let place = (oldest + count) % capacity
+        insert(offset, slot: place)
+        if place == records.count {
             records.append(record)
             offsets.append(offset)
             keys.append(key)
+            lengths.append(length)
         } else {
-            remove(offsets[next])
-            insert(offset, slot: next)
-            records[next] = record
-            offsets[next] = offset
-            keys[next] = key
-            next = (next + 1) % capacity
+            records[place] = record
+            offsets[place] = offset
+            keys[place] = key
+            lengths[place] = length
         }
+        count += 1
+        bytes += length
+    }
+
+    private mutating func dropOldest() {
+        remove(offsets[oldest])
+        records[oldest] = nil
+        keys[oldest] = []
+        bytes -= lengths[oldest]
+        oldest = (oldest + 1) % capacity
+        count -= 1
     }
 
     private mutating func adopt(generation: UInt64, handle: UInt64) {
@@ -74,8 +102,11 @@ struct DecodedRecords<Record> {
             records.removeAll(keepingCapacity: true)
             offsets.removeAll(keepingCapacity: true)
             keys.removeAll(keepingCapacity: true)
+            lengths.removeAll(keepingCapacity: true)
         }
-        next = 0
+        oldest = 0
+        count = 0
+        bytes = 0
         self.generation = generation
         self.handle = handle
     }

@@ -125,7 +125,8 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
             .creating(NewItemAttributes(protection: options.fileProtection, excludedFromBackup: options.excludedFromBackup))
         registry = RepositoryFile<Record>.registry
         migrationRegistry = MigratedRecord<Record>.registry
-        let decoded = DecodedRecords<Record>(capacity: options.decodedRecordCacheCapacity)
+        let decoded = DecodedRecords<Record>(capacity: options.decodedRecordCacheCapacity,
+                                             byteBudget: options.tuning.decodedRecordBytes)
         keepsDecodedRecords = decoded.capacity > 0
         decodedRecords = Locked(decoded)
         indexDeclarationProblem = Self.indexDeclarationProblem(path: path)
@@ -365,7 +366,9 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     func decodeKept(_ frame: LogFrame, version: Int, generation: UInt64, handle serial: UInt64) throws(StoreError) -> Record {
         if let kept = decodedRecords.withLock({ $0.record(at: frame.offset, generation: generation, handle: serial) }) { return kept }
         let record = try decode(frame, version: version)
-        decodedRecords.withLock { $0.keep(record, at: frame.offset, key: frame.key, generation: generation, handle: serial) }
+        decodedRecords.withLock {
+            $0.keep(record, at: frame.offset, key: frame.key, length: frame.header.length, generation: generation, handle: serial)
+        }
         return record
     }
 

@@ -38,8 +38,10 @@ public struct RepositoryOptions: Sendable {
 
     /// How many decoded records the repository keeps, by where they are in the store, so that a query or `get`
     /// returning a record it returned lately does not decode it again (records are values: each caller gets
-    /// its own copy; records of a class type are never kept). 0 keeps none. Default: 1,024.
-    public var decodedRecordCacheCapacity = 1024
+    /// its own copy; records of a class type are never kept). Whatever the capacity, the records kept come from
+    /// at most 4 MiB of archives (about what SQLite's page cache holds by default), the oldest dropped first.
+    /// 0 keeps none. Default: 8,192.
+    public var decodedRecordCacheCapacity = 8192
 
     /// The file system the store goes through; tests inject faults with it.
     package var fileSystem: FileSystem = .kernel

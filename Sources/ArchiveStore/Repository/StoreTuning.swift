@@ -11,6 +11,9 @@ package struct StoreTuning: Sendable {
     package var maintainsInBackground = true
     /// The bytes an import or a transaction builds in memory before it writes them ahead of its commit.
     package var writeAheadBytes = 4 << 20
+    /// The bytes of the archives whose decoded records the repository keeps at most (see
+    /// ``RepositoryOptions/decodedRecordCacheCapacity``): a record's decoded size follows its archive's.
+    package var decodedRecordBytes = 4 << 20
 
     package init() {}
 
