@@ -179,6 +179,13 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
         let fresh = outcome { try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: bytes, registry: classes, requiresSecureCoding: false) }
         let kept = outcome { try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: bytes, requiresSecureCoding: false, scratch: scratch) }
         if fresh != kept { unarchiverFinding("with a kept scratch: \(kept), fresh: \(fresh)") }
+        // A store's record decode (the root made by its class's initializer directly) ends as the general one,
+        // except that a nil root is an error there.
+        let general = outcome { try KeyedUnarchiver.unarchivedObject(ofType: FuzzShape.self, from: bytes, registry: classes, requiresSecureCoding: false) }
+        let record = outcome { try KeyedUnarchiver.unarchivedRecord(ofType: FuzzShape.self, from: bytes, scratch: scratch) }
+        if record != general, !(general == "nil" && record == "error \(KeyedArchiveError.Code.valueNotFound)") {
+            unarchiverFinding("as a record: \(record), as an object: \(general)")
+        }
     }
     // Secure decoding of given root types.
     _ = keyed("secure Shape") {

@@ -454,8 +454,32 @@ package struct BinaryPlistObjects {
             for i in 0..<n where raw[start + 1 + i] != key[i] { return false }
             return true
         }
+        if marker == 0x5F, let equal = isLongASCIIString(start, equalTo: key) { return equal }
         guard let s = try string(index) else { return false }
         return s.utf8.elementsEqual(key)
+    }
+
+    /// For an ASCII string object of 15 bytes or more at `start` (marker `0x5F`, its length in the integer
+    /// after it), whether it holds exactly the bytes `key`, when `key` is ASCII; `nil` when the length is not
+    /// a well-formed 1- or 2-byte integer, the bytes run past the object area or `key` is not ASCII (the
+    /// general path then reads the object and reports any error).
+    @inlinable
+    func isLongASCIIString(_ start: Int, equalTo key: UnsafeBufferPointer<UInt8>) -> Bool? {
+        let p = start + 1
+        guard p < table else { return nil }
+        let m = raw[p]
+        guard m & 0xF0 == 0x10, m & 0x0F <= 1 else { return nil }
+        let width = 1 << Int(m & 0x0F)
+        guard width <= left(p + 1) else { return nil }
+        let n = Int(truncatingIfNeeded: readBigEndian(raw, p + 1, width))
+        let first = p + 1 + width
+        guard n <= left(first) else { return nil }
+        var high: UInt8 = 0
+        for byte in key { high |= byte }
+        guard high & 0x80 == 0 else { return nil }
+        guard n == key.count else { return false }
+        for i in 0..<n where raw[first + i] != key[i] { return false }
+        return true
     }
 
     /// One object with nothing below it read: a scalar fully, a collection as a view of its references.

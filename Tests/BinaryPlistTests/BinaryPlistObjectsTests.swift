@@ -102,4 +102,26 @@ struct BinaryPlistObjectsTests {
         #expect(trailer == document.trailer)
         #expect(trailer.encoded == Array(Self.sample.suffix(32)))
     }
+
+    /// `isString(_:equalTo:)` on strings of 15 bytes or more (marker `0x5F` and a length after it), which it
+    /// compares as bytes: equal only to the same bytes, of any length, and a UTF-16 string or a name that is not
+    /// ASCII is compared as text.
+    @Test func longStringsCompareWithNamesExactly() throws {
+        let texts = ["NSKeyedArchiver", String(repeating: "k", count: 16), String(repeating: "long key ", count: 40),
+                     "ça c'est une clé assez longue", "fifteen bytes!!"]
+        let bytes = try PropertyList.encode(.array(texts.map { PlistValue.string($0) }), format: .binary)
+        let names = texts + ["NSKeyedArchives", "NSKeyedArchiverX", "NSKeyedArchive", String(repeating: "k", count: 17),
+                             "ca c'est une cle assez longue", ""]
+        let answers: [[Bool]] = try BinaryPlistDocument(bytes).withObjects { objects in
+            guard case .array(let array) = try objects.value(objects.topObject) else { return [] }
+            return try (0..<array.count).map { i in
+                let ref = try objects.elementReference(array, i)
+                return try names.map { name in try Array(name.utf8).withUnsafeBufferPointer { try objects.isString(ref, equalTo: $0) } }
+            }
+        }
+        #expect(answers.count == texts.count)
+        for (i, row) in answers.enumerated() {
+            #expect(row == names.map { $0 == texts[i] }, "string \(i)")
+        }
+    }
 }

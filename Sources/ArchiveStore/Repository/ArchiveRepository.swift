@@ -470,21 +470,9 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
     /// the cores adds its count once, rather than each lane taking the counter's lock per record).
     func decode(_ frame: LogFrame, version: Int, counted: Bool = true) throws(StoreError) -> Record {
         if counted { counters.decoded.add(1) }
-        let record: Record?
+        let record: Record
         do {
-            if version == Record.archiveFormatVersion {
-                let scratch = scratches.withLock { $0.popLast() } ?? KeyedUnarchiver.Scratch(registry: registry)
-                // Given back after a failed decode too: the unarchiver leaves the scratch as a new one starts.
-                defer { scratches.withLock { if $0.count < 8 { $0.append(scratch) } } }
-                record = try KeyedUnarchiver.unarchivedObject(ofType: Record.self, from: frame.payload,
-                                                              requiresSecureCoding: false, scratch: scratch)
-            } else {
-                record = try RecordMigration.$version.withValue(version) {
-                    try KeyedUnarchiver.unarchivedObject(ofType: MigratedRecord<Record>.self, from: frame.payload,
-                                                         registry: migrationRegistry,
-                                                         requiresSecureCoding: false)?.record
-                }
-            }
+            record = version == Record.archiveFormatVersion ? try decodeCurrent(frame) : try decodeMigrated(frame, version: version)
         } catch let error as StoreError {
             var error = error
             error.path = path
@@ -493,11 +481,28 @@ public final class ArchiveRepository<Record: ArchiveRecord>: Sendable {
         } catch {
             throw StoreError(.corrupt, "cannot read a record: \(error)", path: path, offset: frame.offset)
         }
-        guard let record else { throw StoreError(.corrupt, "a record frame holds nil", path: path, offset: frame.offset) }
         guard Self.isKey(frame.key, of: record.id) else {
             throw StoreError(.corrupt, "a record frame holds another id than its key", path: path, offset: frame.offset)
         }
         return record
+    }
+
+    /// A record archived at the current record version, decoded with a kept scratch (a `$null` root is an error).
+    private func decodeCurrent(_ frame: LogFrame) throws -> Record {
+        let scratch = scratches.withLock { $0.popLast() } ?? KeyedUnarchiver.Scratch(registry: registry)
+        // Given back after a failed decode too: the unarchiver leaves the scratch as a new one starts.
+        defer { scratches.withLock { if $0.count < 8 { $0.append(scratch) } } }
+        return try KeyedUnarchiver.unarchivedRecord(ofType: Record.self, from: frame.payload, scratch: scratch)
+    }
+
+    /// A record archived at an older record version, through its migration.
+    private func decodeMigrated(_ frame: LogFrame, version: Int) throws -> Record {
+        let migrated = try RecordMigration.$version.withValue(version) {
+            try KeyedUnarchiver.unarchivedObject(ofType: MigratedRecord<Record>.self, from: frame.payload,
+                                                 registry: migrationRegistry, requiresSecureCoding: false)
+        }
+        guard let migrated else { throw StoreError(.corrupt, "a record frame holds nil", path: path, offset: frame.offset) }
+        return migrated.record
     }
 
     /// Refuses a log written at a newer record version.

@@ -11,11 +11,6 @@ struct ArchiveHeader {
     var topPosition: Int
     var objectsPosition: Int
 
-    private static let archiverKey = Array("$archiver".utf8)
-    private static let versionKey = Array("$version".utf8)
-    private static let topKey = Array("$top".utf8)
-    private static let objectsKey = Array("$objects".utf8)
-
     /// Validates the top level of the archive `reader` reads.
     /// - Throws: ``KeyedArchiveError`` with ``KeyedArchiveError/Code/invalidHeader``, or
     ///   ``KeyedArchiveError/Code/foreignArchiver`` for an `$archiver` name outside `acceptedArchivers`.
@@ -24,42 +19,60 @@ struct ArchiveHeader {
         guard case .dictionary(let root) = try reader.value(reader.topObject) else {
             throw bad("the top object is not a dictionary")
         }
-        var archiver: ArchiveObjectReader.Value?
-        var version: ArchiveObjectReader.Value?
-        var top: (value: ArchiveObjectReader.Value, position: Int)?
-        var objects: (value: ArchiveObjectReader.Value, position: Int)?
+        // Each value is read (and a malformed one reported) as its key is met, in the dictionary's order; what
+        // is kept of it is only what the checks below need (no `Value` copied out of the loop).
+        var archiverSeen = false
+        var archiverName: String?  // nil when seen: not a string
+        var versionSeen = false
+        var versionIsCurrent = false
+        var top: (dictionary: ArchiveObjectReader.DictionaryView?, position: Int)?
+        var objects: (array: ArchiveObjectReader.ArrayView?, position: Int)?
         for i in 0..<root.count {
             // The keys compared as the bytes the document holds: no string is made for them.
             let key = try reader.keyReference(root, i)
-            func named(_ name: [UInt8]) throws -> Bool { try name.withUnsafeBufferPointer { try reader.isString(key, equalTo: $0) } }
-            if try named(Self.archiverKey) {
-                archiver = try reader.value(reader.valueReference(root, i))
-            } else if try named(Self.versionKey) {
-                version = try reader.value(reader.valueReference(root, i))
-            } else if try named(Self.topKey) {
-                top = (try reader.value(reader.valueReference(root, i)), i)
-            } else if try named(Self.objectsKey) {
-                objects = (try reader.value(reader.valueReference(root, i)), i)
+            if try reader.isString(key, "$archiver") {
+                let ref = try reader.valueReference(root, i)
+                archiverSeen = true
+                if try reader.isString(ref, "NSKeyedArchiver") {
+                    archiverName = "NSKeyedArchiver"
+                } else if case .other(.string(let name)) = try reader.value(ref) {
+                    archiverName = name
+                } else {
+                    archiverName = nil
+                }
+            } else if try reader.isString(key, "$version") {
+                versionSeen = true
+                if case .integer(let v) = try reader.value(reader.valueReference(root, i)) {
+                    versionIsCurrent = v == PlistInteger(100_000)
+                } else {
+                    versionIsCurrent = false
+                }
+            } else if try reader.isString(key, "$top") {
+                if case .dictionary(let d) = try reader.value(reader.valueReference(root, i)) { top = (d, i) } else { top = (nil, i) }
+            } else if try reader.isString(key, "$objects") {
+                if case .array(let a) = try reader.value(reader.valueReference(root, i)) { objects = (a, i) } else { objects = (nil, i) }
             }
         }
-        guard let archiver else { throw bad("$archiver is missing") }
-        guard case .other(.string(let name)) = archiver else { throw bad("$archiver is not a string") }
+        guard archiverSeen else { throw bad("$archiver is missing") }
+        guard let name = archiverName else { throw bad("$archiver is not a string") }
         guard acceptedArchivers.accepts(name) else {
             throw KeyedArchiveError(.foreignArchiver, "$archiver is \"\(name)\", \(acceptedArchivers.refusal)",
                                     archiver: name)
         }
-        guard let version else { throw bad("$version is missing") }
-        guard case .integer(let v) = version, v == PlistInteger(100_000) else {
-            throw bad("$version is not 100000")
-        }
+        guard versionSeen else { throw bad("$version is missing") }
+        guard versionIsCurrent else { throw bad("$version is not 100000") }
         guard let top else { throw bad("$top is missing") }
-        guard case .dictionary(let topDictionary) = top.value else { throw bad("$top is not a dictionary") }
+        guard let topDictionary = top.dictionary else { throw bad("$top is not a dictionary") }
         guard let objects else { throw bad("$objects is missing") }
-        guard case .array(let objectArray) = objects.value, objectArray.count >= 1 else {
+        guard let objectArray = objects.array, objectArray.count >= 1 else {
             throw bad("$objects is not a non-empty array")
         }
-        guard case .other(.string("$null")) = try reader.value(reader.elementReference(objectArray, 0)) else {
-            throw bad("$objects[0] is not \"$null\"")
+        let first = try reader.elementReference(objectArray, 0)
+        if try !reader.isString(first, "$null") {
+            // Read whole for the error a malformed object gets; any other string is not "$null".
+            guard case .other(.string("$null")) = try reader.value(first) else {
+                throw bad("$objects[0] is not \"$null\"")
+            }
         }
         self.archiver = name
         self.top = topDictionary

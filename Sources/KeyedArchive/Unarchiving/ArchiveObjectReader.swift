@@ -74,6 +74,14 @@ final class ArchiveObjectReader {
         try checked { () throws(PlistError) in try objects.isString(object, equalTo: key) }
     }
 
+    /// Whether object `object` is the string `literal` (compared as bytes: no string is made, nothing retained).
+    /// `literal` is one of the format's names (`"$classname"`, `"$null"`...): a literal of several characters,
+    /// so held as a pointer to its UTF-8 bytes.
+    @inline(__always)
+    func isString(_ object: Int, _ literal: StaticString) throws -> Bool {
+        try isString(object, equalTo: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
     @inline(__always)
     func keyReference(_ d: DictionaryView, _ i: Int) throws -> Int {
         try checked { () throws(PlistError) in try objects.keyReference(d, i) }

@@ -23,8 +23,6 @@ struct ClassMemo {
     /// The most classes remembered; later ones are resolved each time.
     static let capacity = 32
 
-    private static let classNameKey: [UInt8] = Array("$classname".utf8)
-    private static let classesKey: [UInt8] = Array("$classes".utf8)
 
     /// Remembers `resolved`, read from a dictionary whose `$classname` is `name` and whose `$classes` is `chain`.
     mutating func remember(_ resolved: ResolvedClass, named name: String, chain: [String]?) {
@@ -45,10 +43,10 @@ struct ClassMemo {
             var classesObject = -1
             for i in 0..<d.count {
                 let key = try reader.keyReference(d, i)
-                if try Self.classNameKey.withUnsafeBufferPointer({ try reader.isString(key, equalTo: $0) }) {
+                if try reader.isString(key, "$classname") {
                     guard nameObject < 0 else { return nil }
                     nameObject = try reader.valueReference(d, i)
-                } else if try Self.classesKey.withUnsafeBufferPointer({ try reader.isString(key, equalTo: $0) }) {
+                } else if try reader.isString(key, "$classes") {
                     guard classesObject < 0 else { return nil }
                     classesObject = try reader.valueReference(d, i)
                 }

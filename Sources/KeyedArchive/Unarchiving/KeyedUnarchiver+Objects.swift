@@ -274,6 +274,54 @@ extension KeyedUnarchiver {
         return a
     }
 
+    /// The `root` object as `T` (see ``unarchivedRecord(ofType:from:scratch:)``): when it is an object whose
+    /// class resolves to `T` itself, with no decode hook, no substitution and no type request in force, `T`'s
+    /// `init(coder:)` runs directly, with the same checks, frame and bookkeeping as ``decodeObject(_:key:)``
+    /// (an instance of a class `T` registered for later references); anything else takes the general path.
+    func decodeRootRecord<T: KeyedArchivable>(_: T.Type) throws -> T {
+        let key = "root"
+        guard let ref = try valueReference(forKey: key) else { throw missingValue(key) }
+        if !state.pointee.hooked, !state.pointee.hasSubstitutes, state.pointee.requested.isAnything,
+           !state.pointee.keepsMutableClasses, let uid = try reader.uid(ref), uid != 0,
+           state.pointee.decodedCount < maxObjects,
+           state.pointee.instances[uid] == nil, !state.pointee.inProgress.contains(uid),
+           let fields = try reader.dictionary(objectReference(uid, key: key)) {
+            let resolved = try resolveClass(of: fields, uid: uid)
+            if case .custom(let type) = resolved.kind, ObjectIdentifier(type) == ObjectIdentifier(T.self),
+               !resolved.substitutes {
+                try checkAllowed(resolved, uid: uid, key: key)
+                state.pointee.decodedCount += 1
+                var outer = try openFrame(uid, resolved.chain, fields, key: key, slot: resolved.slot,
+                                          keyAnswers: resolved.keyAnswers)
+                state.pointee.inProgress.insert(uid)
+                let object: T
+                do {
+                    defer {
+                        state.pointee.inProgress.remove(uid)
+                        closeFrame(&outer)
+                    }
+                    object = try T(coder: self)
+                }
+                if let instance = object.archiveIdentity {
+                    state.pointee.instances[uid] = instance
+                    if !state.pointee.pending.isEmpty, let waiting = state.pointee.pending.removeValue(forKey: uid) {
+                        for assign in waiting { assign(instance) }
+                    }
+                }
+                return object
+            }
+        }
+        return try decodeRootGenerally(ref, T.self)
+    }
+
+    /// ``decodeRootRecord(_:)``'s general path: `root` as ``decodeIfPresent(_:forKey:)`` decodes it, `nil`
+    /// an error. (Its own function: the `T?` it goes through costs a metadata lookup at run time.)
+    @inline(never)
+    private func decodeRootGenerally<T>(_ ref: Int, _: T.Type) throws -> T {
+        guard let value = try typed(reader.value(ref), T.self, key: "root") else { throw missingValue("root") }
+        return value
+    }
+
     /// Decodes `$objects[uid]` to its natural Swift value (`nil` for `$null`).
     func decodeObject(_ uid: Int, key: String) throws -> Any? {
         if uid == 0 { return nil }

@@ -40,22 +40,41 @@ extension KeyedUnarchiver {
         }
     }
 
+    /// The root object of a store's record archive as `T`, with the decoding state borrowed from `scratch`
+    /// and secure coding off: what ``unarchivedObject(ofType:from:requiresSecureCoding:scratch:)`` returns,
+    /// and the same errors, but a `$null` root is an error (``KeyedArchiveError/Code/valueNotFound``) and a
+    /// root whose class is `T` itself is made by `T.init(coder:)` directly (no `Any` box, no cast, no
+    /// `Optional<T>` metadata looked up at run time: a repository's `get` and `forEach` decode this way).
+    package static func unarchivedRecord<T: KeyedArchivable>(ofType type: T.Type, from bytes: [UInt8],
+                                                           scratch: Scratch) throws -> T {
+        try withUnarchiver(for: bytes, registry: scratch.registry, allowedTypes: nil, requiresSecureCoding: false,
+                           acceptedArchivers: .nsKeyedArchiver, maxDepth: 512, maxObjects: 1 << 24, scratch: scratch) { u in
+            try u.requireRoot()
+            return try u.decodeRootRecord(T.self)
+        }
+    }
+
     static func withUnarchiver<R>(
         for bytes: [UInt8], registry: ClassRegistry, allowedTypes: [Any.Type]?, requiresSecureCoding: Bool,
         acceptedArchivers: AcceptedArchivers, maxDepth: Int, maxObjects: Int, scratch: Scratch?,
         _ body: (KeyedUnarchiver) throws -> R
     ) throws -> R {
         let document = try binaryDocument(bytes)
-        return try document.withObjects { objects in
-            let unarchiver = try KeyedUnarchiver(
-                reader: ArchiveObjectReader(objects), registry: registry,
-                allowedTypes: allowedTypes, requiresSecureCoding: requiresSecureCoding,
-                acceptedArchivers: acceptedArchivers, maxDepth: maxDepth,
-                maxObjects: maxObjects, scratch: scratch)
-            defer { unarchiver.state.pointee.valid = false }
-            let result = try body(unarchiver)
-            if let failure = unarchiver.deferredFailure { throw failure }
-            return result
+        // The result goes through a slot on the stack, so that no generic `Result<R, any Error>` (whose
+        // metadata a caller generic over `R` looks up at run time, twice a decode) carries it out.
+        return try withUnsafeTemporaryAllocation(of: R.self, capacity: 1) { slot in
+            try document.withObjects { objects -> Void in
+                let unarchiver = try KeyedUnarchiver(
+                    reader: ArchiveObjectReader(objects), registry: registry,
+                    allowedTypes: allowedTypes, requiresSecureCoding: requiresSecureCoding,
+                    acceptedArchivers: acceptedArchivers, maxDepth: maxDepth,
+                    maxObjects: maxObjects, scratch: scratch)
+                defer { unarchiver.state.pointee.valid = false }
+                let result = try body(unarchiver)
+                if let failure = unarchiver.deferredFailure { throw failure }
+                slot.initializeElement(at: 0, to: result)
+            }
+            return slot.moveElement(from: 0)
         }
     }
 

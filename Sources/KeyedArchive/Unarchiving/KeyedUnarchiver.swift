@@ -446,7 +446,7 @@ public final class KeyedUnarchiver {
     }
 
     /// The error of ``decode(_:forKey:)`` for a key with no value.
-    private func missingValue(_ key: String) -> KeyedArchiveError {
+    func missingValue(_ key: String) -> KeyedArchiveError {
         error(.valueNotFound, "no value for key \"\(key)\"", key: key)
     }
 

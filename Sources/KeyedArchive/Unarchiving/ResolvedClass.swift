@@ -89,8 +89,6 @@ extension KeyedUnarchiver {
         return resolved
     }
 
-    private static let classNameKey: [UInt8] = Array("$classname".utf8)
-    private static let classesKey: [UInt8] = Array("$classes".utf8)
 
     /// The one cache of class dictionaries, for both coding paths: the class at `classUID`, read and resolved
     /// the first time, with ``ResolvedClass/unregisteredName`` set when the registry does not know it.
@@ -117,10 +115,10 @@ extension KeyedUnarchiver {
         for i in 0..<d.count {
             // The two keys compared as the bytes the document holds: no string is made for them.
             let keyReference = try reader.keyReference(d, i)
-            if try Self.classNameKey.withUnsafeBufferPointer({ try reader.isString(keyReference, equalTo: $0) }) {
+            if try reader.isString(keyReference, "$classname") {
                 name = try reader.string(reader.valueReference(d, i))
                 if name == nil { throw bad("$classname of class object \(classUID) is not a string") }
-            } else if try Self.classesKey.withUnsafeBufferPointer({ try reader.isString(keyReference, equalTo: $0) }) {
+            } else if try reader.isString(keyReference, "$classes") {
                 guard case .array(let a) = try reader.value(reader.valueReference(d, i)) else {
                     throw bad("$classes of class object \(classUID) is not an array")
                 }
