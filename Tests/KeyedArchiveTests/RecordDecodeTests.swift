@@ -63,6 +63,20 @@ struct RecordDecodeTests {
         #expect(error?.code == .valueNotFound)
     }
 
+    @Test func aTopWithoutRootIsTheGeneralPathsError() throws {
+        let archive: PlistValue = [
+            "$archiver": "NSKeyedArchiver", "$version": 100_000, "$top": ["other": .uid(PlistUID(0))], "$objects": ["$null"],
+        ]
+        let bytes = try PropertyList.encode(archive)
+        let scratch = KeyedUnarchiver.Scratch(registry: Self.registry)
+        let recordError = #expect(throws: KeyedArchiveError.self) {
+            _ = try KeyedUnarchiver.unarchivedRecord(ofType: Rectangle.self, from: bytes, scratch: scratch)
+        }
+        let generalError = #expect(throws: KeyedArchiveError.self) { _ = try general(Rectangle.self, bytes) }
+        #expect(recordError?.code == .valueNotFound)
+        #expect(recordError?.description == generalError?.description)
+    }
+
     @Test func anUnregisteredClassIsTheGeneralPathsError() throws {
         let bytes: [UInt8] = try KeyedArchiver.archivedData(withRootObject: Circle(centerX: 1, centerY: 1, radius: 1))
         let withoutCircle = ClassRegistry([Style.self, Rectangle.self])

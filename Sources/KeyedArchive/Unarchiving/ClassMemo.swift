@@ -54,14 +54,17 @@ struct ClassMemo {
             guard nameObject >= 0 else { return nil }
             var classes: ArchiveObjectReader.ArrayView?
             if classesObject >= 0 {
-                guard case .array(let a) = try reader.value(classesObject) else { return nil }
+                guard let a = try reader.array(classesObject) else { return nil }
                 classes = a
             }
-            for entry in entries {
-                guard try entry.name.withUnsafeBufferPointer({ try reader.isString(nameObject, equalTo: $0) }) else { continue }
-                if try Self.matches(classes, entry.chain, reader) { return entry.resolved }
+            // The entries read in place (no copy of each, with its arrays and class retained and released).
+            return try entries.withUnsafeBufferPointer { entries throws -> ResolvedClass? in
+                for k in entries.indices {
+                    guard try entries[k].name.withUnsafeBufferPointer({ try reader.isString(nameObject, equalTo: $0) }) else { continue }
+                    if try Self.matches(classes, entries[k].chain, reader) { return entries[k].resolved }
+                }
+                return nil
             }
-            return nil
         } catch {
             return nil
         }

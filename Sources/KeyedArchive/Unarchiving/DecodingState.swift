@@ -226,7 +226,7 @@ extension KeyedUnarchiver.DecodingState {
             keyLookups.withUnsafeMutableBufferPointer { records in
                 for r in records.indices {
                     records[r].keyBytes.removeAll(keepingCapacity: true)
-                    records[r].answers.removeAll(keepingCapacity: true)
+                    records[r].clearAnswers()
                     records[r].lastUse = 0
                 }
             }

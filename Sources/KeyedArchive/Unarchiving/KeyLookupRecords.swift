@@ -19,11 +19,25 @@ struct KeyLookupRecord {
     /// and whether the raw key begins with "$" (so a user key equal to it is not that raw key: see
     /// ``KeyedUnarchiver/replayedPosition(ofUserKey:)``).
     var answers: [(key: String, position: Int, dollar: Bool)] = []
+    /// Whether ``answers`` is a ``KeyAnswerMemo``'s array, taken whole rather than copied element by element
+    /// (emptying it then drops the reference instead of emptying the memo's storage in a copy).
+    var answersAreShared = false
     /// Changed each time the record is restarted, so that a frame replaying or recording it notices.
     var generation = 0
     /// The decode counter when the record was last matched or restarted (the older of a class's two is
     /// restarted).
     var lastUse = 0
+
+    /// Empties ``answers``, keeping its storage when it is the record's own.
+    @inline(__always)
+    mutating func clearAnswers() {
+        if answersAreShared {
+            answers = []
+            answersAreShared = false
+        } else {
+            answers.removeAll(keepingCapacity: true)
+        }
+    }
 }
 
 extension KeyedUnarchiver {
@@ -54,7 +68,7 @@ extension KeyedUnarchiver {
             }
             records[oldest].generation += 1
             records[oldest].lastUse = clock
-            records[oldest].answers.removeAll(keepingCapacity: true)
+            records[oldest].clearAnswers()
             records[oldest].keyBytes.removeAll(keepingCapacity: true)
             records[oldest].keyBytes.append(contentsOf: keyBytes)
             return (oldest, records[oldest].generation, false)
@@ -71,7 +85,10 @@ extension KeyedUnarchiver {
     private func useKeyAnswers(_ memo: KeyAnswerMemo, record: Int) {
         let fields = state.pointee.frame.fields
         if memo.holds(fields, reader) {
-            state.pointee.keyLookups[record].answers.append(contentsOf: memo.answers)
+            // The memo's array itself (one reference, not a copy of each answer): the record is emptied before
+            // it is recorded into again (``KeyLookupRecord/clearAnswers()``).
+            state.pointee.keyLookups[record].answers = memo.answers
+            state.pointee.keyLookups[record].answersAreShared = true
             state.pointee.frame.replaying = true
         } else if memo.startRecording(fields, reader) {
             state.pointee.frame.memo = memo

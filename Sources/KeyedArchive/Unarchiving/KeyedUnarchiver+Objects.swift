@@ -280,7 +280,7 @@ extension KeyedUnarchiver {
     /// (an instance of a class `T` registered for later references); anything else takes the general path.
     func decodeRootRecord<T: KeyedArchivable>(_: T.Type) throws -> T {
         let key = "root"
-        guard let ref = try valueReference(forKey: key) else { throw missingValue(key) }
+        guard let ref = try valueReference(forKey: key) else { throw missingRoot() }
         if !state.pointee.hooked, !state.pointee.hasSubstitutes, state.pointee.requested.isAnything,
            !state.pointee.keepsMutableClasses, let uid = try reader.uid(ref), uid != 0,
            state.pointee.decodedCount < maxObjects,

@@ -49,8 +49,7 @@ extension KeyedUnarchiver {
                                                            scratch: Scratch) throws -> T {
         try withUnarchiver(for: bytes, registry: scratch.registry, allowedTypes: nil, requiresSecureCoding: false,
                            acceptedArchivers: .nsKeyedArchiver, maxDepth: 512, maxObjects: 1 << 24, scratch: scratch) { u in
-            try u.requireRoot()
-            return try u.decodeRootRecord(T.self)
+            try u.decodeRootRecord(T.self)  // a missing `root` is requireRoot()'s error there
         }
     }
 
@@ -119,9 +118,12 @@ extension KeyedUnarchiver {
 
     /// A missing `root` key is an error for the one-call APIs (a `$null` root is `nil`).
     func requireRoot() throws {
-        guard try containsValue(forKey: "root") else {
-            throw error(.valueNotFound, "$top has no \"root\" key", key: "root")
-        }
+        guard try containsValue(forKey: "root") else { throw missingRoot() }
+    }
+
+    /// The error of a `$top` with no `root` key.
+    func missingRoot() -> KeyedArchiveError {
+        error(.valueNotFound, "$top has no \"root\" key", key: "root")
     }
 
     static func binaryDocument(_ bytes: [UInt8]) throws -> BinaryPlistDocument {
