@@ -38,23 +38,31 @@ struct RecordDecodeTests {
         #expect(rounded.height == 6)
     }
 
-    @Test func aRootOfAnotherClassIsTheGeneralPathsTypeMismatch() throws {
-        let bytes: [UInt8] = try KeyedArchiver.archivedData(withRootObject: Style(name: "bold", strokeWidth: 3))
-        let scratch = KeyedUnarchiver.Scratch(registry: Self.registry)
-        let recordError = #expect(throws: KeyedArchiveError.self) {
+    /// The errors of the record decode and of the general path for `bytes`, both expected.
+    func errors(_ bytes: [UInt8], registry: ClassRegistry = Self.registry) -> (record: KeyedArchiveError?, general: KeyedArchiveError?) {
+        let scratch = KeyedUnarchiver.Scratch(registry: registry)
+        let record = #expect(throws: KeyedArchiveError.self) {
             _ = try KeyedUnarchiver.unarchivedRecord(ofType: Rectangle.self, from: bytes, scratch: scratch)
         }
-        let generalError = #expect(throws: KeyedArchiveError.self) { _ = try general(Rectangle.self, bytes) }
-        #expect(recordError?.code == .typeMismatch)
-        #expect(recordError?.code == generalError?.code)
-        #expect(recordError?.description == generalError?.description)
+        let general = #expect(throws: KeyedArchiveError.self) {
+            _ = try KeyedUnarchiver.unarchivedObject(ofType: Rectangle.self, from: bytes, registry: registry, requiresSecureCoding: false)
+        }
+        return (record, general)
+    }
+
+    /// An archive of nothing but a `$top` of `top`.
+    func archive(top: PlistValue) throws -> [UInt8] {
+        try PropertyList.encode(["$archiver": "NSKeyedArchiver", "$version": 100_000, "$top": top, "$objects": ["$null"]])
+    }
+
+    @Test func aRootOfAnotherClassIsTheGeneralPathsTypeMismatch() throws {
+        let (record, general) = errors(try KeyedArchiver.archivedData(withRootObject: Style(name: "bold", strokeWidth: 3)))
+        #expect(record?.code == .typeMismatch)
+        #expect(record?.description == general?.description)
     }
 
     @Test func aNullRootIsValueNotFoundWhereTheGeneralPathReturnsNil() throws {
-        let archive: PlistValue = [
-            "$archiver": "NSKeyedArchiver", "$version": 100_000, "$top": ["root": .uid(PlistUID(0))], "$objects": ["$null"],
-        ]
-        let bytes = try PropertyList.encode(archive)
+        let bytes = try archive(top: ["root": .uid(PlistUID(0))])
         #expect(try general(Rectangle.self, bytes) == nil)
         let scratch = KeyedUnarchiver.Scratch(registry: Self.registry)
         let error = #expect(throws: KeyedArchiveError.self) {
@@ -64,41 +72,26 @@ struct RecordDecodeTests {
     }
 
     @Test func aTopWithoutRootIsTheGeneralPathsError() throws {
-        let archive: PlistValue = [
-            "$archiver": "NSKeyedArchiver", "$version": 100_000, "$top": ["other": .uid(PlistUID(0))], "$objects": ["$null"],
-        ]
-        let bytes = try PropertyList.encode(archive)
-        let scratch = KeyedUnarchiver.Scratch(registry: Self.registry)
-        let recordError = #expect(throws: KeyedArchiveError.self) {
-            _ = try KeyedUnarchiver.unarchivedRecord(ofType: Rectangle.self, from: bytes, scratch: scratch)
-        }
-        let generalError = #expect(throws: KeyedArchiveError.self) { _ = try general(Rectangle.self, bytes) }
-        #expect(recordError?.code == .valueNotFound)
-        #expect(recordError?.description == generalError?.description)
+        let (record, general) = errors(try archive(top: ["other": .uid(PlistUID(0))]))
+        #expect(record?.code == .valueNotFound)
+        #expect(record?.description == general?.description)
     }
 
     @Test func anUnregisteredClassIsTheGeneralPathsError() throws {
         let bytes: [UInt8] = try KeyedArchiver.archivedData(withRootObject: Circle(centerX: 1, centerY: 1, radius: 1))
-        let withoutCircle = ClassRegistry([Style.self, Rectangle.self])
-        let scratch = KeyedUnarchiver.Scratch(registry: withoutCircle)
-        let recordError = #expect(throws: KeyedArchiveError.self) {
-            _ = try KeyedUnarchiver.unarchivedRecord(ofType: Rectangle.self, from: bytes, scratch: scratch)
-        }
-        let generalError = #expect(throws: KeyedArchiveError.self) {
-            _ = try KeyedUnarchiver.unarchivedObject(ofType: Rectangle.self, from: bytes, registry: withoutCircle, requiresSecureCoding: false)
-        }
-        #expect(recordError?.code == .unknownClass)
-        #expect(recordError?.description == generalError?.description)
+        let (record, general) = errors(bytes, registry: ClassRegistry([Style.self, Rectangle.self]))
+        #expect(record?.code == .unknownClass)
+        #expect(record?.description == general?.description)
     }
 
     /// The header's names of 15 bytes or more (`NSKeyedArchiver`) are compared as bytes; another archiver name of
     /// that length is still refused by name.
     @Test func aLongArchiverNameIsComparedExactly() throws {
-        let archive: PlistValue = [
+        let foreign: PlistValue = [
             "$archiver": "NSKeyedArchives", "$version": 100_000, "$top": ["root": .uid(PlistUID(0))], "$objects": ["$null"],
         ]
         let error = #expect(throws: KeyedArchiveError.self) {
-            _ = try KeyedUnarchiver.unarchivedObject(ofType: Rectangle.self, from: PropertyList.encode(archive), registry: Self.registry)
+            _ = try KeyedUnarchiver.unarchivedObject(ofType: Rectangle.self, from: PropertyList.encode(foreign), registry: Self.registry)
         }
         #expect(error?.code == .foreignArchiver)
         #expect(error?.archiver == "NSKeyedArchives")
