@@ -62,6 +62,10 @@ extension ArchiveRepository {
         guard count > 0 else { return [] }
         let laneCount = 8
         let perLane = (count + laneCount - 1) / laneCount
+        // Lane `l`'s inputs (a short batch leaves the last lanes none).
+        let laneRange = { @Sendable (lane: Int) -> Range<Int> in
+            Swift.min(count, lane * perLane)..<Swift.min(count, (lane + 1) * perLane)
+        }
         let outputs = UnsafeMutablePointer<Output>.allocate(capacity: count)
         let done = UnsafeMutablePointer<Int>.allocate(capacity: laneCount)
         done.initialize(repeating: 0, count: laneCount)
@@ -77,10 +81,7 @@ extension ArchiveRepository {
         inputs.withUnsafeBufferPointer { inputs in
             let lanes = Lanes(inputs: inputs, outputs: outputs, done: done, failures: failures)
             DispatchQueue.concurrentPerform(iterations: laneCount) { lane in
-                // A short batch leaves the last lanes nothing (their start is past the end).
-                let end = Swift.min(lanes.inputs.count, (lane + 1) * perLane)
-                let start = Swift.min(end, lane * perLane)
-                for i in start..<end {
+                for i in laneRange(lane) {
                     do throws(StoreError) {
                         (lanes.outputs + i).initialize(to: try work(lanes.inputs[i]))
                         lanes.done[lane] += 1
@@ -91,20 +92,14 @@ extension ArchiveRepository {
                 }
             }
         }
-        // Lanes cover the inputs in order, and each stops at its first failure: the first failing lane holds the
-        // first failure.
-        for lane in 0..<laneCount {
-            guard let failure = failures[lane] else { continue }
-            for other in 0..<laneCount {
-                (outputs + Swift.min(count, other * perLane)).deinitialize(count: done[other])
-            }
-            throw failure
-        }
-        for lane in 0..<laneCount where done[lane] != Swift.max(0, Swift.min(count, (lane + 1) * perLane) - Swift.min(count, lane * perLane)) {
-            for other in 0..<laneCount {
-                (outputs + Swift.min(count, other * perLane)).deinitialize(count: done[other])
-            }
-            throw StoreError(.io, "a batch was not finished", path: path)
+        // Each lane stops at its first failure and the lanes cover the inputs in order: the first failing lane
+        // holds the first failure. A lane that neither finished nor failed cannot be (concurrentPerform returns
+        // when every lane has returned); it is reported, not trusted.
+        let failure = (0..<laneCount).lazy.compactMap { failures[$0] }.first
+        let unfinished = (0..<laneCount).contains { failures[$0] == nil && done[$0] != laneRange($0).count }
+        if failure != nil || unfinished {
+            for lane in 0..<laneCount { (outputs + laneRange(lane).lowerBound).deinitialize(count: done[lane]) }
+            throw failure ?? StoreError(.io, "a batch was not finished", path: path)
         }
         return Array(unsafeUninitializedCapacity: count) { buffer, initialized in
             if let base = buffer.baseAddress { base.moveInitialize(from: outputs, count: count) }

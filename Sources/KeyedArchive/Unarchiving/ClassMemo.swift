@@ -23,7 +23,6 @@ struct ClassMemo {
     /// The most classes remembered; later ones are resolved each time.
     static let capacity = 32
 
-
     /// Remembers `resolved`, read from a dictionary whose `$classname` is `name` and whose `$classes` is `chain`.
     mutating func remember(_ resolved: ResolvedClass, named name: String, chain: [String]?) {
         guard entries.count < Self.capacity, Self.isASCII(name), chain?.allSatisfy(Self.isASCII) ?? true else { return }
