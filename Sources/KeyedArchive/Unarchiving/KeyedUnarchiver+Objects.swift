@@ -302,12 +302,7 @@ extension KeyedUnarchiver {
                     }
                     object = try T(coder: self)
                 }
-                if let instance = object.archiveIdentity {
-                    state.pointee.instances[uid] = instance
-                    if !state.pointee.pending.isEmpty, let waiting = state.pointee.pending.removeValue(forKey: uid) {
-                        for assign in waiting { assign(instance) }
-                    }
-                }
+                if let instance = object.archiveIdentity { keep(instance, uid: uid) }
                 return object
             }
         }
@@ -397,10 +392,7 @@ extension KeyedUnarchiver {
                 // A class instance is returned as the reference it is registered as (what a later reference to
                 // it returns too): an `Any` of the class, with no copy of the `any KeyedArchivable` box into it.
                 guard let instance = object.archiveIdentity else { return object }
-                state.pointee.instances[uid] = instance
-                if !state.pointee.pending.isEmpty, let waiting = state.pointee.pending.removeValue(forKey: uid) {
-                    for assign in waiting { assign(instance) }
-                }
+                keep(instance, uid: uid)
                 return instance
             }
         case .codable(let type):
@@ -414,6 +406,16 @@ extension KeyedUnarchiver {
             state.pointee.instances[uid] = object
             try enter(uid, resolved.chain, fields, key: key) { try decodeAllFields(into: object) }
             return state.pointee.hooked ? try substitute(object, uid: uid) : object
+        }
+    }
+
+    /// Registers the class instance decoded for `uid`, which later references to it get, and hands it to the
+    /// deferred references that waited for it.
+    @inline(__always)
+    private func keep(_ instance: AnyObject, uid: Int) {
+        state.pointee.instances[uid] = instance
+        if !state.pointee.pending.isEmpty, let waiting = state.pointee.pending.removeValue(forKey: uid) {
+            for assign in waiting { assign(instance) }
         }
     }
 
